@@ -1,0 +1,46 @@
+//! Compiles every `bpf/*.bpf.c` into a libbpf skeleton under OUT_DIR.
+use std::{env, fs, path::PathBuf};
+
+use libbpf_cargo::SkeletonBuilder;
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    // vmlinux.h differs per architecture; pick the one of the target.
+    let arch = match env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
+        Ok("aarch64") => "arm64",
+        _ => "x86",
+    };
+    let clang = env::var_os("BPF_CLANG").unwrap_or_else(|| "clang".into());
+    println!("cargo:rerun-if-env-changed=BPF_CLANG");
+    println!("cargo:rerun-if-changed=bpf");
+    let rev = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=TRIG_GIT_REV={rev}");
+    println!("cargo:rerun-if-changed=.git/HEAD");
+
+    let mut sources: Vec<PathBuf> = fs::read_dir("bpf")
+        .expect("bpf/ directory")
+        .map(|e| e.expect("bpf/ entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".bpf.c"))
+        .collect();
+    sources.sort();
+    for src in sources {
+        let name = src
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".bpf.c"))
+            .expect("utf-8 name")
+            .to_string();
+        SkeletonBuilder::new()
+            .source(&src)
+            .clang(&clang)
+            .clang_args(["-I", "bpf", "-I", &format!("bpf/{arch}"), "-Wall"])
+            .build_and_generate(out.join(format!("{name}.skel.rs")))
+            .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
+    }
+}

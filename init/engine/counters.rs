@@ -1,0 +1,92 @@
+//! Event counters that never share a cache line between writers.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One producer's count, alone on a 128-byte line (two 64-byte lines, as
+/// adjacent-line prefetch pairs them).
+#[repr(align(128))]
+#[derive(Default)]
+pub struct Slot(pub AtomicU64);
+
+/// Per-producer user-space counts.
+pub struct UserSlots(Box<[Slot]>);
+
+impl UserSlots {
+    pub fn new(n: usize) -> Self {
+        UserSlots((0..n).map(|_| Slot::default()).collect())
+    }
+
+    pub fn slot(&self, i: usize) -> &AtomicU64 {
+        &self.0[i].0
+    }
+
+    /// Reads and resets every slot.
+    pub fn take(&self) -> u64 {
+        self.0.iter().map(|s| s.0.swap(0, Ordering::Relaxed)).sum()
+    }
+}
+
+/// The BPF side's per-CPU hit slots, in a loaded object's mmap'ed .bss.
+#[derive(Clone, Copy)]
+pub struct BpfSlots {
+    first: *mut u64,
+    count: usize,
+    stride: usize,
+}
+
+// SAFETY: the slots are only touched through atomic operations, and the
+// owner keeps the mapping alive while the engine measures.
+unsafe impl Send for BpfSlots {}
+unsafe impl Sync for BpfSlots {}
+
+impl BpfSlots {
+    /// # Safety
+    /// Each `T` must start with the u64 counter (`struct counter` of
+    /// bpf/common.h) and `slots` must outlive every use of the result.
+    pub unsafe fn new<T>(slots: &mut [T]) -> Self {
+        BpfSlots {
+            first: slots.as_mut_ptr().cast(),
+            count: slots.len(),
+            stride: std::mem::size_of::<T>(),
+        }
+    }
+
+    /// Reads and resets every CPU's slot.
+    pub fn take(&self) -> u64 {
+        (0..self.count)
+            .map(|i| {
+                // SAFETY: in bounds and aligned per `new`'s contract; BPF
+                // updates the same words with atomic adds.
+                let word = unsafe { AtomicU64::from_ptr(self.first.byte_add(i * self.stride)) };
+                word.swap(0, Ordering::Relaxed)
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[repr(C, align(128))]
+    struct Counter {
+        value: u64,
+    }
+
+    #[test]
+    fn bpf_slots_sum_and_reset() {
+        let mut arr: Vec<Counter> = (0..4).map(|i| Counter { value: i * 10 }).collect();
+        let slots = unsafe { BpfSlots::new(&mut arr) };
+        assert_eq!(slots.take(), 60);
+        assert_eq!(slots.take(), 0);
+    }
+
+    #[test]
+    fn user_slots_are_line_sized() {
+        assert_eq!(std::mem::size_of::<Slot>(), 128);
+        let s = UserSlots::new(3);
+        s.slot(2).fetch_add(5, Ordering::Relaxed);
+        assert_eq!(s.take(), 5);
+        assert_eq!(s.take(), 0);
+    }
+}

@@ -1,0 +1,206 @@
+//! The benchmark engine: producer threads, one read-and-reset of the
+//! counters per second, warm-up marking, and the totals for the hit check.
+
+pub mod counters;
+
+use crate::report::Sample;
+use counters::{BpfSlots, UserSlots};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A producer: loops until `stop`, adding the events it triggered to its
+/// count now and then (see [`produce`]).
+pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
+
+pub struct Plan {
+    pub warmup: u32,
+    pub duration: u32,
+    pub producers: usize,
+    /// Pin producers to CPUs round-robin.
+    pub affinity: bool,
+    /// Run the (single) producer on the calling thread.
+    pub on_main: bool,
+    /// Whether BPF's counter is the benchmark's count (else the producers').
+    pub count_bpf: bool,
+    /// Print upstream-style progress lines to stderr.
+    pub verbose: bool,
+}
+
+pub struct Measured {
+    pub samples: Vec<Sample>,
+    /// Totals over the whole run, including what came after the last
+    /// sample, for the BPF-versus-user agreement check.
+    pub total_bpf: u64,
+    pub total_user: u64,
+    /// Producers that did not stop in time were abandoned.
+    pub hung: bool,
+}
+
+/// How long stopped producers get to notice before they are abandoned.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// The producer loop: call `trigger` `inner` times between checks of
+/// `stop`, counting `per_call` events per call. Batching keeps the count's
+/// atomic add and the flag's load out of the hot path of fast triggers.
+pub fn produce(count: &AtomicU64, stop: &AtomicBool, inner: u64, per_call: u64, mut trigger: impl FnMut()) {
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..inner {
+            trigger();
+        }
+        count.fetch_add(inner * per_call, Ordering::Relaxed);
+    }
+}
+
+fn pin_to(cpu: usize) {
+    use nix::sched::{sched_setaffinity, CpuSet};
+    let mut set = CpuSet::new();
+    if set.set(cpu).is_ok() {
+        // best effort: a CPU that went away leaves the thread unpinned
+        let _ = sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+    }
+}
+
+fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Sample> {
+    let take_bpf = || bpf.map_or(0, |b| b.take());
+    // start from zero: nothing counted during setup is measured
+    take_bpf();
+    user.take();
+    let start = Instant::now();
+    let mut last = start;
+    let total = plan.warmup + plan.duration;
+    let mut samples = Vec::with_capacity(total as usize);
+    for i in 0..total {
+        let deadline = start + Duration::from_secs(u64::from(i) + 1);
+        if let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            thread::sleep(left);
+        }
+        let now = Instant::now();
+        let (b, u) = (take_bpf(), user.take());
+        let interval = now.duration_since(last).as_secs_f64();
+        last = now;
+        let counted = if plan.count_bpf { b } else { u };
+        let mps = counted as f64 / interval / 1e6;
+        if plan.verbose {
+            let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
+            eprintln!(
+                "Iter {i:3} ({late_us:7.3}us): hits {mps:8.3}M/s ({:7.3}M/prod){}",
+                mps / plan.producers as f64,
+                if i < plan.warmup { " (warm-up)" } else { "" }
+            );
+        }
+        samples.push(Sample {
+            t_s: now.duration_since(start).as_secs_f64(),
+            interval_s: interval,
+            warmup: i < plan.warmup,
+            bpf: b,
+            user: u,
+            mps,
+        });
+    }
+    samples
+}
+
+/// Runs `body` on `plan.producers` producers for warm-up plus duration
+/// seconds, sampling once a second.
+pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
+    let user = Arc::new(UserSlots::new(plan.producers));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (samples, hung) = if plan.on_main {
+        thread::scope(|s| {
+            let sampler = s.spawn(|| {
+                let samples = sample_loop(plan, bpf, &user);
+                stop.store(true, Ordering::Relaxed);
+                samples
+            });
+            body(user.slot(0), &stop);
+            (sampler.join().expect("sampler thread panicked"), false)
+        })
+    } else {
+        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let handles: Vec<_> = (0..plan.producers)
+            .map(|i| {
+                let (user, stop, body) = (user.clone(), stop.clone(), body.clone());
+                let pin = plan.affinity;
+                thread::spawn(move || {
+                    if pin {
+                        pin_to(i % cpus);
+                    }
+                    body(user.slot(i), &stop)
+                })
+            })
+            .collect();
+        let samples = sample_loop(plan, bpf, &user);
+        stop.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + GRACE;
+        while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(10));
+        }
+        let hung = handles.iter().any(|h| !h.is_finished());
+        if !hung {
+            for h in handles {
+                // a producer that panicked has already printed why
+                let _ = h.join();
+            }
+        }
+        (samples, hung)
+    };
+    // what the producers counted after the last sample
+    let tail_bpf = bpf.map_or(0, |b| b.take());
+    let tail_user = user.take();
+    Measured {
+        total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
+        total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
+        samples,
+        hung,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_match_calls_and_warmup_is_marked() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let c = calls.clone();
+        let body: Body = Arc::new(move |count, stop| {
+            produce(count, stop, 16, 1, || {
+                c.fetch_add(1, Ordering::Relaxed);
+            })
+        });
+        let plan = Plan {
+            warmup: 1,
+            duration: 1,
+            producers: 2,
+            affinity: true,
+            on_main: false,
+            count_bpf: false,
+            verbose: false,
+        };
+        let m = measure(&plan, None, body);
+        assert!(!m.hung);
+        assert_eq!(m.samples.len(), 2);
+        assert!(m.samples[0].warmup && !m.samples[1].warmup);
+        assert_eq!(m.total_user, calls.load(Ordering::Relaxed));
+        assert!(m.samples.iter().all(|s| s.mps > 0.0 && s.bpf == 0));
+    }
+
+    #[test]
+    fn main_thread_producer() {
+        let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, || thread::yield_now()));
+        let plan = Plan {
+            warmup: 0,
+            duration: 1,
+            producers: 1,
+            affinity: false,
+            on_main: true,
+            count_bpf: false,
+            verbose: false,
+        };
+        let m = measure(&plan, None, body);
+        assert_eq!(m.samples.len(), 1);
+        assert!(m.total_user > 0 && m.total_user % 3 == 0);
+    }
+}

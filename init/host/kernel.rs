@@ -1,0 +1,318 @@
+//! Kernels to boot: files given by path (detected by their headers) or
+//! Debian packages fetched with apt into a cache.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    pub fn parse(s: &str) -> Result<Arch, String> {
+        match s {
+            "x86_64" | "amd64" => Ok(Arch::X86_64),
+            "aarch64" | "arm64" => Ok(Arch::Aarch64),
+            _ => Err(format!("unknown architecture '{s}' (x86_64 or aarch64)")),
+        }
+    }
+
+    pub fn host() -> Arch {
+        if cfg!(target_arch = "aarch64") {
+            Arch::Aarch64
+        } else {
+            Arch::X86_64
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// Debian's name for the architecture.
+    pub fn debian(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "amd64",
+            Arch::Aarch64 => "arm64",
+        }
+    }
+}
+
+/// What kind of image a kernel file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// x86 bzImage (boot protocol header "HdrS").
+    BzImage,
+    /// arm64 Image ("ARM\x64" magic), plain or gzip-compressed.
+    ArmImage,
+    /// An uncompressed vmlinux ELF of this architecture.
+    Elf(Arch),
+}
+
+impl Format {
+    pub fn arch(self) -> Arch {
+        match self {
+            Format::BzImage => Arch::X86_64,
+            Format::ArmImage => Arch::Aarch64,
+            Format::Elf(a) => a,
+        }
+    }
+}
+
+/// Detects a kernel image from its first bytes.
+pub fn detect_bytes(head: &[u8]) -> Option<Format> {
+    if head.starts_with(b"\x7fELF") && head.len() >= 20 {
+        return match u16::from_le_bytes([head[18], head[19]]) {
+            62 => Some(Format::Elf(Arch::X86_64)),
+            183 => Some(Format::Elf(Arch::Aarch64)),
+            _ => None,
+        };
+    }
+    if head.get(0x202..0x206) == Some(b"HdrS") {
+        return Some(Format::BzImage);
+    }
+    if head.get(0x38..0x3c) == Some(b"ARM\x64") || head.starts_with(&[0x1f, 0x8b]) {
+        // Debian ships arm64 kernels gzip-compressed; QEMU unpacks them.
+        return Some(Format::ArmImage);
+    }
+    None
+}
+
+pub fn detect(path: &Path) -> Result<Format, String> {
+    use std::io::Read;
+    let mut head = vec![0u8; 4096];
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| format!("kernel {}: {e}", path.display()))?;
+    let n = f
+        .read(&mut head)
+        .map_err(|e| format!("kernel {}: {e}", path.display()))?;
+    head.truncate(n);
+    detect_bytes(&head).ok_or_else(|| {
+        format!(
+            "{} is not a kernel image (no bzImage, arm64 Image or vmlinux ELF header)",
+            path.display()
+        )
+    })
+}
+
+/// A kernel ready to boot.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub path: PathBuf,
+    pub format: Format,
+    /// How the user named it (`debian:6.1`, a path).
+    pub spec: String,
+    /// The Debian package it came from, if any.
+    pub package: Option<String>,
+}
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os("TRIG_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("trig-init")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/trig-init")))
+        .unwrap_or_else(|| PathBuf::from("/tmp/trig-init-cache"))
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Compares Debian ABI strings like 6.1.0-54 numerically, part by part.
+fn version_key(v: &str) -> Vec<u64> {
+    v.split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Picks the newest `linux-image-ABI-ARCH-unsigned` among `names` whose ABI
+/// starts with `prefix`.
+pub fn pick_package(names: &[String], arch: Arch, prefix: &str) -> Option<String> {
+    let suffix = format!("-{}-unsigned", arch.debian());
+    names
+        .iter()
+        .filter_map(|n| {
+            let abi = n.strip_prefix("linux-image-")?.strip_suffix(&suffix)?;
+            // plain flavour only: "6.1.0-54", "6.12.57+deb12"; not cloud or rt
+            let plain = abi.chars().next()?.is_ascii_digit()
+                && !abi.contains("-cloud")
+                && !abi.contains("-rt");
+            // "6.1" matches 6.1.0-54 but not 6.12.57: the prefix must end
+            // where a version component ends
+            let matches = abi.starts_with(prefix)
+                && abi[prefix.len()..].chars().next().is_none_or(|c| !c.is_ascii_digit());
+            (plain && matches).then(|| (version_key(abi), n.clone()))
+        })
+        .max()
+        .map(|(_, n)| n)
+}
+
+/// apt options that look at another architecture's package lists without
+/// adding it to the system (a private lists directory).
+fn apt_arch_opts(arch: Arch, lists: &Path) -> Vec<String> {
+    if arch == Arch::host() {
+        return Vec::new();
+    }
+    vec![
+        format!("-oAPT::Architectures::={}", arch.debian()),
+        format!("-oDir::State::Lists={}", lists.display()),
+    ]
+}
+
+/// Fetches (or finds in the cache) the newest Debian kernel whose ABI
+/// starts with `prefix`.
+pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
+    let cache = cache_dir();
+    let lists = cache.join(format!("apt-lists-{}", arch.debian()));
+    let opts = apt_arch_opts(arch, &lists);
+    if !opts.is_empty() && !lists.join("partial").exists() {
+        std::fs::create_dir_all(lists.join("partial")).map_err(|e| e.to_string())?;
+        run(Command::new("apt-get").args(&opts).arg("update"), "apt-get update")?;
+    }
+    let pattern = format!("^linux-image-{prefix}.*-{}-unsigned$", arch.debian());
+    let found = run(
+        Command::new("apt-cache").args(&opts).args(["search", "--names-only", &pattern]),
+        "apt-cache search",
+    )?;
+    let names: Vec<String> = found
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let package = pick_package(&names, arch, prefix).ok_or_else(|| {
+        format!(
+            "no Debian kernel package linux-image-{prefix}*-{}-unsigned is known to apt (run apt-get update?)",
+            arch.debian()
+        )
+    })?;
+    let dir = cache.join("kernels").join(&package);
+    let boot = dir.join("root/boot");
+    if !boot.exists() {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let pkg = if arch == Arch::host() {
+            package.clone()
+        } else {
+            format!("{package}:{}", arch.debian())
+        };
+        eprintln!("trig-init: fetching {pkg} into {}", dir.display());
+        run(
+            Command::new("apt-get").args(&opts).args(["download", &pkg]).current_dir(&dir),
+            "apt-get download",
+        )?;
+        let deb = std::fs::read_dir(&dir)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.extension().is_some_and(|x| x == "deb"))
+            .ok_or("apt-get download left no .deb")?;
+        run(
+            Command::new("dpkg-deb").arg("-x").arg(&deb).arg(dir.join("root")),
+            "dpkg-deb -x",
+        )?;
+        let _ = std::fs::remove_file(deb);
+    }
+    let image = std::fs::read_dir(&boot)
+        .map_err(|e| format!("{}: {e}", boot.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-")))
+        .ok_or_else(|| format!("no vmlinuz in {}", boot.display()))?;
+    Ok(Kernel {
+        format: detect(&image)?,
+        path: image,
+        spec: format!("debian:{prefix}"),
+        package: Some(package),
+    })
+}
+
+/// Resolves `-k`: a path, `debian` or `debian:PREFIX`.
+pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
+    if spec == "debian" || spec.starts_with("debian:") {
+        let prefix = spec.strip_prefix("debian").unwrap_or("").trim_start_matches(':');
+        return debian(arch, prefix);
+    }
+    let path = PathBuf::from(spec);
+    if !path.exists() {
+        return Err(format!("kernel {spec}: no such file"));
+    }
+    let format = detect(&path)?;
+    if format.arch() != arch {
+        return Err(format!(
+            "kernel {spec} is for {}, not {} (use --arch)",
+            format.arch().as_str(),
+            arch.as_str()
+        ));
+    }
+    Ok(Kernel {
+        path,
+        format,
+        spec: spec.into(),
+        package: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_headers() {
+        let mut bz = vec![0u8; 0x300];
+        bz[0x202..0x206].copy_from_slice(b"HdrS");
+        assert_eq!(detect_bytes(&bz), Some(Format::BzImage));
+        let mut arm = vec![0u8; 0x40];
+        arm[0x38..0x3c].copy_from_slice(b"ARM\x64");
+        assert_eq!(detect_bytes(&arm), Some(Format::ArmImage));
+        let mut elf = vec![0u8; 64];
+        elf[..4].copy_from_slice(b"\x7fELF");
+        elf[18] = 62;
+        assert_eq!(detect_bytes(&elf), Some(Format::Elf(Arch::X86_64)));
+        elf[18] = 183;
+        assert_eq!(detect_bytes(&elf), Some(Format::Elf(Arch::Aarch64)));
+        assert_eq!(detect_bytes(b"#!/bin/sh\necho hi\n"), None);
+    }
+
+    #[test]
+    fn not_a_kernel_is_named() {
+        let p = std::env::temp_dir().join("trig-init-not-a-kernel");
+        std::fs::write(&p, b"hello").unwrap();
+        let e = resolve(p.to_str().unwrap(), Arch::X86_64).unwrap_err();
+        assert!(e.contains("is not a kernel image"), "{e}");
+        let e = resolve("/nonexistent/bzImage", Arch::X86_64).unwrap_err();
+        assert!(e.contains("no such file"), "{e}");
+    }
+
+    #[test]
+    fn picks_newest_plain_flavour() {
+        let names: Vec<String> = [
+            "linux-image-6.1.0-9-amd64-unsigned",
+            "linux-image-6.1.0-54-amd64-unsigned",
+            "linux-image-6.1.0-47-amd64-unsigned",
+            "linux-image-6.12.57+deb12-amd64-unsigned",
+            "linux-image-6.12.57+deb12-cloud-amd64-unsigned",
+            "linux-image-6.12.9+deb12-amd64-unsigned",
+            "linux-image-6.1.0-54-rt-amd64-unsigned",
+        ]
+        .map(String::from)
+        .to_vec();
+        let pick = |p| pick_package(&names, Arch::X86_64, p);
+        assert_eq!(pick("6.1").as_deref(), Some("linux-image-6.1.0-54-amd64-unsigned"));
+        assert_eq!(pick("6.12").as_deref(), Some("linux-image-6.12.57+deb12-amd64-unsigned"));
+        assert_eq!(pick("6.1.0").as_deref(), Some("linux-image-6.1.0-54-amd64-unsigned"));
+        assert_eq!(pick("6.1.0-47").as_deref(), Some("linux-image-6.1.0-47-amd64-unsigned"));
+        assert_eq!(pick("").as_deref(), Some("linux-image-6.12.57+deb12-amd64-unsigned"));
+        assert_eq!(pick("5."), None);
+    }
+}

@@ -1,0 +1,437 @@
+//! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
+//! each boot's report, keep everything measured whatever goes wrong.
+
+use super::console::Console;
+use super::exit;
+use super::kernel::{self, Arch, Kernel};
+use super::qemu::{self, Accel};
+use super::{initramfs, table};
+use crate::options::RunOptions;
+use crate::report::frame::Frame;
+use crate::report::{BenchResult, KernelInfo, Outcome, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION};
+use crate::{matrix, registry};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccelChoice {
+    Auto,
+    Kvm,
+    Tcg,
+}
+
+impl AccelChoice {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(AccelChoice::Auto),
+            "kvm" => Ok(AccelChoice::Kvm),
+            "tcg" => Ok(AccelChoice::Tcg),
+            _ => Err(format!("--accel must be auto, kvm or tcg, not '{s}'")),
+        }
+    }
+}
+
+pub struct VmOptions {
+    pub kernel: String,
+    pub arch: Arch,
+    pub cpus: usize,
+    pub memory: String,
+    pub runs: usize,
+    pub out: PathBuf,
+    pub accel: AccelChoice,
+    /// Per boot; None derives it from the run options.
+    pub timeout: Option<u64>,
+    pub init: Option<PathBuf>,
+    pub append: String,
+    pub quiet: bool,
+    /// Also print the results document here ("-" for stdout).
+    pub json: Option<String>,
+    pub run: RunOptions,
+}
+
+/// How long a KVM guest may take to reach /init before KVM is judged
+/// unusable (a working one takes about a second).
+const KVM_PROBE: Duration = Duration::from_secs(30);
+
+struct Boot {
+    console: Console,
+    hung: bool,
+    wall: f64,
+    boot_s: Option<f64>,
+    qemu_stderr: String,
+    exit_ok: bool,
+}
+
+/// Runs one guest until it powers off, crashes or runs past `timeout`.
+/// `give_up` ends a boot that has not reached /init by then.
+fn boot(
+    arch: Arch,
+    args: &[String],
+    timeout: Duration,
+    give_up: Option<Duration>,
+    mut on_progress: impl FnMut(usize, usize, &str, f64),
+) -> Result<Boot, String> {
+    let bin = qemu::binary(arch);
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {bin}: {e} (is QEMU installed?)"))?;
+    let start = Instant::now();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("piped");
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        let mut buf = Vec::new();
+        while matches!(r.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+            let line = String::from_utf8_lossy(&buf).trim_end_matches('\n').to_string();
+            if tx.send(line).is_err() {
+                break;
+            }
+            buf.clear();
+        }
+    });
+    let mut stderr = child.stderr.take().expect("piped");
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let mut console = Console::default();
+    let mut boot_s = None;
+    let mut hung = false;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) => {
+                if let Some((i, n, name)) = console.feed(&line) {
+                    let t = start.elapsed().as_secs_f64();
+                    boot_s.get_or_insert(t);
+                    on_progress(i, n, &name, t);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let late = start.elapsed() > timeout
+            || give_up.is_some_and(|g| !console.reached_init && start.elapsed() > g);
+        if late {
+            hung = true;
+            let _ = child.kill();
+            // drain what was printed before the kill
+            while let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) {
+                console.feed(&line);
+            }
+            break;
+        }
+    }
+    let status = child.wait().map_err(|e| format!("waiting for {bin}: {e}"))?;
+    console.close();
+    Ok(Boot {
+        console,
+        hung,
+        wall: start.elapsed().as_secs_f64(),
+        boot_s,
+        qemu_stderr: err_reader.join().unwrap_or_default(),
+        exit_ok: status.success(),
+    })
+}
+
+/// The report of a boot: the final frame, or else one assembled from the
+/// header and the per-benchmark frames that did arrive.
+pub fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
+    if let Some(f) = frames.iter().rev().find(|f| f.kind == "report") {
+        let r: Report = serde_json::from_str(&f.payload)
+            .map_err(|e| format!("malformed report JSON from the guest: {e}"))?;
+        return Ok((r, true));
+    }
+    let header = frames
+        .iter()
+        .find(|f| f.kind == "header")
+        .ok_or("no report on the console")?;
+    let mut r: Report = serde_json::from_str(&header.payload)
+        .map_err(|e| format!("malformed header JSON from the guest: {e}"))?;
+    for f in frames.iter().filter(|f| f.kind == "bench") {
+        let b: BenchResult = serde_json::from_str(&f.payload)
+            .map_err(|e| format!("malformed benchmark JSON from the guest: {e}"))?;
+        r.results.push(b);
+    }
+    matrix::add_overheads(&mut r.results);
+    r.outcome = Outcome {
+        status: "incomplete".into(),
+        message: Some("the guest stopped before its final report".into()),
+    };
+    Ok((r, false))
+}
+
+/// Judges a finished boot.
+fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunRecord {
+    let parsed = report_from_frames(&b.console.frames);
+    let frame_errors: Vec<String> = b.console.errors.iter().map(|e| e.to_string()).collect();
+    let (status, message) = if !b.console.crash.is_empty() {
+        ("crashed", Some(format!("kernel crashed: {}", b.console.crash.join(" / "))))
+    } else if b.hung {
+        let at = b
+            .console
+            .progress
+            .as_ref()
+            .map(|(i, n, name)| format!(" during {name} ({i}/{n})"))
+            .unwrap_or_default();
+        ("hung", Some(format!("guest did not finish within {} s{at}; QEMU killed", timeout.as_secs())))
+    } else if !b.console.reached_init {
+        let tail: Vec<&str> = b.console.log.lines().rev().take(5).collect();
+        let why = if b.qemu_stderr.trim().is_empty() {
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        } else {
+            b.qemu_stderr.trim().to_string()
+        };
+        ("no-boot", Some(format!("the guest never reached /init: {why}")))
+    } else {
+        match &parsed {
+            Ok((r, true)) if r.all_ok() => ("ok", None),
+            Ok((r, true)) => ("failed", Some(format!(
+                "guest run ended '{}'{}; see failed benchmarks",
+                r.outcome.status,
+                r.outcome.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+            ))),
+            Ok((_, false)) | Err(_) => ("bad-output", Some(format!(
+                "no complete, valid report on the console: {}",
+                frame_errors.first().cloned().or_else(|| parsed.as_ref().err().cloned()).unwrap_or_default()
+            ))),
+        }
+    };
+    let _ = b.exit_ok;
+    RunRecord {
+        index,
+        status: status.into(),
+        message,
+        console_log: log_path.display().to_string(),
+        wall_s: b.wall,
+        boot_s: b.boot_s,
+        report: parsed.ok().map(|(r, _)| r),
+    }
+}
+
+/// A UTC timestamp for file names, 20261130T012345Z.
+pub fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+    // civil-from-days (Howard Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+fn progress_printer(quiet: bool, run: usize, runs: usize) -> impl FnMut(usize, usize, &str, f64) {
+    let tty = std::io::stderr().is_terminal();
+    move |i, n, name, t| {
+        if quiet {
+            return;
+        }
+        let line = format!("[boot {run}/{runs}] [{i}/{n}] {name} ({t:.1} s)");
+        if tty {
+            eprint!("\r\x1b[K{line}");
+        } else {
+            eprintln!("{line}");
+        }
+        let _ = std::io::stderr().flush();
+    }
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
+    let usage = |e: String| (exit::USAGE, e);
+    opts.run.validate().map_err(usage)?;
+    let selected = registry::select(&opts.run.filter).map_err(usage)?;
+    let points = matrix::points(&selected, &opts.run).len();
+    let kernel: Kernel = kernel::resolve(&opts.kernel, opts.arch).map_err(usage)?;
+    let init_path = match &opts.init {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().map_err(|e| (exit::INFRA, e.to_string()))?,
+    };
+    let init = std::fs::read(&init_path)
+        .map_err(|e| usage(format!("init binary {}: {e}", init_path.display())))?;
+    if !initramfs::is_static_elf(&init) {
+        return Err(usage(format!(
+            "init binary {} is not a static executable; build the static one (scripts/build.sh) or pass --init",
+            init_path.display()
+        )));
+    }
+    let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
+    let stem_time = timestamp();
+    let initrd = opts.out.join(format!(".initramfs-{stem_time}.cpio"));
+    std::fs::write(&initrd, &cpio).map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
+    let timeout = Duration::from_secs(
+        opts.timeout
+            .unwrap_or(u64::from(opts.run.watchdog_secs(points)) + 120),
+    );
+    let cmdline = qemu::kernel_cmdline(opts.arch, &opts.run.to_kernel_args(), &opts.append);
+    let vm = qemu::Vm {
+        kernel: &kernel,
+        initrd: &initrd,
+        cpus: opts.cpus,
+        memory: &opts.memory,
+        cmdline: &cmdline,
+    };
+    let mut accel = match opts.accel {
+        AccelChoice::Tcg => Accel::Tcg,
+        AccelChoice::Kvm => Accel::Kvm,
+        AccelChoice::Auto if qemu::kvm_present(opts.arch) => Accel::Kvm,
+        AccelChoice::Auto => {
+            if !opts.quiet {
+                eprintln!("trig-init: KVM not available for {}; using TCG", opts.arch.as_str());
+            }
+            Accel::Tcg
+        }
+    };
+    let mut set = RunSet {
+        schema_version: SCHEMA_VERSION,
+        kernel: KernelInfo {
+            spec: kernel.spec.clone(),
+            path: kernel.path.display().to_string(),
+            package: kernel.package.clone(),
+            release: "unknown".into(),
+        },
+        vm: VmInfo {
+            arch: opts.arch.as_str().into(),
+            accel: accel.as_str().into(),
+            cpus: opts.cpus,
+            memory: opts.memory.clone(),
+            append: cmdline.clone(),
+        },
+        runs: Vec::new(),
+    };
+    let mut results_path: Option<PathBuf> = None;
+    for index in 1..=opts.runs {
+        let log_path = opts.out.join(format!(".boot-{stem_time}-{index}.log"));
+        let b = loop {
+            let give_up = (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
+            let b = boot(opts.arch, &qemu::args(&vm, accel), timeout, give_up, progress_printer(opts.quiet, index, opts.runs))
+                .map_err(|e| (exit::INFRA, e))?;
+            if give_up.is_some() && !b.console.reached_init {
+                let why = b.qemu_stderr.lines().last().unwrap_or("the guest never reached /init").to_string();
+                eprintln!("trig-init: KVM is present but unusable ({why}); falling back to TCG");
+                accel = Accel::Tcg;
+                set.vm.accel = accel.as_str().into();
+                continue;
+            }
+            break b;
+        };
+        if !opts.quiet && std::io::stderr().is_terminal() {
+            eprintln!();
+        }
+        let _ = std::fs::write(&log_path, &b.console.log);
+        let rec = record(index, &b, timeout, &log_path);
+        if let Some(r) = &rec.report {
+            set.kernel.release.clone_from(&r.system.release);
+        }
+        if !opts.quiet {
+            eprintln!(
+                "trig-init: boot {index}/{}: {} in {:.1} s{}",
+                opts.runs,
+                rec.status,
+                rec.wall_s,
+                rec.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+            );
+        }
+        set.runs.push(rec);
+        // written after every boot, so that a later failure loses nothing
+        let path = opts
+            .out
+            .join(format!("{}-{stem_time}.json", set.kernel.release.replace('/', "_")));
+        let final_log = path.with_extension(format!("boot{index}.log"));
+        let _ = std::fs::rename(&log_path, &final_log);
+        if let Some(last) = set.runs.last_mut() {
+            last.console_log = final_log.display().to_string();
+        }
+        if let Some(old) = results_path.as_ref().filter(|p| **p != path) {
+            let _ = std::fs::remove_file(old);
+        }
+        let json = serde_json::to_string_pretty(&set).expect("results serialize");
+        std::fs::write(&path, json).map_err(|e| (exit::INFRA, format!("{}: {e}", path.display())))?;
+        results_path = Some(path);
+    }
+    let _ = std::fs::remove_file(&initrd);
+    if !opts.quiet {
+        eprint!("{}", table::summary(&set));
+        if let Some(p) = &results_path {
+            eprintln!("results: {}", p.display());
+        }
+    }
+    if let Some(dest) = &opts.json {
+        let json = serde_json::to_string_pretty(&set).expect("results serialize") + "\n";
+        if dest == "-" {
+            print!("{json}");
+        } else {
+            std::fs::write(dest, json).map_err(|e| (exit::INFRA, format!("{dest}: {e}")))?;
+        }
+    }
+    Ok(exit_status(&set))
+}
+
+/// 3 if any boot did not give a complete report, else 1 if any benchmark
+/// failed, else 0.
+pub fn exit_status(set: &RunSet) -> u8 {
+    if set.runs.iter().any(|r| matches!(r.status.as_str(), "crashed" | "hung" | "no-boot" | "bad-output")) {
+        exit::NO_BOOT
+    } else if set.runs.iter().any(|r| r.status != "ok") {
+        exit::BENCH_FAILED
+    } else {
+        exit::OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::frame::encode;
+
+    #[test]
+    fn timestamp_shape() {
+        let t = timestamp();
+        assert_eq!(t.len(), 16);
+        assert!(t.starts_with("20") && t.ends_with('Z') && t.as_bytes()[8] == b'T');
+    }
+
+    #[test]
+    fn malformed_json_is_named() {
+        let frames = vec![Frame { kind: "report".into(), payload: "{\"schema_version\":".into() }];
+        let e = report_from_frames(&frames).unwrap_err();
+        assert!(e.contains("malformed report JSON"), "{e}");
+        assert!(report_from_frames(&[]).unwrap_err().contains("no report"));
+    }
+
+    #[test]
+    fn partial_report_keeps_finished_benchmarks() {
+        let run = crate::runner::Run::new(
+            crate::runner::Sink::Plain("/dev/null".into()),
+            &RunOptions::default(),
+            1,
+            vec![],
+            false,
+        );
+        let header = serde_json::to_string(&*run.report.lock().unwrap()).unwrap();
+        let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","samples":[]}"#;
+        let text = [encode("header", &header), encode("bench", bench)].concat().concat();
+        let (frames, _) = crate::report::frame::parse(&text);
+        let (r, complete) = report_from_frames(&frames).unwrap();
+        assert!(!complete);
+        assert_eq!(r.results.len(), 1);
+        assert_eq!(r.outcome.status, "incomplete");
+    }
+}

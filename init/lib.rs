@@ -1,0 +1,15 @@
+//! trig-init: the kernel's BPF trigger, rename and strncmp benchmarks as a
+//! static PID 1 for VM images, and the host side that boots kernels with
+//! it and compares them.
+
+pub mod bpf;
+pub mod caps;
+pub mod engine;
+pub mod guest;
+pub mod host;
+pub mod matrix;
+pub mod options;
+pub mod registry;
+pub mod report;
+pub mod runner;
+pub mod stats;

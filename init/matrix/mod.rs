@@ -1,0 +1,339 @@
+//! The matrices: expanding the selected benchmarks into points (producer
+//! counts, string lengths), running each point, and the derived figures.
+
+pub mod rename;
+pub mod strncmp;
+pub mod trigger;
+pub mod utarget;
+
+use crate::bpf::Failure;
+use crate::engine::{self, counters::BpfSlots, Body, Measured, Plan};
+use crate::options::RunOptions;
+use crate::registry::{Bench, Group, Trigger};
+use crate::report::{BenchResult, Capability, HitCheck, Overhead, Status, Summary};
+use crate::stats;
+use libbpf_rs::Object;
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::Arc;
+
+/// One run of one benchmark.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub bench: &'static Bench,
+    pub producers: usize,
+    pub str_len: Option<u32>,
+    /// Name in the report: the benchmark plus its parameters.
+    pub name: String,
+}
+
+/// Every point of `benches` under `opts`: one per producer count (named
+/// `/p=N` when several are asked for) and, for strncmp, per string length.
+pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<Point> {
+    let mut out = Vec::new();
+    for &bench in benches {
+        let lens: Vec<Option<u32>> = if bench.group == Group::Strncmp {
+            opts.cmp_str_lens.iter().copied().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for &producers in &opts.producers {
+            for &str_len in &lens {
+                let mut name = bench.name.to_string();
+                if opts.producers.len() > 1 {
+                    name.push_str(&format!("/p={producers}"));
+                }
+                if let Some(len) = str_len {
+                    name.push_str(&format!("/len={len}"));
+                }
+                out.push(Point {
+                    bench,
+                    producers,
+                    str_len,
+                    name,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What a matrix runner needs to run one point.
+pub struct Ctx<'a> {
+    pub point: &'a Point,
+    pub opts: &'a RunOptions,
+    pub caps: &'a BTreeMap<String, Capability>,
+    pub verbose: bool,
+}
+
+impl Ctx<'_> {
+    pub fn bench(&self) -> &'static Bench {
+        self.point.bench
+    }
+
+    /// Measures with the producers of the benchmark's trigger.
+    pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
+        let on_main = self.bench().group == Group::Rename && self.opts.rename_on_main;
+        let plan = Plan {
+            warmup: self.opts.warmup,
+            duration: self.opts.duration,
+            producers: self.point.producers,
+            affinity: self.opts.affinity,
+            on_main,
+            count_bpf: self.bench().counts_in_bpf(),
+            verbose: self.verbose,
+        };
+        engine::measure(&plan, bpf, body)
+    }
+
+    /// The producer body of the benchmark's trigger, for programs in `obj`.
+    pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
+        Ok(match self.bench().trigger {
+            Trigger::Getpgid => Arc::new(|count, stop| {
+                engine::produce(count, stop, 64, 1, || {
+                    let _ = nix::unistd::getpgid(None);
+                })
+            }),
+            Trigger::TestRun(driver) => {
+                let fd = crate::bpf::program(obj, driver)?.as_fd().as_raw_fd();
+                // one call up front: a driver that cannot run fails here,
+                // not silently in every producer
+                test_run(fd).map_err(|e| Failure::Unsupported(format!(
+                    "BPF_PROG_TEST_RUN of {driver}: {e}; needs test_run of raw_tp (5.10+)"
+                )))?;
+                let iters = u64::from(self.opts.batch_iters);
+                Arc::new(move |count, stop| {
+                    engine::produce(count, stop, 1, iters, || {
+                        let _ = test_run(fd);
+                    })
+                })
+            }
+            Trigger::Call(target) => {
+                let f = utarget::function(target);
+                Arc::new(move |count, stop| engine::produce(count, stop, 1024, 1, || f()))
+            }
+            Trigger::Rename => return rename::producer(),
+        })
+    }
+}
+
+/// One BPF_PROG_TEST_RUN of the program behind `fd`; the fd stays owned by
+/// the loaded object, which outlives the measurement.
+fn test_run(fd: i32) -> std::io::Result<()> {
+    use libbpf_rs::libbpf_sys;
+    // SAFETY: zeroed opts with their size set is the documented empty input.
+    let mut opts: libbpf_sys::bpf_test_run_opts = unsafe { std::mem::zeroed() };
+    opts.sz = std::mem::size_of::<libbpf_sys::bpf_test_run_opts>() as _;
+    let rc = unsafe { libbpf_sys::bpf_prog_test_run_opts(fd, &mut opts) };
+    if rc < 0 {
+        Err(std::io::Error::from_raw_os_error(-rc))
+    } else {
+        Ok(())
+    }
+}
+
+/// Runs one point and turns whatever happens into a result.
+pub fn run_point(
+    point: &Point,
+    opts: &RunOptions,
+    caps: &BTreeMap<String, Capability>,
+    verbose: bool,
+) -> BenchResult {
+    let bench = point.bench;
+    let mut result = BenchResult {
+        name: point.name.clone(),
+        bench: bench.name.into(),
+        group: bench.group.as_str().into(),
+        producers: point.producers,
+        status: Status::Ok,
+        reason: None,
+        extra: BTreeMap::new(),
+        samples: Vec::new(),
+        summary: None,
+        hits: None,
+        overhead_ns: None,
+    };
+    if let Some(len) = point.str_len {
+        result.extra.insert("cmp_str_len".into(), len.to_string());
+    }
+    if bench.group == Group::Rename {
+        result
+            .extra
+            .insert("rename_thread".into(), opts.rename_thread().into());
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if point.producers > cpus {
+        result
+            .extra
+            .insert("oversubscribed".into(), format!("{} producers on {cpus} CPUs", point.producers));
+    }
+    let ctx = Ctx {
+        point,
+        opts,
+        caps,
+        verbose,
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match bench.group {
+        Group::Trigger => trigger::run(&ctx),
+        Group::Rename => rename::run(&ctx),
+        Group::Strncmp => strncmp::run(&ctx),
+    }));
+    let measured = match outcome {
+        Ok(Ok(m)) => m,
+        Ok(Err(Failure::Unsupported(why))) => {
+            result.status = Status::Unsupported;
+            result.reason = Some(why);
+            return result;
+        }
+        Ok(Err(Failure::Failed(why))) => {
+            result.status = Status::Failed;
+            result.reason = Some(why);
+            return result;
+        }
+        Err(panic) => {
+            result.status = Status::Failed;
+            result.reason = Some(format!("panicked: {}", panic_message(&*panic)));
+            return result;
+        }
+    };
+    let rates: Vec<f64> = measured
+        .samples
+        .iter()
+        .filter(|s| !s.warmup)
+        .map(|s| s.mps)
+        .collect();
+    let mean = stats::mean(&rates);
+    result.summary = Some(Summary {
+        mean,
+        stddev: stats::stddev(&rates),
+        per_producer: mean / point.producers as f64,
+        cv: stats::cv(&rates),
+        samples: rates.len(),
+    });
+    if bench.counts_in_bpf() {
+        let (b, u) = (measured.total_bpf, measured.total_user);
+        result.hits = Some(HitCheck {
+            bpf: b,
+            user: u,
+            agree: u > 0 && b.abs_diff(u) * 100 <= u,
+        });
+    }
+    result.samples = measured.samples;
+    if measured.hung {
+        result.status = Status::Timeout;
+        result.reason = Some("producers did not stop; abandoned".into());
+    } else if mean == 0.0 {
+        result.status = Status::Failed;
+        result.reason = Some("no events were counted".into());
+    } else if result.hits.as_ref().is_some_and(|h| !h.agree) {
+        let h = result.hits.as_ref().expect("checked above");
+        result.status = Status::Failed;
+        result.reason = Some(format!(
+            "BPF counted {} events but producers triggered {}",
+            h.bpf, h.user
+        ));
+    }
+    result
+}
+
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Fills in each result's per-event overhead against its registry
+/// baseline at the same parameters, from the same run: 1e3/rate -
+/// 1e3/baseline rate, in ns with rates in M/s.
+pub fn add_overheads(results: &mut [BenchResult]) {
+    let rates: BTreeMap<String, f64> = results
+        .iter()
+        .filter(|r| r.status == Status::Ok)
+        .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
+        .collect();
+    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline) else {
+            continue;
+        };
+        let base_name = r.name.replacen(&r.bench, base, 1);
+        if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
+            if base_rate > 0.0 && s.mean > 0.0 {
+                r.overhead_ns = Some(Overhead {
+                    baseline: base_name,
+                    ns_per_event: 1e3 / s.mean - 1e3 / base_rate,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{find, select};
+
+    #[test]
+    fn points_expand_producers_and_lengths() {
+        let opts = RunOptions {
+            producers: vec![1, 4],
+            cmp_str_lens: vec![8, 64],
+            ..Default::default()
+        };
+        let sel = select(&["trig-base".into(), "strncmp-helper".into()]).unwrap();
+        let names: Vec<String> = points(&sel, &opts).into_iter().map(|p| p.name).collect();
+        assert_eq!(
+            names,
+            [
+                "trig-base/p=1",
+                "trig-base/p=4",
+                "strncmp-helper/p=1/len=8",
+                "strncmp-helper/p=1/len=64",
+                "strncmp-helper/p=4/len=8",
+                "strncmp-helper/p=4/len=64"
+            ]
+        );
+        let one = points(&[find("trig-base").unwrap()], &RunOptions::default());
+        assert_eq!(one[0].name, "trig-base");
+    }
+
+    fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
+        BenchResult {
+            name: name.into(),
+            bench: bench.into(),
+            group: "x".into(),
+            producers: 1,
+            status: Status::Ok,
+            reason: None,
+            extra: BTreeMap::new(),
+            samples: vec![],
+            summary: Some(Summary {
+                mean,
+                stddev: 0.0,
+                per_producer: mean,
+                cv: 0.0,
+                samples: 1,
+            }),
+            hits: None,
+            overhead_ns: None,
+        }
+    }
+
+    #[test]
+    fn overhead_against_baseline_at_same_parameters() {
+        let mut rs = vec![
+            ok("trig-base", "trig-base", 4.0),
+            ok("trig-kprobe", "trig-kprobe", 2.0),
+            ok("strncmp-baseline/len=8", "strncmp-baseline", 5.0),
+            ok("strncmp-helper/len=8", "strncmp-helper", 4.0),
+            ok("strncmp-helper/len=64", "strncmp-helper", 3.0),
+        ];
+        add_overheads(&mut rs);
+        // 1000/2 - 1000/4 = 250 ns
+        assert_eq!(rs[1].overhead_ns.as_ref().unwrap().ns_per_event, 250.0);
+        assert_eq!(rs[3].overhead_ns.as_ref().unwrap().ns_per_event, 50.0);
+        assert!(rs[4].overhead_ns.is_none(), "no baseline at len=64");
+        assert!(rs[0].overhead_ns.is_none());
+    }
+}

@@ -1,0 +1,61 @@
+//! Task-rename overhead, from bpf/rename.bpf.c: the producer writes a name
+//! to /proc/self/comm, which goes through __set_task_comm().
+
+use super::Ctx;
+use crate::bpf::{self, skel::rename::RenameSkelBuilder, Failure};
+use crate::engine::{self, counters::BpfSlots, Body, Measured};
+use libbpf_rs::skel::{Skel, SkelBuilder};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+const COMM: &str = "/proc/self/comm";
+/// 14 bytes, as upstream's bench writes.
+const NAME: &[u8] = b"test_rename_xx";
+
+fn open_comm() -> Result<File, Failure> {
+    OpenOptions::new()
+        .write(true)
+        .open(COMM)
+        .map_err(|e| Failure::Failed(format!("opening {COMM}: {e}")))
+}
+
+pub fn producer() -> Result<Body, Failure> {
+    let file = open_comm()?;
+    Ok(Arc::new(move |count, stop| {
+        engine::produce(count, stop, 16, 1, || {
+            let _ = (&file).write(NAME);
+        })
+    }))
+}
+
+pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
+    let bench = ctx.bench();
+    if ctx.point.producers != 1 {
+        return Err(Failure::Failed(format!(
+            "rename benchmarks run with exactly one producer, as upstream's (got {})",
+            ctx.point.producers
+        )));
+    }
+    let mut obj = MaybeUninit::uninit();
+    let open = RenameSkelBuilder::default()
+        .open(&mut obj)
+        .map_err(|e| Failure::Failed(format!("open BPF object: {e:#}")))?;
+    let progs: Vec<&str> = bench.prog.into_iter().collect();
+    let mut skel = bpf::load(open, &progs, bench, ctx.caps)?;
+    let _link = bpf::attach(skel.object(), bench, None, ctx.caps)?;
+    let body = ctx.producer(skel.object())?;
+    let bss = skel
+        .maps
+        .bss_data
+        .as_deref_mut()
+        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
+    // SAFETY: `counter` starts with its u64; `skel` outlives the measurement.
+    let slots = unsafe { BpfSlots::new(&mut bss.hits) };
+    let original = std::fs::read(COMM).unwrap_or_default();
+    let measured = ctx.measure(bench.counts_in_bpf().then_some(slots), body);
+    // Put the name back: the comm shows up in the guest's own messages.
+    let _ = open_comm().map(|mut f| f.write(original.trim_ascii_end()));
+    Ok(measured)
+}

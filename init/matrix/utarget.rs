@@ -1,0 +1,123 @@
+//! Uprobe targets: functions in this binary whose first instruction is
+//! chosen on purpose, because the kernel handles each differently: a nop
+//! is emulated, a push is emulated on x86 (or single-stepped), a bare ret
+//! probes the return path, and x86's 5-byte nop can be optimised away.
+//! They are written in assembly so that the compiler cannot inline or
+//! reshape them, and found by address, so stripping the binary is harmless.
+
+use crate::registry::UTarget;
+
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    ".text",
+    ".p2align 4",
+    ".globl trig_uprobe_target_nop",
+    "trig_uprobe_target_nop:",
+    "nop",
+    "ret",
+    ".p2align 4",
+    ".globl trig_uprobe_target_push",
+    "trig_uprobe_target_push:",
+    "push rbp",
+    "mov rbp, rsp",
+    "call trig_uprobe_target_ret",
+    "pop rbp",
+    "ret",
+    ".p2align 4",
+    ".globl trig_uprobe_target_ret",
+    "trig_uprobe_target_ret:",
+    "ret",
+    ".p2align 4",
+    ".globl trig_uprobe_target_nop5",
+    "trig_uprobe_target_nop5:",
+    ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
+    "ret",
+);
+
+#[cfg(target_arch = "aarch64")]
+std::arch::global_asm!(
+    ".text",
+    ".p2align 4",
+    ".globl trig_uprobe_target_nop",
+    "trig_uprobe_target_nop:",
+    "nop",
+    "ret",
+    ".p2align 4",
+    ".globl trig_uprobe_target_push",
+    "trig_uprobe_target_push:",
+    "stp x29, x30, [sp, #-16]!",
+    "mov x29, sp",
+    "bl trig_uprobe_target_ret",
+    "ldp x29, x30, [sp], #16",
+    "ret",
+    ".p2align 4",
+    ".globl trig_uprobe_target_ret",
+    "trig_uprobe_target_ret:",
+    "ret",
+);
+
+extern "C" {
+    fn trig_uprobe_target_nop();
+    fn trig_uprobe_target_push();
+    fn trig_uprobe_target_ret();
+    #[cfg(target_arch = "x86_64")]
+    fn trig_uprobe_target_nop5();
+}
+
+/// The function to call for `target`.
+pub fn function(target: UTarget) -> extern "C" fn() {
+    // SAFETY: each target only returns; it touches no state.
+    let f: unsafe extern "C" fn() = match target {
+        UTarget::Nop => trig_uprobe_target_nop,
+        UTarget::Push => trig_uprobe_target_push,
+        UTarget::Ret => trig_uprobe_target_ret,
+        #[cfg(target_arch = "x86_64")]
+        UTarget::Nop5 => trig_uprobe_target_nop5,
+        #[cfg(not(target_arch = "x86_64"))]
+        UTarget::Nop5 => trig_uprobe_target_nop,
+    };
+    unsafe { std::mem::transmute::<unsafe extern "C" fn(), extern "C" fn()>(f) }
+}
+
+/// The offset of `addr` in the file mapped at it, from /proc/self/maps.
+pub fn file_offset(addr: usize) -> Result<usize, String> {
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
+    offset_in_maps(&maps, addr).ok_or_else(|| format!("address {addr:#x} is in no file mapping"))
+}
+
+fn offset_in_maps(maps: &str, addr: usize) -> Option<usize> {
+    maps.lines().find_map(|line| {
+        // start-end perms offset dev inode path
+        let mut f = line.split_whitespace();
+        let (start, end) = f.next()?.split_once('-')?;
+        let start = usize::from_str_radix(start, 16).ok()?;
+        let end = usize::from_str_radix(end, 16).ok()?;
+        let offset = usize::from_str_radix(f.nth(1)?, 16).ok()?;
+        let path = f.nth(2)?;
+        (start <= addr && addr < end && path.starts_with('/')).then(|| addr - start + offset)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_lookup() {
+        let maps = "55d0a000-55d0b000 r--p 00000000 08:01 42 /init\n\
+                    55d0b000-55d0f000 r-xp 00001000 08:01 42 /init\n\
+                    7ffd000-7ffe000 rw-p 00000000 00:00 0 [stack]\n";
+        assert_eq!(offset_in_maps(maps, 0x55d0b010), Some(0x1010));
+        assert_eq!(offset_in_maps(maps, 0x7ffd010), None);
+    }
+
+    #[test]
+    fn targets_are_callable_and_in_our_file() {
+        for t in [UTarget::Nop, UTarget::Push, UTarget::Ret, UTarget::Nop5] {
+            let f = function(t);
+            f();
+            assert!(file_offset(f as usize).is_ok());
+        }
+    }
+}

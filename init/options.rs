@@ -1,0 +1,227 @@
+//! Run options: what to run and how, from the command line of `trig-init
+//! run` or from `trig.*` kernel parameters, which the host writes with
+//! [`RunOptions::to_kernel_args`] and the guest reads back.
+
+use crate::report::Params;
+
+pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
+pub const MAX_STR_LEN: u32 = 4095;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    pub filter: Vec<String>,
+    pub warmup: u32,
+    pub duration: u32,
+    pub producers: Vec<usize>,
+    pub affinity: bool,
+    pub batch_iters: u32,
+    pub cmp_str_lens: Vec<u32>,
+    /// Run the rename producer on the main thread instead of a worker.
+    pub rename_on_main: bool,
+    /// Overall watchdog in seconds; 0 picks one from the matrix size.
+    pub timeout: u32,
+    /// Per-second progress lines and libbpf's messages on stderr.
+    pub verbose: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            filter: Vec::new(),
+            warmup: 1,
+            duration: 5,
+            producers: vec![1],
+            affinity: false,
+            batch_iters: 100,
+            cmp_str_lens: DEFAULT_STR_LENS.to_vec(),
+            rename_on_main: false,
+            timeout: 0,
+            verbose: false,
+        }
+    }
+}
+
+fn list<T: std::str::FromStr>(key: &str, v: &str) -> Result<Vec<T>, String> {
+    v.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("{key}: '{s}' is not a valid number"))
+        })
+        .collect()
+}
+
+fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
+    v.parse()
+        .map_err(|_| format!("{key}: '{v}' is not a valid number"))
+}
+
+impl RunOptions {
+    /// Applies one `key=value` option (the `trig.` prefix already removed).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "filter" => self.filter = value.split(',').map(str::to_string).collect(),
+            "warmup" => self.warmup = num(key, value)?,
+            "duration" => self.duration = num(key, value)?,
+            "producers" => self.producers = list(key, value)?,
+            "affinity" => self.affinity = matches!(value, "1" | "true" | "yes"),
+            "batch_iters" => self.batch_iters = num(key, value)?,
+            "cmp_str_len" => self.cmp_str_lens = list(key, value)?,
+            "rename_thread" => self.rename_on_main = parse_rename_thread(value)?,
+            "timeout" => self.timeout = num(key, value)?,
+            "verbose" => self.verbose = matches!(value, "1" | "true" | "yes"),
+            _ => return Err(format!("unknown option trig.{key}")),
+        }
+        Ok(())
+    }
+
+    /// Reads `trig.*` parameters from a kernel command line.
+    pub fn from_kernel_cmdline(cmdline: &str) -> Result<Self, String> {
+        let mut opts = RunOptions::default();
+        for word in cmdline.split_whitespace() {
+            if let Some(kv) = word.strip_prefix("trig.") {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, "1"));
+                opts.set(k, v)?;
+            }
+        }
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    /// The `trig.*` kernel parameters that reproduce these options.
+    pub fn to_kernel_args(&self) -> Vec<String> {
+        let join = |xs: Vec<String>| xs.join(",");
+        let mut args = vec![
+            format!("trig.warmup={}", self.warmup),
+            format!("trig.duration={}", self.duration),
+            format!(
+                "trig.producers={}",
+                join(self.producers.iter().map(|p| p.to_string()).collect())
+            ),
+            format!("trig.batch_iters={}", self.batch_iters),
+            format!(
+                "trig.cmp_str_len={}",
+                join(self.cmp_str_lens.iter().map(|p| p.to_string()).collect())
+            ),
+            format!("trig.rename_thread={}", self.rename_thread()),
+        ];
+        if !self.filter.is_empty() {
+            args.push(format!("trig.filter={}", self.filter.join(",")));
+        }
+        if self.affinity {
+            args.push("trig.affinity=1".into());
+        }
+        if self.timeout > 0 {
+            args.push(format!("trig.timeout={}", self.timeout));
+        }
+        if self.verbose {
+            args.push("trig.verbose=1".into());
+        }
+        args
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.duration == 0 {
+            return Err("duration must be at least 1 second".into());
+        }
+        if self.producers.is_empty() || self.producers.contains(&0) {
+            return Err("producers must be a list of counts of at least 1".into());
+        }
+        if !(1..=1000).contains(&self.batch_iters) {
+            return Err(format!("batch_iters {} is not in 1..1000", self.batch_iters));
+        }
+        if self.cmp_str_lens.is_empty()
+            || self.cmp_str_lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN)
+        {
+            return Err(format!("cmp_str_len must be in 1..{MAX_STR_LEN}"));
+        }
+        for pattern in &self.filter {
+            if pattern.is_empty() || pattern.contains(char::is_whitespace) {
+                return Err(format!("invalid benchmark filter '{pattern}'"));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn rename_thread(&self) -> &'static str {
+        if self.rename_on_main {
+            "main"
+        } else {
+            "worker"
+        }
+    }
+
+    /// The watchdog for `points` benchmark runs: each one's time with room
+    /// for loading and attaching, plus a minute.
+    pub fn watchdog_secs(&self, points: usize) -> u32 {
+        if self.timeout > 0 {
+            return self.timeout;
+        }
+        (self.warmup + self.duration + 10) * points as u32 + 60
+    }
+
+    pub fn params(&self, points: usize) -> Params {
+        Params {
+            filter: self.filter.clone(),
+            warmup_s: self.warmup,
+            duration_s: self.duration,
+            producers: self.producers.clone(),
+            affinity: self.affinity,
+            batch_iters: self.batch_iters,
+            cmp_str_lens: self.cmp_str_lens.clone(),
+            rename_thread: self.rename_thread().into(),
+            timeout_s: self.watchdog_secs(points),
+        }
+    }
+}
+
+pub fn parse_rename_thread(v: &str) -> Result<bool, String> {
+    match v {
+        "main" => Ok(true),
+        "worker" => Ok(false),
+        _ => Err(format!("rename_thread must be 'main' or 'worker', not '{v}'")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_upstream() {
+        let o = RunOptions::from_kernel_cmdline("console=ttyS0 quiet").unwrap();
+        assert_eq!((o.warmup, o.duration, o.batch_iters), (1, 5, 100));
+        assert_eq!(o.producers, vec![1]);
+        assert!(!o.affinity && !o.rename_on_main);
+    }
+
+    #[test]
+    fn kernel_args_round_trip() {
+        let o = RunOptions {
+            filter: vec!["trig-*".into(), "rename-base".into()],
+            warmup: 0,
+            duration: 2,
+            producers: vec![1, 2, 4],
+            affinity: true,
+            batch_iters: 50,
+            cmp_str_lens: vec![8, 4095],
+            rename_on_main: true,
+            timeout: 99,
+            verbose: true,
+        };
+        let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
+        assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        let e = RunOptions::from_kernel_cmdline("trig.durration=3").unwrap_err();
+        assert!(e.contains("trig.durration"), "{e}");
+        let e = RunOptions::from_kernel_cmdline("trig.producers=1,x").unwrap_err();
+        assert!(e.contains("'x'"), "{e}");
+        assert!(RunOptions::from_kernel_cmdline("trig.batch_iters=0").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.cmp_str_len=4096").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.producers=0").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.rename_thread=both").is_err());
+    }
+}

@@ -1,0 +1,236 @@
+//! The report schema: one JSON document per boot, shared by the guest that
+//! writes it and the host that reads, stores and compares it.
+//!
+//! Bump [`SCHEMA_VERSION`] on any change that an older reader would
+//! misinterpret; added optional fields do not need a bump.
+
+pub mod frame;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything one boot (or one plain run) measured.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub system: System,
+    /// Kernel features probed before running, by name.
+    pub capabilities: BTreeMap<String, Capability>,
+    pub params: Params,
+    pub mounts: Vec<MountOutcome>,
+    pub results: Vec<BenchResult>,
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    pub git_rev: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct System {
+    pub release: String,
+    pub version: String,
+    pub machine: String,
+    pub cmdline: String,
+    pub cpus: usize,
+    /// Whether trig-init ran as PID 1 of an initramfs.
+    pub pid1: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Capability {
+    pub supported: bool,
+    /// How it was decided (the file or symbol looked at).
+    pub detail: String,
+}
+
+/// The knobs a run used; two reports are comparable only if these match.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Params {
+    pub filter: Vec<String>,
+    pub warmup_s: u32,
+    pub duration_s: u32,
+    pub producers: Vec<usize>,
+    pub affinity: bool,
+    pub batch_iters: u32,
+    pub cmp_str_lens: Vec<u32>,
+    pub rename_thread: String,
+    pub timeout_s: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MountOutcome {
+    pub target: String,
+    pub fstype: String,
+    /// `mounted`, `present` (already there) or `failed`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Unsupported,
+    Failed,
+    Timeout,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Unsupported => "unsupported",
+            Status::Failed => "failed",
+            Status::Timeout => "timeout",
+        }
+    }
+}
+
+/// One benchmark at one parameter point (producer count, string length).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BenchResult {
+    /// Unique within a report: the registry name plus `/p=N`, `/len=N`.
+    pub name: String,
+    /// The registry entry this came from.
+    pub bench: String,
+    pub group: String,
+    pub producers: usize,
+    pub status: Status,
+    /// Why it is unsupported, failed or timed out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Extra parameters of this point (`cmp_str_len`, `rename_thread`,
+    /// `oversubscribed`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, String>,
+    pub samples: Vec<Sample>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hits: Option<HitCheck>,
+    /// Per-event cost added over the registry's baseline, in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_ns: Option<Overhead>,
+}
+
+/// One read-and-reset of the counters, about a second apart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    /// Seconds since the benchmark's producers started.
+    pub t_s: f64,
+    /// The real length of this interval (upstream divides by 1 s).
+    pub interval_s: f64,
+    pub warmup: bool,
+    /// Events counted by BPF programs in the interval.
+    pub bpf: u64,
+    /// Events counted by the producers in user space in the interval.
+    pub user: u64,
+    /// The benchmark's counted events per second, in millions.
+    pub mps: f64,
+}
+
+/// Statistics over the measured (non-warm-up) samples.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// Mean rate, M events/s.
+    pub mean: f64,
+    /// Sample standard deviation (n-1), M/s.
+    pub stddev: f64,
+    /// Mean rate per producer, M/s.
+    pub per_producer: f64,
+    /// Coefficient of variation, stddev / mean.
+    pub cv: f64,
+    pub samples: usize,
+}
+
+/// Totals of both counters over the whole benchmark, checked for agreement.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HitCheck {
+    pub bpf: u64,
+    pub user: u64,
+    /// Whether bpf and user agree within 1%.
+    pub agree: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Overhead {
+    pub baseline: String,
+    pub ns_per_event: f64,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Outcome {
+    /// `complete`, `watchdog`, `panic` or, on the host, `incomplete`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Report {
+    /// Whether every result ran or was cleanly unsupported.
+    pub fn all_ok(&self) -> bool {
+        self.outcome.status == "complete"
+            && self
+                .results
+                .iter()
+                .all(|r| matches!(r.status, Status::Ok | Status::Unsupported))
+    }
+}
+
+/// What `trig-init vm` writes for one kernel: every boot of it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunSet {
+    pub schema_version: u32,
+    pub kernel: KernelInfo,
+    pub vm: VmInfo,
+    pub runs: Vec<RunRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct KernelInfo {
+    /// As given on the command line (`debian:6.1`, a path).
+    pub spec: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// `uname -r` inside the guest, once a boot reported it.
+    pub release: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VmInfo {
+    pub arch: String,
+    /// `kvm` or `tcg`: TCG numbers are emulated, not native.
+    pub accel: String,
+    pub cpus: usize,
+    pub memory: String,
+    pub append: String,
+}
+
+/// One boot.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    pub index: usize,
+    /// `ok`, `failed` (some benchmarks failed), `crashed` (panic or oops),
+    /// `hung` (killed after the timeout), `no-boot` (never reached /init)
+    /// or `bad-output` (no complete, valid report).
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub console_log: String,
+    pub wall_s: f64,
+    /// Seconds from QEMU start to the first benchmark starting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<Report>,
+}

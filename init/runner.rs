@@ -1,0 +1,176 @@
+//! Runs the selected matrix and emits the report: framed on the console
+//! for the host (PID 1), or as a plain JSON document (a command).
+
+use crate::caps;
+use crate::matrix::{self, Point};
+use crate::options::RunOptions;
+use crate::report::{frame, BenchResult, MountOutcome, Outcome, Report, Status, System, Tool, SCHEMA_VERSION};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Marks the start of each benchmark on the console, for the host's
+/// progress display: `@@TRIG-PROGRESS 3/42 trig-kprobe`.
+pub const PROGRESS: &str = "@@TRIG-PROGRESS ";
+
+/// Where the report goes.
+#[derive(Clone)]
+pub enum Sink {
+    /// Framed on stdout (the serial console), a frame per benchmark as it
+    /// finishes and the whole report at the end.
+    Console,
+    /// The whole report as JSON to this file, or stdout for "-".
+    Plain(String),
+}
+
+/// The report being built, shared with the watchdog so that whatever ends
+/// the run, the results so far are emitted exactly once.
+#[derive(Clone)]
+pub struct Run {
+    pub report: Arc<Mutex<Report>>,
+    emitted: Arc<AtomicBool>,
+    sink: Sink,
+}
+
+pub fn tool() -> Tool {
+    Tool {
+        name: env!("CARGO_PKG_NAME").into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        git_rev: env!("TRIG_GIT_REV").into(),
+    }
+}
+
+pub fn system(pid1: bool) -> System {
+    let uts = nix::sys::utsname::uname().ok();
+    let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
+        uts.as_ref()
+            .map(|u| f(u).to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    System {
+        release: field(|u| u.release()),
+        version: field(|u| u.version()),
+        machine: field(|u| u.machine()),
+        cmdline: std::fs::read_to_string("/proc/cmdline")
+            .unwrap_or_default()
+            .trim()
+            .into(),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        pid1,
+    }
+}
+
+/// Writes whole lines with one write each, so that the kernel's console
+/// messages fall between our lines, not inside them.
+pub fn console_lines(lines: &[String]) {
+    let mut out = std::io::stdout().lock();
+    for line in lines {
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.flush();
+    }
+}
+
+impl Run {
+    pub fn new(sink: Sink, opts: &RunOptions, points: usize, mounts: Vec<MountOutcome>, pid1: bool) -> Run {
+        let report = Report {
+            schema_version: SCHEMA_VERSION,
+            tool: tool(),
+            system: system(pid1),
+            capabilities: caps::probe(),
+            params: opts.params(points),
+            mounts,
+            results: Vec::new(),
+            outcome: Outcome {
+                status: "running".into(),
+                message: None,
+            },
+        };
+        Run {
+            report: Arc::new(Mutex::new(report)),
+            emitted: Arc::new(AtomicBool::new(false)),
+            sink,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Report> {
+        // a panic elsewhere must not cost us the results
+        self.report.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs every point in order, emitting each result as it comes.
+    pub fn run(&self, points: &[Point], opts: &RunOptions) {
+        let caps = self.lock().capabilities.clone();
+        if matches!(self.sink, Sink::Console) {
+            // lets the host rebuild a report if the guest dies part-way
+            let json = serde_json::to_string(&*self.lock()).expect("report serializes");
+            console_lines(&frame::encode("header", &json));
+        }
+        let n = points.len();
+        for (i, point) in points.iter().enumerate() {
+            if matches!(self.sink, Sink::Console) {
+                console_lines(&[format!("{PROGRESS}{}/{n} {}\n", i + 1, point.name)]);
+            } else {
+                eprintln!("[{}/{n}] {}", i + 1, point.name);
+            }
+            let result = matrix::run_point(point, opts, &caps, opts.verbose);
+            eprintln!("{}", summary_line(&result));
+            if matches!(self.sink, Sink::Console) {
+                let json = serde_json::to_string(&result).expect("results serialize");
+                console_lines(&frame::encode("bench", &json));
+            }
+            self.lock().results.push(result);
+        }
+        matrix::add_overheads(&mut self.lock().results);
+    }
+
+    /// Sets the outcome and emits the report, once; later calls (the
+    /// watchdog after a normal end, or the reverse) do nothing.
+    pub fn finish(&self, status: &str, message: Option<String>) -> bool {
+        if self.emitted.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        let report = {
+            let mut r = self.lock();
+            r.outcome = Outcome {
+                status: status.into(),
+                message,
+            };
+            r.clone()
+        };
+        match &self.sink {
+            Sink::Console => {
+                let json = serde_json::to_string(&report).expect("report serializes");
+                console_lines(&frame::encode("report", &json));
+            }
+            Sink::Plain(path) => {
+                let json = serde_json::to_string_pretty(&report).expect("report serializes") + "\n";
+                if path == "-" {
+                    console_lines(&[json]);
+                } else if let Err(e) = std::fs::write(path, json) {
+                    eprintln!("trig-init: writing {path}: {e}");
+                }
+            }
+        }
+        true
+    }
+
+    pub fn all_ok(&self) -> bool {
+        self.lock().all_ok()
+    }
+}
+
+/// Upstream's summary line, prefixed with the benchmark.
+pub fn summary_line(r: &BenchResult) -> String {
+    match (&r.status, &r.summary) {
+        (Status::Ok, Some(s)) => format!(
+            "{:<28} Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
+            r.name, s.mean, s.stddev, s.per_producer
+        ),
+        _ => format!(
+            "{:<28} {}: {}",
+            r.name,
+            r.status.as_str(),
+            r.reason.as_deref().unwrap_or("")
+        ),
+    }
+}
