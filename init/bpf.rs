@@ -10,7 +10,13 @@ use libbpf_rs::{Link, Object, PrintLevel, ProgramMut, UprobeMultiOpts};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-#[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types)]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    dead_code,
+    unused_imports,
+    non_camel_case_types
+)]
 pub mod skel {
     pub mod trigger {
         include!(concat!(env!("OUT_DIR"), "/trigger.skel.rs"));
@@ -38,14 +44,14 @@ static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 const LOG_KEEP: usize = 200;
 
 fn on_libbpf_message(level: PrintLevel, msg: String) {
-    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
-    if log.len() >= LOG_KEEP {
-        log.remove(0);
-    }
     if level == PrintLevel::Debug || std::env::var_os("TRIG_LIBBPF_DEBUG").is_some() {
         eprint!("libbpf: {msg}");
     }
-    log.push(msg.trim_end().to_string());
+    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    // a verifier log arrives as one message of many lines
+    log.extend(msg.lines().map(str::to_string));
+    let excess = log.len().saturating_sub(LOG_KEEP);
+    log.drain(..excess);
 }
 
 /// Routes libbpf's messages into the log above.
@@ -73,7 +79,11 @@ fn log_tail() -> String {
     let lines: Vec<&str> = log[..end]
         .iter()
         .map(|l| l.trim())
-        .filter(|l| !l.is_empty() && !l.contains("-- BEGIN PROG LOAD LOG --"))
+        .filter(|l| {
+            !l.is_empty()
+                && !l.contains("-- BEGIN PROG LOAD LOG --")
+                && !l.starts_with("processed ")
+        })
         .collect();
     lines[lines.len().saturating_sub(3)..].join(" | ")
 }
@@ -112,7 +122,11 @@ pub fn classify(
             "; needs {} ({}{})",
             bench.feature.as_str(),
             bench.feature.needs(),
-            if lacking { ", not found by the probe" } else { "" }
+            if lacking {
+                ", not found by the probe"
+            } else {
+                ""
+            }
         ));
         Failure::Unsupported(reason)
     } else {
@@ -173,6 +187,6 @@ pub fn attach(
             }
         }
     };
-    link.map(Some).map_err(|e| classify("attach", &e, bench, caps))
+    link.map(Some)
+        .map_err(|e| classify("attach", &e, bench, caps))
 }
-

@@ -6,9 +6,9 @@ mod cli;
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
 use std::process::ExitCode;
+use trig_init::host::{kernel::Arch, vm as host_vm};
 use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
-use trig_init::host::{kernel::Arch, vm as host_vm};
 use trig_init::{guest, registry};
 
 /// Exit statuses of `run` (and of a guest run seen from the host).

@@ -128,7 +128,10 @@ impl RunOptions {
             return Err("producers must be a list of counts of at least 1".into());
         }
         if !(1..=1000).contains(&self.batch_iters) {
-            return Err(format!("batch_iters {} is not in 1..1000", self.batch_iters));
+            return Err(format!(
+                "batch_iters {} is not in 1..1000",
+                self.batch_iters
+            ));
         }
         if self.cmp_str_lens.is_empty()
             || self.cmp_str_lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN)
@@ -179,7 +182,9 @@ pub fn parse_rename_thread(v: &str) -> Result<bool, String> {
     match v {
         "main" => Ok(true),
         "worker" => Ok(false),
-        _ => Err(format!("rename_thread must be 'main' or 'worker', not '{v}'")),
+        _ => Err(format!(
+            "rename_thread must be 'main' or 'worker', not '{v}'"
+        )),
     }
 }
 

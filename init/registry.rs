@@ -143,10 +143,22 @@ macro_rules! sys {
 }
 const DRV: Trigger = TestRun("trig_driver");
 const KFN: Trigger = TestRun("trig_driver_kfunc");
-const UP: Attach = Uprobe { ret: false, multi: false };
-const URET: Attach = Uprobe { ret: true, multi: false };
-const UPM: Attach = Uprobe { ret: false, multi: true };
-const URETM: Attach = Uprobe { ret: true, multi: true };
+const UP: Attach = Uprobe {
+    ret: false,
+    multi: false,
+};
+const URET: Attach = Uprobe {
+    ret: true,
+    multi: false,
+};
+const UPM: Attach = Uprobe {
+    ret: false,
+    multi: true,
+};
+const URETM: Attach = Uprobe {
+    ret: true,
+    multi: true,
+};
 const BASE: Option<&str> = Some("trig-base");
 const KC: Option<&str> = Some("trig-kernel-count");
 const UC: Option<&str> = Some("trig-usermode-count");
@@ -319,22 +331,56 @@ mod tests {
     #[test]
     fn the_whole_upstream_matrix_is_listed() {
         for name in [
-            "trig-base", "trig-tp", "trig-rawtp", "trig-kprobe", "trig-kretprobe",
-            "trig-kprobe-multi", "trig-kretprobe-multi", "trig-fentry", "trig-fexit",
-            "trig-fmodret", "trig-kernel-count", "trig-batch-kprobe", "trig-batch-kretprobe",
-            "trig-batch-kprobe-multi", "trig-batch-kretprobe-multi", "trig-batch-fentry",
-            "trig-batch-fexit", "trig-batch-fmodret", "trig-batch-tp", "trig-batch-rawtp",
-            "trig-usermode-count", "trig-uprobe-nop", "trig-uprobe-push", "trig-uprobe-ret",
-            "trig-uretprobe-nop", "trig-uretprobe-push", "trig-uretprobe-ret",
-            "trig-uprobe-multi-nop", "trig-uprobe-multi-push", "trig-uprobe-multi-ret",
-            "trig-uretprobe-multi-nop", "trig-uretprobe-multi-push", "trig-uretprobe-multi-ret",
-            "rename-base", "rename-kprobe", "rename-kretprobe", "rename-rawtp",
-            "rename-fentry", "rename-fexit", "rename-fmodret",
-            "strncmp-baseline", "strncmp-no-helper", "strncmp-helper",
+            "trig-base",
+            "trig-tp",
+            "trig-rawtp",
+            "trig-kprobe",
+            "trig-kretprobe",
+            "trig-kprobe-multi",
+            "trig-kretprobe-multi",
+            "trig-fentry",
+            "trig-fexit",
+            "trig-fmodret",
+            "trig-kernel-count",
+            "trig-batch-kprobe",
+            "trig-batch-kretprobe",
+            "trig-batch-kprobe-multi",
+            "trig-batch-kretprobe-multi",
+            "trig-batch-fentry",
+            "trig-batch-fexit",
+            "trig-batch-fmodret",
+            "trig-batch-tp",
+            "trig-batch-rawtp",
+            "trig-usermode-count",
+            "trig-uprobe-nop",
+            "trig-uprobe-push",
+            "trig-uprobe-ret",
+            "trig-uretprobe-nop",
+            "trig-uretprobe-push",
+            "trig-uretprobe-ret",
+            "trig-uprobe-multi-nop",
+            "trig-uprobe-multi-push",
+            "trig-uprobe-multi-ret",
+            "trig-uretprobe-multi-nop",
+            "trig-uretprobe-multi-push",
+            "trig-uretprobe-multi-ret",
+            "rename-base",
+            "rename-kprobe",
+            "rename-kretprobe",
+            "rename-rawtp",
+            "rename-fentry",
+            "rename-fexit",
+            "rename-fmodret",
+            "strncmp-baseline",
+            "strncmp-no-helper",
+            "strncmp-helper",
         ] {
             assert!(find(name).is_some(), "{name} missing");
         }
-        assert_eq!(find("trig-uprobe-nop5").is_some(), cfg!(target_arch = "x86_64"));
+        assert_eq!(
+            find("trig-uprobe-nop5").is_some(),
+            cfg!(target_arch = "x86_64")
+        );
     }
 
     #[test]

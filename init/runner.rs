@@ -4,7 +4,9 @@
 use crate::caps;
 use crate::matrix::{self, Point};
 use crate::options::RunOptions;
-use crate::report::{frame, BenchResult, MountOutcome, Outcome, Report, Status, System, Tool, SCHEMA_VERSION};
+use crate::report::{
+    frame, BenchResult, MountOutcome, Outcome, Report, Status, System, Tool, SCHEMA_VERSION,
+};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -71,7 +73,13 @@ pub fn console_lines(lines: &[String]) {
 }
 
 impl Run {
-    pub fn new(sink: Sink, opts: &RunOptions, points: usize, mounts: Vec<MountOutcome>, pid1: bool) -> Run {
+    pub fn new(
+        sink: Sink,
+        opts: &RunOptions,
+        points: usize,
+        mounts: Vec<MountOutcome>,
+        pid1: bool,
+    ) -> Run {
         let report = Report {
             schema_version: SCHEMA_VERSION,
             tool: tool(),

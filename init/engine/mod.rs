@@ -44,7 +44,13 @@ const GRACE: Duration = Duration::from_secs(5);
 /// The producer loop: call `trigger` `inner` times between checks of
 /// `stop`, counting `per_call` events per call. Batching keeps the count's
 /// atomic add and the flag's load out of the hot path of fast triggers.
-pub fn produce(count: &AtomicU64, stop: &AtomicBool, inner: u64, per_call: u64, mut trigger: impl FnMut()) {
+pub fn produce(
+    count: &AtomicU64,
+    stop: &AtomicBool,
+    inner: u64,
+    per_call: u64,
+    mut trigger: impl FnMut(),
+) {
     while !stop.load(Ordering::Relaxed) {
         for _ in 0..inner {
             trigger();

@@ -20,7 +20,11 @@ fn ensure_stdio() {
     if nix::fcntl::fcntl(1, nix::fcntl::FcntlArg::F_GETFD).is_ok() {
         return;
     }
-    if let Ok(fd) = open("/dev/console", OFlag::O_RDWR | OFlag::O_NOCTTY, Mode::empty()) {
+    if let Ok(fd) = open(
+        "/dev/console",
+        OFlag::O_RDWR | OFlag::O_NOCTTY,
+        Mode::empty(),
+    ) {
         for target in 0..3 {
             let _ = nix::unistd::dup2(fd, target);
         }
@@ -48,7 +52,10 @@ pub fn execute(
         opts.validate()?;
         Ok(s)
     });
-    let points = selection.as_ref().map(|s| matrix::points(s, opts)).unwrap_or_default();
+    let points = selection
+        .as_ref()
+        .map(|s| matrix::points(s, opts))
+        .unwrap_or_default();
     let run = Run::new(sink, opts, points.len(), mounts, pid1);
     if let Err(e) = selection {
         run.finish("error", Some(e.clone()));
@@ -71,7 +78,10 @@ pub fn execute(
         Ok(()) => run.finish("complete", None),
         Err(panic) => run.finish(
             "panic",
-            Some(format!("trig-init panicked: {}", matrix::panic_message(&*panic))),
+            Some(format!(
+                "trig-init panicked: {}",
+                matrix::panic_message(&*panic)
+            )),
         ),
     };
     Ok(run.all_ok())

@@ -15,14 +15,49 @@ struct Spec {
 }
 
 const MOUNTS: &[Spec] = &[
-    Spec { source: "proc", target: "/proc", fstype: "proc", plain_too: false },
-    Spec { source: "sysfs", target: "/sys", fstype: "sysfs", plain_too: false },
-    Spec { source: "devtmpfs", target: "/dev", fstype: "devtmpfs", plain_too: false },
-    Spec { source: "bpf", target: "/sys/fs/bpf", fstype: "bpf", plain_too: true },
-    Spec { source: "debugfs", target: "/sys/kernel/debug", fstype: "debugfs", plain_too: true },
-    Spec { source: "tracefs", target: "/sys/kernel/tracing", fstype: "tracefs", plain_too: true },
+    Spec {
+        source: "proc",
+        target: "/proc",
+        fstype: "proc",
+        plain_too: false,
+    },
+    Spec {
+        source: "sysfs",
+        target: "/sys",
+        fstype: "sysfs",
+        plain_too: false,
+    },
+    Spec {
+        source: "devtmpfs",
+        target: "/dev",
+        fstype: "devtmpfs",
+        plain_too: false,
+    },
+    Spec {
+        source: "bpf",
+        target: "/sys/fs/bpf",
+        fstype: "bpf",
+        plain_too: true,
+    },
+    Spec {
+        source: "debugfs",
+        target: "/sys/kernel/debug",
+        fstype: "debugfs",
+        plain_too: true,
+    },
+    Spec {
+        source: "tracefs",
+        target: "/sys/kernel/tracing",
+        fstype: "tracefs",
+        plain_too: true,
+    },
     // debugfs automounts tracefs here on current kernels; older ones need it
-    Spec { source: "tracefs", target: "/sys/kernel/debug/tracing", fstype: "tracefs", plain_too: true },
+    Spec {
+        source: "tracefs",
+        target: "/sys/kernel/debug/tracing",
+        fstype: "tracefs",
+        plain_too: true,
+    },
 ];
 
 /// Mount points already mounted, from /proc/self/mounts.

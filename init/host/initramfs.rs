@@ -8,7 +8,11 @@ pub fn build(init: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(init.len() + 1024);
     let mut ino = 1;
     let mut entry = |name: &str, kind: ModeFileType, perm: u32, rdev: (u32, u32), data: &[u8]| {
-        let nlink = if matches!(kind, ModeFileType::Directory) { 2 } else { 1 };
+        let nlink = if matches!(kind, ModeFileType::Directory) {
+            2
+        } else {
+            1
+        };
         let b = Builder::new(name)
             .ino(ino)
             .mode(perm)
@@ -46,10 +50,11 @@ mod tests {
                 break;
             }
             let e = r.entry();
-            seen.push((e.name().to_string(), e.mode(), e.rdev_major(), e.rdev_minor()));
+            let name = e.name().to_string();
+            seen.push((name.clone(), e.mode(), e.rdev_major(), e.rdev_minor()));
             let mut data = Vec::new();
             r.read_to_end(&mut data).unwrap();
-            if e.name() == "init" {
+            if name == "init" {
                 assert_eq!(data, b"\x7fELF-not-really");
             }
             r.finish().unwrap();
@@ -63,7 +68,10 @@ mod tests {
 /// Whether an ELF executable has no program interpreter (is static): a
 /// dynamic /init cannot start in an initramfs without a libc.
 pub fn is_static_elf(elf: &[u8]) -> bool {
-    let u16_at = |o: usize| elf.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize);
+    let u16_at = |o: usize| {
+        elf.get(o..o + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
+    };
     let u64_at = |o: usize| {
         elf.get(o..o + 8)
             .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)

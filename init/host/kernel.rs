@@ -86,8 +86,7 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
 pub fn detect(path: &Path) -> Result<Format, String> {
     use std::io::Read;
     let mut head = vec![0u8; 4096];
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| format!("kernel {}: {e}", path.display()))?;
+    let mut f = std::fs::File::open(path).map_err(|e| format!("kernel {}: {e}", path.display()))?;
     let n = f
         .read(&mut head)
         .map_err(|e| format!("kernel {}: {e}", path.display()))?;
@@ -154,8 +153,12 @@ pub fn pick_package(names: &[String], arch: Arch, prefix: &str) -> Option<String
                 && !abi.contains("-rt");
             // "6.1" matches 6.1.0-54 but not 6.12.57: the prefix must end
             // where a version component ends
-            let matches = abi.starts_with(prefix)
-                && abi[prefix.len()..].chars().next().is_none_or(|c| !c.is_ascii_digit());
+            let matches = prefix.is_empty()
+                || abi.starts_with(prefix)
+                    && abi[prefix.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_ascii_digit());
             (plain && matches).then(|| (version_key(abi), n.clone()))
         })
         .max()
@@ -182,11 +185,16 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
     let opts = apt_arch_opts(arch, &lists);
     if !opts.is_empty() && !lists.join("partial").exists() {
         std::fs::create_dir_all(lists.join("partial")).map_err(|e| e.to_string())?;
-        run(Command::new("apt-get").args(&opts).arg("update"), "apt-get update")?;
+        run(
+            Command::new("apt-get").args(&opts).arg("update"),
+            "apt-get update",
+        )?;
     }
     let pattern = format!("^linux-image-{prefix}.*-{}-unsigned$", arch.debian());
     let found = run(
-        Command::new("apt-cache").args(&opts).args(["search", "--names-only", &pattern]),
+        Command::new("apt-cache")
+            .args(&opts)
+            .args(["search", "--names-only", &pattern]),
         "apt-cache search",
     )?;
     let names: Vec<String> = found
@@ -210,7 +218,10 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
         };
         eprintln!("trig-init: fetching {pkg} into {}", dir.display());
         run(
-            Command::new("apt-get").args(&opts).args(["download", &pkg]).current_dir(&dir),
+            Command::new("apt-get")
+                .args(&opts)
+                .args(["download", &pkg])
+                .current_dir(&dir),
             "apt-get download",
         )?;
         let deb = std::fs::read_dir(&dir)
@@ -219,7 +230,10 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
             .find(|p| p.extension().is_some_and(|x| x == "deb"))
             .ok_or("apt-get download left no .deb")?;
         run(
-            Command::new("dpkg-deb").arg("-x").arg(&deb).arg(dir.join("root")),
+            Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(&deb)
+                .arg(dir.join("root")),
             "dpkg-deb -x",
         )?;
         let _ = std::fs::remove_file(deb);
@@ -227,7 +241,10 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
     let image = std::fs::read_dir(&boot)
         .map_err(|e| format!("{}: {e}", boot.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-")))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-"))
+        })
         .ok_or_else(|| format!("no vmlinuz in {}", boot.display()))?;
     Ok(Kernel {
         format: detect(&image)?,
@@ -240,7 +257,10 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
 /// Resolves `-k`: a path, `debian` or `debian:PREFIX`.
 pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
     if spec == "debian" || spec.starts_with("debian:") {
-        let prefix = spec.strip_prefix("debian").unwrap_or("").trim_start_matches(':');
+        let prefix = spec
+            .strip_prefix("debian")
+            .unwrap_or("")
+            .trim_start_matches(':');
         return debian(arch, prefix);
     }
     let path = PathBuf::from(spec);
@@ -308,11 +328,26 @@ mod tests {
         .map(String::from)
         .to_vec();
         let pick = |p| pick_package(&names, Arch::X86_64, p);
-        assert_eq!(pick("6.1").as_deref(), Some("linux-image-6.1.0-54-amd64-unsigned"));
-        assert_eq!(pick("6.12").as_deref(), Some("linux-image-6.12.57+deb12-amd64-unsigned"));
-        assert_eq!(pick("6.1.0").as_deref(), Some("linux-image-6.1.0-54-amd64-unsigned"));
-        assert_eq!(pick("6.1.0-47").as_deref(), Some("linux-image-6.1.0-47-amd64-unsigned"));
-        assert_eq!(pick("").as_deref(), Some("linux-image-6.12.57+deb12-amd64-unsigned"));
+        assert_eq!(
+            pick("6.1").as_deref(),
+            Some("linux-image-6.1.0-54-amd64-unsigned")
+        );
+        assert_eq!(
+            pick("6.12").as_deref(),
+            Some("linux-image-6.12.57+deb12-amd64-unsigned")
+        );
+        assert_eq!(
+            pick("6.1.0").as_deref(),
+            Some("linux-image-6.1.0-54-amd64-unsigned")
+        );
+        assert_eq!(
+            pick("6.1.0-47").as_deref(),
+            Some("linux-image-6.1.0-47-amd64-unsigned")
+        );
+        assert_eq!(
+            pick("").as_deref(),
+            Some("linux-image-6.12.57+deb12-amd64-unsigned")
+        );
         assert_eq!(pick("5."), None);
     }
 }

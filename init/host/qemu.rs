@@ -97,7 +97,12 @@ pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
         ]
         .map(String::from),
     );
-    a.extend(["-smp".into(), vm.cpus.to_string(), "-m".into(), vm.memory.into()]);
+    a.extend([
+        "-smp".into(),
+        vm.cpus.to_string(),
+        "-m".into(),
+        vm.memory.into(),
+    ]);
     a.extend(["-kernel".into(), vm.kernel.path.display().to_string()]);
     a.extend(["-initrd".into(), vm.initrd.display().to_string()]);
     a.extend(["-append".into(), vm.cmdline.into()]);
@@ -157,6 +162,9 @@ mod tests {
     #[test]
     fn cmdline_carries_run_options_and_extra() {
         let c = kernel_cmdline(Arch::X86_64, &["trig.duration=1".into()], "root=/dev/nope");
-        assert_eq!(c, "console=ttyS0 panic=-1 quiet trig.duration=1 root=/dev/nope");
+        assert_eq!(
+            c,
+            "console=ttyS0 panic=-1 quiet trig.duration=1 root=/dev/nope"
+        );
     }
 }

@@ -20,12 +20,24 @@ pub fn summary(set: &RunSet) -> String {
     let _ = writeln!(
         out,
         "kernel {} ({}), {} under {}, {} CPUs, {} boot(s)",
-        set.kernel.release, set.kernel.spec, set.vm.arch, set.vm.accel.to_uppercase(), set.vm.cpus, set.runs.len()
+        set.kernel.release,
+        set.kernel.spec,
+        set.vm.arch,
+        set.vm.accel.to_uppercase(),
+        set.vm.cpus,
+        set.runs.len()
     );
     if set.vm.accel == "tcg" {
-        let _ = writeln!(out, "note: TCG emulation; compare ratios and kernels, not absolute rates");
+        let _ = writeln!(
+            out,
+            "note: TCG emulation; compare ratios and kernels, not absolute rates"
+        );
     }
-    let _ = writeln!(out, "{:<30} {:>4} {:>20} {:>10}  STATUS", "BENCHMARK", "RUNS", "M/s (mean ± sd)", "ns/event+");
+    let _ = writeln!(
+        out,
+        "{:<30} {:>4} {:>20} {:>10}  STATUS",
+        "BENCHMARK", "RUNS", "M/s (mean ± sd)", "ns/event+"
+    );
     for name in names {
         let results: Vec<_> = reports
             .iter()

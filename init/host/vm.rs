@@ -8,7 +8,9 @@ use super::qemu::{self, Accel};
 use super::{initramfs, table};
 use crate::options::RunOptions;
 use crate::report::frame::Frame;
-use crate::report::{BenchResult, KernelInfo, Outcome, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION};
+use crate::report::{
+    BenchResult, KernelInfo, Outcome, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION,
+};
 use crate::{matrix, registry};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -89,7 +91,9 @@ fn boot(
         let mut r = BufReader::new(stdout);
         let mut buf = Vec::new();
         while matches!(r.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
-            let line = String::from_utf8_lossy(&buf).trim_end_matches('\n').to_string();
+            let line = String::from_utf8_lossy(&buf)
+                .trim_end_matches('\n')
+                .to_string();
             if tx.send(line).is_err() {
                 break;
             }
@@ -129,7 +133,9 @@ fn boot(
             break;
         }
     }
-    let status = child.wait().map_err(|e| format!("waiting for {bin}: {e}"))?;
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for {bin}: {e}"))?;
     console.close();
     Ok(Boot {
         console,
@@ -173,7 +179,10 @@ fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunReco
     let parsed = report_from_frames(&b.console.frames);
     let frame_errors: Vec<String> = b.console.errors.iter().map(|e| e.to_string()).collect();
     let (status, message) = if !b.console.crash.is_empty() {
-        ("crashed", Some(format!("kernel crashed: {}", b.console.crash.join(" / "))))
+        (
+            "crashed",
+            Some(format!("kernel crashed: {}", b.console.crash.join(" / "))),
+        )
     } else if b.hung {
         let at = b
             .console
@@ -181,7 +190,13 @@ fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunReco
             .as_ref()
             .map(|(i, n, name)| format!(" during {name} ({i}/{n})"))
             .unwrap_or_default();
-        ("hung", Some(format!("guest did not finish within {} s{at}; QEMU killed", timeout.as_secs())))
+        (
+            "hung",
+            Some(format!(
+                "guest did not finish within {} s{at}; QEMU killed",
+                timeout.as_secs()
+            )),
+        )
     } else if !b.console.reached_init {
         let tail: Vec<&str> = b.console.log.lines().rev().take(5).collect();
         let why = if b.qemu_stderr.trim().is_empty() {
@@ -189,19 +204,36 @@ fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunReco
         } else {
             b.qemu_stderr.trim().to_string()
         };
-        ("no-boot", Some(format!("the guest never reached /init: {why}")))
+        (
+            "no-boot",
+            Some(format!("the guest never reached /init: {why}")),
+        )
     } else {
         match &parsed {
             Ok((r, true)) if r.all_ok() => ("ok", None),
-            Ok((r, true)) => ("failed", Some(format!(
-                "guest run ended '{}'{}; see failed benchmarks",
-                r.outcome.status,
-                r.outcome.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
-            ))),
-            Ok((_, false)) | Err(_) => ("bad-output", Some(format!(
-                "no complete, valid report on the console: {}",
-                frame_errors.first().cloned().or_else(|| parsed.as_ref().err().cloned()).unwrap_or_default()
-            ))),
+            Ok((r, true)) => (
+                "failed",
+                Some(format!(
+                    "guest run ended '{}'{}; see failed benchmarks",
+                    r.outcome.status,
+                    r.outcome
+                        .message
+                        .as_ref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                )),
+            ),
+            Ok((_, false)) | Err(_) => (
+                "bad-output",
+                Some(format!(
+                    "no complete, valid report on the console: {}",
+                    frame_errors
+                        .first()
+                        .cloned()
+                        .or_else(|| parsed.as_ref().err().cloned())
+                        .unwrap_or_default()
+                )),
+            ),
         }
     };
     let _ = b.exit_ok;
@@ -232,7 +264,12 @@ pub fn timestamp() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 fn progress_printer(quiet: bool, run: usize, runs: usize) -> impl FnMut(usize, usize, &str, f64) {
@@ -275,7 +312,8 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
         .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
     let stem_time = timestamp();
     let initrd = opts.out.join(format!(".initramfs-{stem_time}.cpio"));
-    std::fs::write(&initrd, &cpio).map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
+    std::fs::write(&initrd, &cpio)
+        .map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
     let timeout = Duration::from_secs(
         opts.timeout
             .unwrap_or(u64::from(opts.run.watchdog_secs(points)) + 120),
@@ -294,7 +332,10 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
         AccelChoice::Auto if qemu::kvm_present(opts.arch) => Accel::Kvm,
         AccelChoice::Auto => {
             if !opts.quiet {
-                eprintln!("trig-init: KVM not available for {}; using TCG", opts.arch.as_str());
+                eprintln!(
+                    "trig-init: KVM not available for {}; using TCG",
+                    opts.arch.as_str()
+                );
             }
             Accel::Tcg
         }
@@ -320,11 +361,23 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
     for index in 1..=opts.runs {
         let log_path = opts.out.join(format!(".boot-{stem_time}-{index}.log"));
         let b = loop {
-            let give_up = (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
-            let b = boot(opts.arch, &qemu::args(&vm, accel), timeout, give_up, progress_printer(opts.quiet, index, opts.runs))
-                .map_err(|e| (exit::INFRA, e))?;
+            let give_up =
+                (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
+            let b = boot(
+                opts.arch,
+                &qemu::args(&vm, accel),
+                timeout,
+                give_up,
+                progress_printer(opts.quiet, index, opts.runs),
+            )
+            .map_err(|e| (exit::INFRA, e))?;
             if give_up.is_some() && !b.console.reached_init {
-                let why = b.qemu_stderr.lines().last().unwrap_or("the guest never reached /init").to_string();
+                let why = b
+                    .qemu_stderr
+                    .lines()
+                    .last()
+                    .unwrap_or("the guest never reached /init")
+                    .to_string();
                 eprintln!("trig-init: KVM is present but unusable ({why}); falling back to TCG");
                 accel = Accel::Tcg;
                 set.vm.accel = accel.as_str().into();
@@ -346,14 +399,18 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
                 opts.runs,
                 rec.status,
                 rec.wall_s,
-                rec.message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+                rec.message
+                    .as_ref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
             );
         }
         set.runs.push(rec);
         // written after every boot, so that a later failure loses nothing
-        let path = opts
-            .out
-            .join(format!("{}-{stem_time}.json", set.kernel.release.replace('/', "_")));
+        let path = opts.out.join(format!(
+            "{}-{stem_time}.json",
+            set.kernel.release.replace('/', "_")
+        ));
         let final_log = path.with_extension(format!("boot{index}.log"));
         let _ = std::fs::rename(&log_path, &final_log);
         if let Some(last) = set.runs.last_mut() {
@@ -363,7 +420,8 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
             let _ = std::fs::remove_file(old);
         }
         let json = serde_json::to_string_pretty(&set).expect("results serialize");
-        std::fs::write(&path, json).map_err(|e| (exit::INFRA, format!("{}: {e}", path.display())))?;
+        std::fs::write(&path, json)
+            .map_err(|e| (exit::INFRA, format!("{}: {e}", path.display())))?;
         results_path = Some(path);
     }
     let _ = std::fs::remove_file(&initrd);
@@ -387,7 +445,12 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
 /// 3 if any boot did not give a complete report, else 1 if any benchmark
 /// failed, else 0.
 pub fn exit_status(set: &RunSet) -> u8 {
-    if set.runs.iter().any(|r| matches!(r.status.as_str(), "crashed" | "hung" | "no-boot" | "bad-output")) {
+    if set.runs.iter().any(|r| {
+        matches!(
+            r.status.as_str(),
+            "crashed" | "hung" | "no-boot" | "bad-output"
+        )
+    }) {
         exit::NO_BOOT
     } else if set.runs.iter().any(|r| r.status != "ok") {
         exit::BENCH_FAILED
@@ -410,7 +473,10 @@ mod tests {
 
     #[test]
     fn malformed_json_is_named() {
-        let frames = vec![Frame { kind: "report".into(), payload: "{\"schema_version\":".into() }];
+        let frames = vec![Frame {
+            kind: "report".into(),
+            payload: "{\"schema_version\":".into(),
+        }];
         let e = report_from_frames(&frames).unwrap_err();
         assert!(e.contains("malformed report JSON"), "{e}");
         assert!(report_from_frames(&[]).unwrap_err().contains("no report"));
@@ -427,7 +493,9 @@ mod tests {
         );
         let header = serde_json::to_string(&*run.report.lock().unwrap()).unwrap();
         let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","samples":[]}"#;
-        let text = [encode("header", &header), encode("bench", bench)].concat().concat();
+        let text = [encode("header", &header), encode("bench", bench)]
+            .concat()
+            .concat();
         let (frames, _) = crate::report::frame::parse(&text);
         let (r, complete) = report_from_frames(&frames).unwrap();
         assert!(!complete);

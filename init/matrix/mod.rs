@@ -98,9 +98,11 @@ impl Ctx<'_> {
                 let fd = crate::bpf::program(obj, driver)?.as_fd().as_raw_fd();
                 // one call up front: a driver that cannot run fails here,
                 // not silently in every producer
-                test_run(fd).map_err(|e| Failure::Unsupported(format!(
-                    "BPF_PROG_TEST_RUN of {driver}: {e}; needs test_run of raw_tp (5.10+)"
-                )))?;
+                test_run(fd).map_err(|e| {
+                    Failure::Unsupported(format!(
+                        "BPF_PROG_TEST_RUN of {driver}: {e}; needs test_run of raw_tp (5.10+)"
+                    ))
+                })?;
                 let iters = u64::from(self.opts.batch_iters);
                 Arc::new(move |count, stop| {
                     engine::produce(count, stop, 1, iters, || {
@@ -163,9 +165,10 @@ pub fn run_point(
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if point.producers > cpus {
-        result
-            .extra
-            .insert("oversubscribed".into(), format!("{} producers on {cpus} CPUs", point.producers));
+        result.extra.insert(
+            "oversubscribed".into(),
+            format!("{} producers on {cpus} CPUs", point.producers),
+        );
     }
     let ctx = Ctx {
         point,

@@ -54,7 +54,11 @@ pub enum FrameError {
     /// output was cut).
     Truncated { kind: String, lines: usize },
     /// A sequence number was skipped or repeated.
-    Sequence { kind: String, expected: usize, got: String },
+    Sequence {
+        kind: String,
+        expected: usize,
+        got: String,
+    },
     /// The end line disagrees with what was received.
     Mismatch { kind: String, what: String },
     /// An end line without a begin line.
@@ -182,7 +186,10 @@ fn finish(open: Open, end: &str) -> Result<Frame, FrameError> {
         return Err(mismatch(format!("unreadable end line '{end}'")));
     };
     if lines != open.lines {
-        return Err(mismatch(format!("{} of {lines} lines received", open.lines)));
+        return Err(mismatch(format!(
+            "{} of {lines} lines received",
+            open.lines
+        )));
     }
     if len != open.payload.len() {
         return Err(mismatch(format!(
@@ -237,7 +244,13 @@ mod tests {
         let text: String = encode("report", &json).concat();
         let (frames, errors) = parse(&text);
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(frames, vec![Frame { kind: "report".into(), payload: json }]);
+        assert_eq!(
+            frames,
+            vec![Frame {
+                kind: "report".into(),
+                payload: json
+            }]
+        );
     }
 
     #[test]
@@ -270,7 +283,10 @@ mod tests {
         let text: String = lines[..lines.len() - 2].concat();
         let (frames, errors) = parse(&text);
         assert!(frames.is_empty());
-        assert!(matches!(errors[..], [FrameError::Truncated { .. }]), "{errors:?}");
+        assert!(
+            matches!(errors[..], [FrameError::Truncated { .. }]),
+            "{errors:?}"
+        );
         assert!(errors[0].to_string().contains("truncated"));
     }
 
@@ -288,7 +304,10 @@ mod tests {
         let mut lines = encode("report", &doc());
         lines.remove(2);
         let (_, errors) = parse(&lines.concat());
-        assert!(matches!(errors[..], [FrameError::Sequence { expected: 1, .. }]), "{errors:?}");
+        assert!(
+            matches!(errors[..], [FrameError::Sequence { expected: 1, .. }]),
+            "{errors:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,220 @@
+//! End to end: boot a Debian 6.1 kernel under QEMU with trig-init as
+//! /init, through `trig-init vm`, and check what comes back. Relations
+//! between rates are asserted, never absolute rates (TCG here, KVM there).
+
+mod common;
+use common::{stderr, test_kernel, trig_init, BOOTS};
+use serde_json::Value;
+
+fn vm(extra: &[&str], run: &[&str]) -> (Option<i32>, String, Value) {
+    let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let kernel = test_kernel();
+    let out = tempdir();
+    let mut args = vec![
+        "vm", "-k", &kernel, "--out", &out, "--json", "-", "--cpus", "2",
+    ];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(run);
+    let o = trig_init(&args);
+    let doc = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+    (o.status.code(), stderr(&o), doc)
+}
+
+fn tempdir() -> String {
+    let d = std::env::temp_dir().join(format!(
+        "trig-init-boot-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d.display().to_string()
+}
+
+fn results(doc: &Value) -> &Vec<Value> {
+    doc["runs"][0]["report"]["results"]
+        .as_array()
+        .expect("results")
+}
+
+fn find<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    results(doc)
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} missing"))
+}
+
+fn mean(doc: &Value, name: &str) -> f64 {
+    find(doc, name)["summary"]["mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{name} has no rate"))
+}
+
+#[test]
+fn whole_matrix_on_debian_6_1() {
+    let (code, err, doc) = vm(&[], &["-w", "0", "-d", "1", "--cmp-str-len", "8,512"]);
+    assert_eq!(code, Some(0), "{err}");
+    let run = &doc["runs"][0];
+    assert_eq!(run["status"], "ok", "{err}");
+    let report = &run["report"];
+    assert_eq!(report["outcome"]["status"], "complete");
+    assert!(report["system"]["pid1"].as_bool().unwrap());
+    assert!(report["system"]["release"]
+        .as_str()
+        .unwrap()
+        .starts_with("6.1."));
+    for m in report["mounts"].as_array().unwrap() {
+        assert_ne!(m["status"], "failed", "{m}");
+    }
+    let listed = trig_init(&["list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    // every listed benchmark ran, at every string length for strncmp
+    let count = listed.lines().skip(1).count();
+    assert_eq!(
+        results(&doc).len(),
+        count + 3,
+        "strncmp-* run at two lengths"
+    );
+    for r in results(&doc) {
+        let name = r["name"].as_str().unwrap();
+        match r["status"].as_str().unwrap() {
+            "ok" => {
+                assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{name}");
+                if let Some(h) = r.get("hits") {
+                    let (b, u) = (h["bpf"].as_u64().unwrap(), h["user"].as_u64().unwrap());
+                    assert!(b.abs_diff(u) * 100 <= u, "{name}: BPF {b} vs user {u}");
+                }
+            }
+            "unsupported" => assert!(
+                r["reason"].as_str().unwrap().contains("needs "),
+                "{name}: {r}"
+            ),
+            other => panic!("{name} is {other}: {}", r["reason"]),
+        }
+    }
+    // what Debian's 6.1 can and cannot do
+    for ok in [
+        "trig-kprobe",
+        "trig-fentry",
+        "trig-batch-fexit",
+        "trig-uprobe-push",
+        "rename-fentry",
+        "rename-rawtp",
+        "strncmp-helper/len=8",
+        "strncmp-no-helper/len=512",
+    ] {
+        assert_eq!(find(&doc, ok)["status"], "ok", "{ok}");
+    }
+    for no in [
+        "trig-kprobe-multi",
+        "trig-fmodret",
+        "trig-batch-tp",
+        "trig-uprobe-multi-nop",
+        "rename-fmodret",
+    ] {
+        assert_eq!(find(&doc, no)["status"], "unsupported", "{no}");
+    }
+    assert!(find(&doc, "rename-fmodret")["reason"]
+        .as_str()
+        .unwrap()
+        .contains("is not modifiable"));
+    assert_eq!(
+        find(&doc, "rename-base")["extra"]["rename_thread"],
+        "worker"
+    );
+    // relations that hold on any machine
+    assert!(mean(&doc, "trig-kprobe") < mean(&doc, "trig-base"));
+    assert!(mean(&doc, "trig-uprobe-nop") < mean(&doc, "trig-usermode-count"));
+    assert!(mean(&doc, "trig-batch-kprobe") < mean(&doc, "trig-kernel-count"));
+    assert!(mean(&doc, "strncmp-no-helper/len=512") < mean(&doc, "strncmp-no-helper/len=8"));
+    assert!(
+        find(&doc, "trig-kprobe")["overhead_ns"]["ns_per_event"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    // a result file and the console log were kept
+    assert!(std::path::Path::new(run["console_log"].as_str().unwrap()).exists());
+}
+
+#[test]
+fn producers_list_and_rename_rule() {
+    let (code, err, doc) = vm(
+        &[],
+        &[
+            "-w",
+            "0",
+            "-d",
+            "1",
+            "-p",
+            "1,2",
+            "--filter",
+            "trig-base",
+            "--filter",
+            "rename-base",
+            "--rename-thread",
+            "main",
+        ],
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "rename with 2 producers fails the run: {err}"
+    );
+    assert_eq!(find(&doc, "trig-base/p=2")["producers"], 2);
+    assert_eq!(find(&doc, "rename-base/p=1")["status"], "ok");
+    assert_eq!(
+        find(&doc, "rename-base/p=1")["extra"]["rename_thread"],
+        "main"
+    );
+    let bad = find(&doc, "rename-base/p=2");
+    assert_eq!(bad["status"], "failed");
+    assert!(bad["reason"]
+        .as_str()
+        .unwrap()
+        .contains("exactly one producer"));
+}
+
+#[test]
+fn hung_guest_is_killed_and_reported() {
+    let (code, err, doc) = vm(&["--timeout", "3"], &["--filter", "trig-base"]);
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(doc["runs"][0]["status"], "hung");
+    assert!(err.contains("did not finish within 3 s"), "{err}");
+}
+
+#[test]
+fn kernel_panic_is_quoted() {
+    // no /init to run: the kernel falls back to a root that is not there
+    let (code, err, doc) = vm(
+        &["--append", "rdinit=/nonexistent root=/dev/nonexistent"],
+        &["--filter", "trig-base"],
+    );
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(doc["runs"][0]["status"], "crashed");
+    assert!(err.contains("Kernel panic"), "{err}");
+}
+
+#[test]
+fn guest_watchdog_keeps_finished_results() {
+    // a 3 s watchdog over two 2 s benchmarks: the first is kept
+    let (code, err, doc) = vm(
+        &[],
+        &[
+            "-w",
+            "0",
+            "-d",
+            "2",
+            "--timeout",
+            "3",
+            "--filter",
+            "trig-base",
+            "--filter",
+            "trig-usermode-count",
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    let report = &doc["runs"][0]["report"];
+    assert_eq!(report["outcome"]["status"], "watchdog");
+    assert_eq!(find(&doc, "trig-base")["status"], "ok");
+}
