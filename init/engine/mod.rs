@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn main_thread_producer() {
-        let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, || thread::yield_now()));
+        let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
         let plan = Plan {
             warmup: 0,
             duration: 1,
@@ -207,6 +207,6 @@ mod tests {
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 1);
-        assert!(m.total_user > 0 && m.total_user % 3 == 0);
+        assert!(m.total_user > 0 && m.total_user.is_multiple_of(3));
     }
 }

@@ -44,9 +44,9 @@ impl Console {
         self.log.push_str(line);
         self.log.push('\n');
         let clean = line.trim_end_matches('\r');
-        if !self.crash.is_empty() && self.crash.len() < 8 {
-            self.crash.push(clean.to_string());
-        } else if self.crash.is_empty() && CRASH_MARKERS.iter().any(|m| clean.contains(m)) {
+        // the crash line, then a few lines of its context
+        let in_crash = !self.crash.is_empty() && self.crash.len() < 8;
+        if in_crash || (self.crash.is_empty() && CRASH_MARKERS.iter().any(|m| clean.contains(m))) {
             self.crash.push(clean.to_string());
         }
         if clean.contains(INIT_MARKER) {

@@ -34,6 +34,33 @@ pub fn build(init: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Whether an ELF executable has no program interpreter (is static): a
+/// dynamic /init cannot start in an initramfs without a libc.
+pub fn is_static_elf(elf: &[u8]) -> bool {
+    let u16_at = |o: usize| {
+        elf.get(o..o + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
+    };
+    let u64_at = |o: usize| {
+        elf.get(o..o + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
+    };
+    // 64-bit little-endian ELF only: what trig-init is built as
+    if !elf.starts_with(b"\x7fELF\x02\x01") {
+        return false;
+    }
+    let (Some(phoff), Some(phentsize), Some(phnum)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38))
+    else {
+        return false;
+    };
+    const PT_INTERP: u32 = 3;
+    (0..phnum).all(|i| {
+        let o = phoff + i * phentsize;
+        elf.get(o..o + 4)
+            .is_some_and(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) != PT_INTERP)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,31 +90,4 @@ mod tests {
         assert_eq!(seen[3].0, "init");
         assert_eq!(seen[3].1, 0o100755);
     }
-}
-
-/// Whether an ELF executable has no program interpreter (is static): a
-/// dynamic /init cannot start in an initramfs without a libc.
-pub fn is_static_elf(elf: &[u8]) -> bool {
-    let u16_at = |o: usize| {
-        elf.get(o..o + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-    };
-    let u64_at = |o: usize| {
-        elf.get(o..o + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
-    };
-    // 64-bit little-endian ELF only: what trig-init is built as
-    if !elf.starts_with(b"\x7fELF\x02\x01") {
-        return false;
-    }
-    let (Some(phoff), Some(phentsize), Some(phnum)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38))
-    else {
-        return false;
-    };
-    const PT_INTERP: u32 = 3;
-    (0..phnum).all(|i| {
-        let o = phoff + i * phentsize;
-        elf.get(o..o + 4)
-            .is_some_and(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) != PT_INTERP)
-    })
 }

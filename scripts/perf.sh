@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prints the appliance's own figures (a benchmark script, not a test):
+# binary and initramfs size, boot time to the first benchmark, total run
+# time against the configured benchmark time (the appliance's overhead),
+# and the coefficient of variation of each benchmark's per-second samples.
+# Usage: scripts/perf.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kernel=${1:-debian:6.1.0}; shift || true
+[ "${1:-}" = "--" ] && shift
+./scripts/build.sh >/dev/null
+bin=target/trig-init
+out=$(mktemp -d)
+strip -o "$out/stripped" "$bin"
+echo "binary: $(stat -c %s "$bin") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
+"$bin" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- "$@" || true
+python3 - "$out/set.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+run = s["runs"][0]
+r = run["report"]
+p = r["params"]
+n = len(r["results"])
+configured = n * (p["warmup_s"] + p["duration_s"])
+print(f"kernel {s['kernel']['release']} accel {s['vm']['accel']} cpus {s['vm']['cpus']}")
+print(f"boot to first benchmark: {run.get('boot_s', float('nan')):.2f} s (target < 2.5 s)")
+print(f"total {run['wall_s']:.1f} s for {configured} s of benchmarks: overhead "
+      f"{100 * (run['wall_s'] - configured) / configured:.1f}% (target < 10%)")
+print(f"{'benchmark':<30} {'M/s':>10} {'cv %':>7}")
+for b in r["results"]:
+    if b.get("summary"):
+        print(f"{b['name']:<30} {b['summary']['mean']:>10.3f} {100 * b['summary']['cv']:>7.2f}")
+PY
+echo "initramfs: $(stat -c %s "$bin") bytes of /init plus about 1 KiB of cpio headers and nodes (target < 4 MB)"
+rm -rf "$out"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what building and running trig-init needs on Debian/Ubuntu:
+# clang (BPF), static libelf/zlib, QEMU, apt tools for Debian kernels, and
+# the musl target. Safe to run again.
+set -euo pipefail
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio
+      qemu-system-x86 qemu-system-arm
+      musl-tools autoconf automake libtool autopoint gettext flex bison gawk)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"; then
+    # Some images carry QEMU tools from bookworm-backports, which conflict
+    # with bookworm's qemu-system; take QEMU from backports too then.
+    . /etc/os-release
+    echo "deb http://deb.debian.org/debian ${VERSION_CODENAME}-backports main" |
+      $SUDO tee /etc/apt/sources.list.d/trig-init-backports.list >/dev/null
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+      -t "${VERSION_CODENAME}-backports" qemu-system-x86 qemu-system-arm
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  fi
+fi
+# apt must know the kernel packages that `trig-init vm -k debian...` fetches
+if ! apt-cache show linux-image-amd64 >/dev/null 2>&1; then
+  $SUDO apt-get update -qq
+fi
+rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 ||
+  echo "setup: rustup could not add x86_64-unknown-linux-musl; builds will use glibc static"
+echo "setup: done"
