@@ -68,6 +68,11 @@ fn whole_matrix_on_debian_6_1() {
     assert_eq!(run["status"], "ok", "{err}");
     let report = &run["report"];
     assert_eq!(report["outcome"]["status"], "complete");
+    // Debian's bzImage was unpacked to its vmlinux ELF for the PVH boot
+    assert!(doc["kernel"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("/vmlinux"));
     assert!(report["system"]["pid1"].as_bool().unwrap());
     assert!(report["system"]["release"]
         .as_str()
