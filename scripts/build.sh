@@ -1,11 +1,44 @@
 #!/usr/bin/env bash
 # Builds the static trig-init and links it as target/trig-init.
-# glibc static-pie (x86_64-unknown-linux-gnu, +crt-static; see
-# .cargo/config.toml) is the verified build here.
+#
+# Primary: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
+# source (feature `vendored`), ~2.1 MB. When the musl target or musl-gcc is
+# missing, or that build fails, falls back to glibc static-pie
+# (x86_64-unknown-linux-gnu +crt-static, .cargo/config.toml) and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --bin trig-init
-bin=target/x86_64-unknown-linux-gnu/release/trig-init
-file "$bin" | grep -q "static" || { echo "build: $bin is not static" >&2; exit 1; }
-ln -sfn "x86_64-unknown-linux-gnu/release/trig-init" target/trig-init
-echo "build: $(file -b "$bin" | cut -d, -f1-2), $(stat -c %s "$bin") bytes: target/trig-init"
+musl=x86_64-unknown-linux-musl
+gnu=x86_64-unknown-linux-gnu
+
+build_musl() {
+  rustup target list --installed 2>/dev/null | grep -qx "$musl" || { echo "no rustup target $musl"; return 1; }
+  command -v musl-gcc >/dev/null || { echo "no musl-gcc (apt-get install musl-tools)"; return 1; }
+  # musl-gcc hides the kernel's uapi headers, which libbpf needs; elfutils'
+  # lib/ wants argp.h, which libelf never calls (declarations only).
+  local inc=target/musl-support
+  mkdir -p "$inc/stub"
+  ln -sfn /usr/include/linux "$inc/linux"
+  ln -sfn "/usr/include/$(gcc -dumpmachine)/asm" "$inc/asm"
+  ln -sfn /usr/include/asm-generic "$inc/asm-generic"
+  cp scripts/musl/argp.h "$inc/stub/argp.h"
+  mkdir -p target/musl-support/nolib
+  env CC_x86_64_unknown_linux_musl=musl-gcc \
+    CFLAGS_x86_64_unknown_linux_musl="-idirafter $PWD/$inc -idirafter $PWD/$inc/stub" \
+    LIBBPF_SYS_LIBRARY_PATH="$PWD/target/musl-support/nolib" \
+    ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none required' \
+    ac_cv_search__obstack_free='none required' \
+    cargo build --release --bin trig-init --target "$musl" --no-default-features --features vendored
+}
+
+if out=$(build_musl 2>&1); then
+  target=$musl
+else
+  echo "$out" | tail -n 15 >&2
+  echo "build: the musl build is not possible here; falling back to glibc static ($gnu)" >&2
+  cargo build --release --bin trig-init --target "$gnu"
+  target=$gnu
+fi
+bin=target/$target/release/trig-init
+file "$bin" | grep -q "static" || { echo "build: $bin is not statically linked" >&2; exit 1; }
+ln -sfn "$target/release/trig-init" target/trig-init
+echo "build: $target, $(file -b "$bin" | grep -o 'static[-a-z]* linked'), $(stat -c %s "$bin") bytes -> target/trig-init"
