@@ -12,6 +12,7 @@ use crate::options::RunOptions;
 use crate::registry::{Bench, Group, Trigger};
 use crate::report::{BenchResult, Capability, HitCheck, Overhead, Status, Summary};
 use crate::stats;
+use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
@@ -58,6 +59,25 @@ pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<Point> {
     out
 }
 
+/// BPF's hit slots in a loaded skeleton's .bss (`hits` of bpf/common.h).
+macro_rules! hit_slots {
+    ($skel:expr) => {{
+        let bss =
+            $skel.maps.bss_data.as_deref_mut().ok_or_else(|| {
+                crate::bpf::Failure::Failed("BPF object has no .bss mapping".into())
+            })?;
+        // SAFETY: `counter` starts with its u64; the skeleton outlives the
+        // measurement.
+        Ok(unsafe { crate::engine::counters::BpfSlots::new(&mut bss.hits) })
+    }};
+}
+pub(crate) use hit_slots;
+
+/// Opening a skeleton fails only if the embedded object is broken.
+pub fn open_failed(e: libbpf_rs::Error) -> Failure {
+    Failure::Failed(format!("open BPF object: {e:#}"))
+}
+
 /// What a matrix runner needs to run one point.
 pub struct Ctx<'a> {
     pub point: &'a Point,
@@ -84,6 +104,23 @@ impl Ctx<'_> {
             verbose: self.verbose,
         };
         engine::measure(&plan, bpf, body)
+    }
+
+    /// Loads the benchmark's `progs` from `open`, attaches, and measures
+    /// with the hit slots that `slots` finds in the loaded skeleton.
+    pub fn load_and_measure<'o, S: OpenSkel<'o>>(
+        &self,
+        open: S,
+        progs: &[&str],
+        uprobe_offset: Option<usize>,
+        slots: impl FnOnce(&mut S::Output) -> Result<BpfSlots, Failure>,
+    ) -> Result<Measured, Failure> {
+        let bench = self.bench();
+        let mut skel = crate::bpf::load(open, progs, bench, self.caps)?;
+        let _link = crate::bpf::attach(skel.object(), bench, uprobe_offset, self.caps)?;
+        let body = self.producer(skel.object())?;
+        let slots = slots(&mut skel)?;
+        Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
     }
 
     /// The producer body of the benchmark's trigger, for programs in `obj`.

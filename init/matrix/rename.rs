@@ -1,10 +1,10 @@
 //! Task-rename overhead, from bpf/rename.bpf.c: the producer writes a name
 //! to /proc/self/comm, which goes through __set_task_comm().
 
-use super::Ctx;
-use crate::bpf::{self, skel::rename::RenameSkelBuilder, Failure};
-use crate::engine::{self, counters::BpfSlots, Body, Measured};
-use libbpf_rs::skel::{Skel, SkelBuilder};
+use super::{hit_slots, open_failed, Ctx};
+use crate::bpf::{skel::rename::RenameSkelBuilder, Failure};
+use crate::engine::{self, Body, Measured};
+use libbpf_rs::skel::SkelBuilder;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::mem::MaybeUninit;
@@ -41,21 +41,11 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut obj = MaybeUninit::uninit();
     let open = RenameSkelBuilder::default()
         .open(&mut obj)
-        .map_err(|e| Failure::Failed(format!("open BPF object: {e:#}")))?;
+        .map_err(open_failed)?;
     let progs: Vec<&str> = bench.prog.into_iter().collect();
-    let mut skel = bpf::load(open, &progs, bench, ctx.caps)?;
-    let _link = bpf::attach(skel.object(), bench, None, ctx.caps)?;
-    let body = ctx.producer(skel.object())?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
-    // SAFETY: `counter` starts with its u64; `skel` outlives the measurement.
-    let slots = unsafe { BpfSlots::new(&mut bss.hits) };
     let original = std::fs::read(COMM).unwrap_or_default();
-    let measured = ctx.measure(bench.counts_in_bpf().then_some(slots), body);
+    let measured = ctx.load_and_measure(open, &progs, None, |skel| hit_slots!(skel));
     // Put the name back: the comm shows up in the guest's own messages.
     let _ = open_comm().map(|mut f| f.write(original.trim_ascii_end()));
-    Ok(measured)
+    measured
 }

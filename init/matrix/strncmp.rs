@@ -1,9 +1,9 @@
 //! bpf_strncmp() against a bounded loop, from bpf/strncmp.bpf.c.
 
-use super::Ctx;
-use crate::bpf::{self, skel::strncmp::StrncmpSkelBuilder, Failure};
-use crate::engine::{counters::BpfSlots, Measured};
-use libbpf_rs::skel::{Skel, SkelBuilder};
+use super::{hit_slots, open_failed, Ctx};
+use crate::bpf::{skel::strncmp::StrncmpSkelBuilder, Failure};
+use crate::engine::Measured;
+use libbpf_rs::skel::SkelBuilder;
 use std::mem::MaybeUninit;
 
 /// The target string: '1'..'9' repeated, NUL-terminated at the end of the
@@ -39,7 +39,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut obj = MaybeUninit::uninit();
     let mut open = StrncmpSkelBuilder::default()
         .open(&mut obj)
-        .map_err(|e| Failure::Failed(format!("open BPF object: {e:#}")))?;
+        .map_err(open_failed)?;
     let ro = open
         .maps
         .rodata_data
@@ -53,17 +53,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
     fill(&mut ro.target, &mut bss.str, len as usize);
     let progs: Vec<&str> = bench.prog.into_iter().collect();
-    let mut skel = bpf::load(open, &progs, bench, ctx.caps)?;
-    let _link = bpf::attach(skel.object(), bench, None, ctx.caps)?;
-    let body = ctx.producer(skel.object())?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
-    // SAFETY: `counter` starts with its u64; `skel` outlives the measurement.
-    let slots = unsafe { BpfSlots::new(&mut bss.hits) };
-    Ok(ctx.measure(Some(slots), body))
+    ctx.load_and_measure(open, &progs, None, |skel| hit_slots!(skel))
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The trigger matrix: syscall-driven, batched in-kernel and uprobe
 //! benchmarks, all from bpf/trigger.bpf.c.
 
-use super::{utarget, Ctx};
-use crate::bpf::{self, skel::trigger::TriggerSkelBuilder, Failure};
-use crate::engine::{counters::BpfSlots, Measured};
+use super::{hit_slots, open_failed, utarget, Ctx};
+use crate::bpf::{skel::trigger::TriggerSkelBuilder, Failure};
+use crate::engine::Measured;
 use crate::registry::Trigger;
-use libbpf_rs::skel::{Skel, SkelBuilder};
+use libbpf_rs::skel::SkelBuilder;
 use std::mem::MaybeUninit;
 
 pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
@@ -13,7 +13,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut obj = MaybeUninit::uninit();
     let mut open = TriggerSkelBuilder::default()
         .open(&mut obj)
-        .map_err(|e| Failure::Failed(format!("open BPF object: {e:#}")))?;
+        .map_err(open_failed)?;
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
         ro.batch_iters = ctx.opts.batch_iters;
     }
@@ -27,15 +27,5 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         }
         _ => {}
     }
-    let mut skel = bpf::load(open, &progs, bench, ctx.caps)?;
-    let _link = bpf::attach(skel.object(), bench, offset, ctx.caps)?;
-    let body = ctx.producer(skel.object())?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
-    // SAFETY: `counter` starts with its u64; `skel` outlives the measurement.
-    let slots = unsafe { BpfSlots::new(&mut bss.hits) };
-    Ok(ctx.measure(bench.counts_in_bpf().then_some(slots), body))
+    ctx.load_and_measure(open, &progs, offset, |skel| hit_slots!(skel))
 }
