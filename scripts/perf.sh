@@ -12,7 +12,7 @@ kernel=${1:-debian:6.1.0}; shift || true
 bin=target/trig-init
 out=$(mktemp -d)
 strip -o "$out/stripped" "$bin"
-echo "binary: $(stat -c %s "$bin") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
+echo "binary: $(stat -L -c %s "$bin") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
 "$bin" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- "$@" || true
 python3 - "$out/set.json" <<'PY'
 import json, sys
@@ -31,5 +31,5 @@ for b in r["results"]:
     if b.get("summary"):
         print(f"{b['name']:<30} {b['summary']['mean']:>10.3f} {100 * b['summary']['cv']:>7.2f}")
 PY
-echo "initramfs: $(stat -c %s "$bin") bytes of /init plus about 1 KiB of cpio headers and nodes (target < 4 MB)"
+echo "initramfs: $(stat -L -c %s "$bin") bytes of /init plus about 1 KiB of cpio headers and nodes (target < 4 MB)"
 rm -rf "$out"
