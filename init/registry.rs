@@ -129,16 +129,14 @@ use Feature as F;
 use Group::{Rename as R, Strncmp as S, Trigger as T};
 use Trigger::{Call, Getpgid, Rename, TestRun};
 
-#[cfg(target_arch = "x86_64")]
+/// `KIND` and the getpgid syscall entry function of the target.
 macro_rules! sys {
     ($kind:literal) => {
-        concat!($kind, " __x64_sys_getpgid")
-    };
-}
-#[cfg(target_arch = "aarch64")]
-macro_rules! sys {
-    ($kind:literal) => {
-        concat!($kind, " __arm64_sys_getpgid")
+        if cfg!(target_arch = "aarch64") {
+            concat!($kind, " __arm64_sys_getpgid")
+        } else {
+            concat!($kind, " __x64_sys_getpgid")
+        }
     };
 }
 const DRV: Trigger = TestRun("trig_driver");

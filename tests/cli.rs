@@ -37,40 +37,23 @@ fn bad_run_option_is_named() {
     assert!(stderr(&o).contains("batch_iters 5000"), "{}", stderr(&o));
 }
 
+/// `vm -k KERNEL` must stop with a usage error that says `message`.
+fn vm_rejects(kernel: &str, message: &str) {
+    let o = trig_init(&["vm", "-k", kernel, "--out", "/tmp/trig-init-test-out"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(message), "{}", stderr(&o));
+}
+
 #[test]
 fn missing_kernel_is_a_usage_error() {
-    let o = trig_init(&[
-        "vm",
-        "-k",
-        "/nonexistent/bzImage",
-        "--out",
-        "/tmp/trig-init-test-out",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("/nonexistent/bzImage: no such file"),
-        "{}",
-        stderr(&o)
-    );
+    vm_rejects("/nonexistent/bzImage", "/nonexistent/bzImage: no such file");
 }
 
 #[test]
 fn non_kernel_file_is_named() {
     let p = std::env::temp_dir().join("trig-init-cli-not-a-kernel");
     std::fs::write(&p, b"not a kernel at all").unwrap();
-    let o = trig_init(&[
-        "vm",
-        "-k",
-        p.to_str().unwrap(),
-        "--out",
-        "/tmp/trig-init-test-out",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("is not a kernel image"),
-        "{}",
-        stderr(&o)
-    );
+    vm_rejects(p.to_str().unwrap(), "is not a kernel image");
 }
 
 #[test]

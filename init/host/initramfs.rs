@@ -1,6 +1,7 @@
 //! The initramfs: a newc cpio with the binary as /init and the two device
 //! nodes the kernel needs before devtmpfs is mounted.
 
+use super::le_uint;
 use cpio::newc::{self, Builder, ModeFileType};
 use std::io::Write;
 
@@ -37,27 +38,21 @@ pub fn build(init: &[u8]) -> std::io::Result<Vec<u8>> {
 /// Whether an ELF executable has no program interpreter (is static): a
 /// dynamic /init cannot start in an initramfs without a libc.
 pub fn is_static_elf(elf: &[u8]) -> bool {
-    let u16_at = |o: usize| {
-        elf.get(o..o + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-    };
-    let u64_at = |o: usize| {
-        elf.get(o..o + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
-    };
     // 64-bit little-endian ELF only: what trig-init is built as
     if !elf.starts_with(b"\x7fELF\x02\x01") {
         return false;
     }
-    let (Some(phoff), Some(phentsize), Some(phnum)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38))
-    else {
+    let (Some(phoff), Some(phentsize), Some(phnum)) = (
+        le_uint(elf, 0x20, 8),
+        le_uint(elf, 0x36, 2),
+        le_uint(elf, 0x38, 2),
+    ) else {
         return false;
     };
-    const PT_INTERP: u32 = 3;
+    const PT_INTERP: usize = 3;
     (0..phnum).all(|i| {
         let o = phoff + i * phentsize;
-        elf.get(o..o + 4)
-            .is_some_and(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) != PT_INTERP)
+        le_uint(elf, o, 4).is_some_and(|t| t != PT_INTERP)
     })
 }
 

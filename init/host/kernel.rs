@@ -1,6 +1,7 @@
 //! Kernels to boot: files given by path (detected by their headers) or
 //! Debian packages fetched with apt into a cache.
 
+use super::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,8 +67,8 @@ impl Format {
 
 /// Detects a kernel image from its first bytes.
 pub fn detect_bytes(head: &[u8]) -> Option<Format> {
-    if head.starts_with(b"\x7fELF") && head.len() >= 20 {
-        return match u16::from_le_bytes([head[18], head[19]]) {
+    if head.starts_with(b"\x7fELF") {
+        return match le_uint(head, 18, 2)? {
             62 => Some(Format::Elf(Arch::X86_64)),
             183 => Some(Format::Elf(Arch::Aarch64)),
             _ => None,
@@ -104,14 +105,9 @@ pub fn detect(path: &Path) -> Result<Format, String> {
 /// kernel's own decompressor is slow when emulated.
 pub fn extract_vmlinux(bzimage: &[u8]) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let u32_at = |o: usize| {
-        bzimage
-            .get(o..o + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
-    };
     // boot protocol: setup sectors, then payload_offset/length (2.08+)
     let setup_sects = usize::from(*bzimage.get(0x1f1).ok_or("bzImage too short")?).max(4);
-    let (Some(off), Some(len)) = (u32_at(0x248), u32_at(0x24c)) else {
+    let (Some(off), Some(len)) = (le_uint(bzimage, 0x248, 4), le_uint(bzimage, 0x24c, 4)) else {
         return Err("bzImage too short".into());
     };
     let start = (setup_sects + 1) * 512 + off;

@@ -8,6 +8,18 @@ pub mod qemu;
 pub mod table;
 pub mod vm;
 
+/// The `width`-byte little-endian integer at `offset`, if `bytes` has it:
+/// for reading ELF and bzImage headers.
+pub fn le_uint(bytes: &[u8], offset: usize, width: usize) -> Option<usize> {
+    let field = bytes.get(offset..offset.checked_add(width)?)?;
+    Some(
+        field
+            .iter()
+            .rev()
+            .fold(0, |acc, &b| (acc << 8) | usize::from(b)),
+    )
+}
+
 /// Exit statuses of `trig-init vm`, for scripts and `git bisect run`.
 pub mod exit {
     /// Every boot reported, every benchmark ok or unsupported.
@@ -20,4 +32,19 @@ pub mod exit {
     pub const NO_BOOT: u8 = 3;
     /// QEMU or the host tools could not be run.
     pub const INFRA: u8 = 4;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::le_uint;
+
+    #[test]
+    fn little_endian_fields() {
+        let b = [0x34, 0x12, 0x78, 0x56, 0xff];
+        assert_eq!(le_uint(&b, 0, 2), Some(0x1234));
+        assert_eq!(le_uint(&b, 0, 4), Some(0x5678_1234));
+        assert_eq!(le_uint(&b, 4, 1), Some(0xff));
+        assert_eq!(le_uint(&b, 3, 4), None);
+        assert_eq!(le_uint(&b, usize::MAX, 2), None);
+    }
 }
