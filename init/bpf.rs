@@ -113,13 +113,18 @@ pub fn classify(
         || tail.contains("not modifiable")
         || tail.contains("is not allowed")
         || tail.contains("unknown func");
-    let mut reason = format!("{stage}: {err:#}");
+    // strerror() has no name for the kernel-internal ENOTSUPP
+    let mut reason = format!("{stage}: {err:#}").replace(
+        "No error information (os error 524)",
+        "ENOTSUPP (kernel errno 524)",
+    );
     if !tail.is_empty() && !reason.contains(&tail) {
         reason.push_str(&format!(" [libbpf: {tail}]"));
     }
     if lacking || refused {
-        reason.push_str(&format!(
-            "; needs {} ({}{})",
+        // what is missing first: tables cut long reasons short
+        Failure::Unsupported(format!(
+            "needs {} ({}{}): {reason}",
             bench.feature.as_str(),
             bench.feature.needs(),
             if lacking {
@@ -127,8 +132,7 @@ pub fn classify(
             } else {
                 ""
             }
-        ));
-        Failure::Unsupported(reason)
+        ))
     } else {
         Failure::Failed(reason)
     }

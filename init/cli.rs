@@ -16,6 +16,10 @@ pub enum Cmd {
     Run(RunCmd),
     List(ListCmd),
     Vm(VmCmd),
+    Ab(AbCmd),
+    Compare(CompareCmd),
+    History(HistoryCmd),
+    Report(ReportCmd),
 }
 
 /// Run benchmarks in the running kernel; JSON to stdout, summary to stderr.
@@ -55,6 +59,13 @@ pub struct RunCmd {
     /// per-second progress lines and libbpf messages
     #[argh(switch, short = 'v')]
     pub verbose: bool,
+    /// also time a bare getpgid loop and report trig-base's counting cost
+    #[argh(switch)]
+    pub harness: bool,
+    /// slow benchmarks down on purpose: BENCH:SPINS[,BENCH:SPINS...] spin
+    /// iterations per triggered call (to validate comparisons)
+    #[argh(option)]
+    pub inject: Option<String>,
 }
 
 /// List every benchmark with its group, attach point, trigger and needs.
@@ -68,9 +79,21 @@ pub struct ListCmd {}
 #[argh(subcommand, name = "vm")]
 pub struct VmCmd {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
-    /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian)
-    #[argh(option, short = 'k', default = "String::from(\"debian\")")]
-    pub kernel: String,
+    /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
+    /// repeat to boot several kernels interleaved
+    #[argh(option, short = 'k')]
+    pub kernel: Vec<String>,
+    /// with several kernels: alternate (A B A B ...) or random (a seeded
+    /// random order within each round); default alternate
+    #[argh(option, default = "String::from(\"alternate\")")]
+    pub order: String,
+    /// seed of --order random (default 1)
+    #[argh(option, default = "1")]
+    pub seed: u64,
+    /// the kernel's source commit, recorded in the results for history
+    /// and bisect
+    #[argh(option)]
+    pub commit: Option<String>,
     /// guest architecture: x86_64 or aarch64 (default: the host's)
     #[argh(option)]
     pub arch: Option<String>,
@@ -80,7 +103,7 @@ pub struct VmCmd {
     /// guest memory (default 1G)
     #[argh(option, default = "String::from(\"1G\")")]
     pub memory: String,
-    /// boots of the kernel (default 1)
+    /// boots of each kernel (default 1)
     #[argh(option, default = "1")]
     pub runs: usize,
     /// directory for results and console logs (default results/)
@@ -99,6 +122,10 @@ pub struct VmCmd {
     /// more kernel command-line arguments
     #[argh(option, default = "String::new()")]
     pub append: String,
+    /// more command line for one kernel: the first --kernel-append goes
+    /// to the first -k, and so on (e.g. trig.inject=... on one side)
+    #[argh(option)]
+    pub kernel_append: Vec<String>,
     /// no progress or table on stderr
     #[argh(switch, short = 'q')]
     pub quiet: bool,
@@ -108,4 +135,96 @@ pub struct VmCmd {
     /// run options for the guest, after --
     #[argh(positional, greedy)]
     pub run_args: Vec<String>,
+}
+
+/// Boot two or more kernels interleaved (A B A B ...), N times each, and
+/// compare each with the first, paired by round: `trig-init ab -k A -k B
+/// --runs 5 [vm options] [-- run options]`. Takes the options of `vm`
+/// (`trig-init ab --help` lists them); run `compare` on the results
+/// files for other compare settings.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "ab")]
+pub struct AbCmd {}
+
+/// Compare NEW against BASE results (files or directories from `vm` or
+/// `ab`) with statistics; exit 0: nothing regressed, 1: a regression,
+/// 2: unreadable or incomparable input.
+#[derive(FromArgs, Debug, Default)]
+#[argh(subcommand, name = "compare")]
+pub struct CompareCmd {
+    /// BASE then NEW: results files or directories of them
+    #[argh(positional)]
+    pub paths: Vec<String>,
+    /// compare the two newest results in this history directory instead
+    #[argh(option)]
+    pub previous: Option<String>,
+    #[argh(option, default = "3.0")]
+    /// smallest change in percent that counts as a regression (default 3)
+    pub threshold: f64,
+    /// significance level (default 0.05)
+    #[argh(option, default = "0.05")]
+    pub alpha: f64,
+    /// coefficient of variation above which a benchmark is unstable, in
+    /// percent (default 10)
+    #[argh(option, default = "10.0")]
+    pub cv_limit: f64,
+    /// rate, overhead or both (default both)
+    #[argh(option, default = "String::from(\"both\")")]
+    pub metric: String,
+    /// table, markdown or json (default table)
+    #[argh(option, default = "String::from(\"table\")")]
+    pub format: String,
+    /// compare even when architecture, accelerator or parameters differ
+    #[argh(switch)]
+    pub force: bool,
+    /// also write the output here
+    #[argh(option, short = 'o')]
+    pub output: Option<String>,
+}
+
+/// Change points over a history directory of results (one file per
+/// night): per benchmark and metric, where the series stepped, by how
+/// much, and what moved with it. Exit 0: no new regression, 1: a new
+/// regression change point, 2: bad input.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "history")]
+pub struct HistoryCmd {
+    /// the history directory
+    #[argh(positional)]
+    pub dir: String,
+    #[argh(option)]
+    /// order results by the kernel commits' order in this git tree
+    /// (default: by when they ran)
+    pub git: Option<String>,
+    /// significance level of the permutation test (default 0.01)
+    #[argh(option, default = "0.01")]
+    pub alpha: f64,
+    /// smallest step in percent that is reported (default 5)
+    #[argh(option, default = "5.0")]
+    pub min_change: f64,
+    /// change points in the newest N results are new (default 3)
+    #[argh(option, default = "3")]
+    pub new: usize,
+    /// rate, overhead or both (default both)
+    #[argh(option, default = "String::from(\"both\")")]
+    pub metric: String,
+    /// table, markdown or json (default table)
+    #[argh(option, default = "String::from(\"table\")")]
+    pub format: String,
+}
+
+/// Write one self-contained HTML page for a history directory: a trend
+/// chart per benchmark with change points, and the latest comparison.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "report")]
+pub struct ReportCmd {
+    /// the history directory
+    #[argh(positional)]
+    pub dir: String,
+    /// where the page goes (default report.html)
+    #[argh(option, short = 'o', default = "String::from(\"report.html\")")]
+    pub output: String,
+    /// order results by the kernel commits' order in this git tree
+    #[argh(option)]
+    pub git: Option<String>,
 }

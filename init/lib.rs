@@ -4,6 +4,7 @@
 
 pub mod bpf;
 pub mod caps;
+pub mod changepoint;
 pub mod engine;
 pub mod guest;
 pub mod host;

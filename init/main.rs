@@ -5,8 +5,14 @@ mod cli;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
+use std::io::IsTerminal;
 use std::process::ExitCode;
-use trig_init::host::{kernel::Arch, vm as host_vm};
+use trig_init::changepoint;
+use trig_init::host::compare::{
+    self,
+    render::{render, Format},
+};
+use trig_init::host::{exit, history, html, kernel::Arch, vm as host_vm};
 use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
@@ -20,16 +26,38 @@ fn main() -> ExitCode {
     if nix::unistd::getpid().as_raw() == 1 {
         guest::pid1_main();
     }
+    let argv: Vec<String> = std::env::args().collect();
+    // `ab` takes vm's options, which argh cannot share between
+    // subcommands: parse them as vm's
+    if argv.get(1).is_some_and(|a| a == "ab") {
+        let result = match cli::VmCmd::from_args(&["trig-init", "ab"], &strs(&argv[2..])) {
+            Ok(cmd) => vm(cmd, true),
+            Err(e) if e.status.is_ok() => {
+                println!("{}", e.output);
+                return ExitCode::SUCCESS;
+            }
+            Err(e) => Err(e.output),
+        };
+        return finish(result);
+    }
     let args: TrigInit = argh::from_env();
     let result = match args.cmd {
         None => run(RunCmd::default()),
         Some(Cmd::Run(cmd)) => run(cmd),
-        Some(Cmd::Vm(cmd)) => vm(cmd),
+        Some(Cmd::Vm(cmd)) => vm(cmd, false),
+        Some(Cmd::Ab(_)) => unreachable!("ab is parsed before argh"),
+        Some(Cmd::Compare(cmd)) => Ok(compare(cmd)),
+        Some(Cmd::History(cmd)) => Ok(history(cmd)),
+        Some(Cmd::Report(cmd)) => Ok(report(cmd)),
         Some(Cmd::List(_)) => {
             list();
             Ok(ExitCode::SUCCESS)
         }
     };
+    finish(result)
+}
+
+fn finish(result: Result<ExitCode, String>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("trig-init: error: {e}");
         ExitCode::from(EXIT_USAGE)
@@ -41,6 +69,7 @@ fn run_options(cmd: &RunCmd) -> Result<RunOptions, String> {
         filter: cmd.filter.clone(),
         affinity: cmd.affinity,
         verbose: cmd.verbose,
+        harness: cmd.harness,
         ..RunOptions::default()
     };
     let sets = [
@@ -51,6 +80,7 @@ fn run_options(cmd: &RunCmd) -> Result<RunOptions, String> {
         ("cmp_str_len", cmd.cmp_str_len.clone()),
         ("rename_thread", cmd.rename_thread.clone()),
         ("timeout", cmd.timeout.map(|v| v.to_string())),
+        ("inject", cmd.inject.clone()),
     ];
     for (key, value) in sets {
         if let Some(v) = value {
@@ -74,11 +104,26 @@ fn run(cmd: RunCmd) -> Result<ExitCode, String> {
     })
 }
 
-fn vm(cmd: cli::VmCmd) -> Result<ExitCode, String> {
-    let args: Vec<&str> = cmd.run_args.iter().map(String::as_str).collect();
-    let run_cmd = RunCmd::from_args(&["run"], &args).map_err(|e| e.output)?;
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
+/// with the first.
+fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
+    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| e.output)?;
+    let kernels = if cmd.kernel.is_empty() {
+        vec!["debian".to_string()]
+    } else {
+        cmd.kernel
+    };
+    if compare_after && kernels.len() < 2 {
+        return Err("ab needs at least two kernels (-k A -k B)".into());
+    }
     let opts = host_vm::VmOptions {
-        kernel: cmd.kernel,
+        kernels,
+        order: host_vm::Order::parse(&cmd.order, cmd.seed)?,
+        commit: cmd.commit,
         arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
         cpus: cmd.cpus,
         memory: cmd.memory,
@@ -88,15 +133,173 @@ fn vm(cmd: cli::VmCmd) -> Result<ExitCode, String> {
         timeout: cmd.timeout,
         init: cmd.init.map(Into::into),
         append: cmd.append,
+        kernel_appends: cmd.kernel_append,
         quiet: cmd.quiet,
         json: cmd.json,
         run: run_options(&run_cmd)?,
     };
-    match host_vm::run(&opts) {
-        Ok(code) => Ok(ExitCode::from(code)),
+    let done = match host_vm::run(&opts) {
+        Ok(done) => done,
         Err((code, msg)) => {
             eprintln!("trig-init: error: {msg}");
-            Ok(ExitCode::from(code))
+            return Ok(ExitCode::from(code));
+        }
+    };
+    let mut code = done.status;
+    if compare_after {
+        let settings = compare::Settings::default();
+        let format = Format::parse("table", std::io::stdout().is_terminal())?;
+        let base = compare::Side {
+            files: vec![done.files[0].display().to_string()],
+            sets: vec![done.sets[0].clone()],
+        };
+        for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
+            let new = compare::Side {
+                files: vec![file.display().to_string()],
+                sets: vec![set.clone()],
+            };
+            match compare::compare(&base, &new, &settings) {
+                Ok(c) => {
+                    print!("{}", render(&c, format));
+                    if c.regressed() && code == exit::OK {
+                        code = exit::BENCH_FAILED;
+                    }
+                }
+                Err(e) => {
+                    eprintln!("trig-init: compare: {e}");
+                    code = code.max(exit::USAGE);
+                }
+            }
+        }
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// Exit statuses of `compare`.
+const COMPARE_REGRESSED: u8 = 1;
+const COMPARE_ERROR: u8 = 2;
+
+fn compare(cmd: cli::CompareCmd) -> ExitCode {
+    match compare_inner(cmd) {
+        Ok(regressed) => ExitCode::from(if regressed { COMPARE_REGRESSED } else { 0 }),
+        Err(e) => {
+            eprintln!("trig-init compare: error: {e}");
+            ExitCode::from(COMPARE_ERROR)
+        }
+    }
+}
+
+fn compare_inner(cmd: cli::CompareCmd) -> Result<bool, String> {
+    let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
+        (Some(dir), []) => compare::input::previous(dir.as_ref())?,
+        (None, [base, new]) => (
+            compare::input::load(&[base.into()])?,
+            compare::input::load(&[new.into()])?,
+        ),
+        _ => return Err("give BASE and NEW, or --previous DIR".into()),
+    };
+    if !(0.0..1.0).contains(&cmd.alpha) || cmd.threshold < 0.0 || cmd.cv_limit <= 0.0 {
+        return Err("--alpha must be in (0,1), --threshold and --cv-limit positive".into());
+    }
+    let settings = compare::Settings {
+        threshold_pct: cmd.threshold,
+        alpha: cmd.alpha,
+        cv_limit: cmd.cv_limit / 100.0,
+        metrics: compare::Metric::parse_choice(&cmd.metric)?,
+        force: cmd.force,
+        ..compare::Settings::default()
+    };
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let format = Format::parse(&cmd.format, color)?;
+    let c = compare::compare(&base, &new, &settings)?;
+    print!("{}", render(&c, format));
+    if let Some(path) = &cmd.output {
+        let plain = Format::parse(&cmd.format, false)?;
+        std::fs::write(path, render(&c, plain)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(c.regressed())
+}
+
+/// Exit statuses of `history`: a new change point for the worse is 1.
+fn history(cmd: cli::HistoryCmd) -> ExitCode {
+    let run = || -> Result<bool, String> {
+        if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change < 0.0 {
+            return Err("--alpha must be in (0,1) and --min-change positive".into());
+        }
+        let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+        let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
+        let settings = changepoint::Settings {
+            alpha: cmd.alpha,
+            min_change: cmd.min_change / 100.0,
+            ..changepoint::Settings::default()
+        };
+        let h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
+        match cmd.format.as_str() {
+            "json" => println!(
+                "{}",
+                serde_json::to_string_pretty(&h).expect("history serializes")
+            ),
+            "markdown" | "md" => print!("{}", history::render(&h, true)),
+            "table" => print!("{}", history::render(&h, false)),
+            f => {
+                return Err(format!(
+                    "--format must be table, markdown or json, not '{f}'"
+                ))
+            }
+        }
+        Ok(h.found.iter().any(|f| f.new && f.regression))
+    };
+    match run() {
+        Ok(regressed) => ExitCode::from(if regressed { COMPARE_REGRESSED } else { 0 }),
+        Err(e) => {
+            eprintln!("trig-init history: error: {e}");
+            ExitCode::from(COMPARE_ERROR)
+        }
+    }
+}
+
+fn report(cmd: cli::ReportCmd) -> ExitCode {
+    let run = || -> Result<(), String> {
+        let metrics = [compare::Metric::Rate, compare::Metric::Overhead];
+        let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
+        let latest = match entries.as_slice() {
+            [.., (pb, base), (pn, new)] => {
+                let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| compare::Side {
+                    files: vec![p.file.clone()],
+                    sets: sets.to_vec(),
+                };
+                compare::compare(
+                    &side(pb, base),
+                    &side(pn, new),
+                    &compare::Settings::default(),
+                )
+                .map_err(|e| eprintln!("trig-init report: no latest comparison: {e}"))
+                .ok()
+            }
+            _ => None,
+        };
+        let h = history::analyse(
+            &cmd.dir,
+            entries,
+            &metrics,
+            &changepoint::Settings::default(),
+            3,
+        );
+        std::fs::write(&cmd.output, html::page(&h, latest.as_ref()))
+            .map_err(|e| format!("{}: {e}", cmd.output))?;
+        eprintln!(
+            "trig-init report: wrote {} ({} results, {} change points)",
+            cmd.output,
+            h.points.len(),
+            h.found.len()
+        );
+        Ok(())
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("trig-init report: error: {e}");
+            ExitCode::from(COMPARE_ERROR)
         }
     }
 }

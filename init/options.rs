@@ -22,6 +22,37 @@ pub struct RunOptions {
     pub timeout: u32,
     /// Per-second progress lines and libbpf's messages on stderr.
     pub verbose: bool,
+    /// After the matrix, time a bare getpgid loop that counts nothing, to
+    /// put trig-base's counting overhead in the report.
+    pub harness: bool,
+    /// Known slowdowns for validating comparisons: spin iterations per
+    /// triggered call in the named benchmarks' producers.
+    pub inject: Vec<Inject>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inject {
+    pub bench: String,
+    pub spins: u32,
+}
+
+impl std::fmt::Display for Inject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.bench, self.spins)
+    }
+}
+
+fn parse_inject(v: &str) -> Result<Inject, String> {
+    let (bench, spins) = v
+        .rsplit_once(':')
+        .ok_or_else(|| format!("inject: '{v}' is not BENCH:SPINS"))?;
+    if crate::registry::find(bench).is_none() {
+        return Err(format!("inject: unknown benchmark '{bench}'"));
+    }
+    Ok(Inject {
+        bench: bench.into(),
+        spins: num("inject", spins)?,
+    })
 }
 
 impl Default for RunOptions {
@@ -37,6 +68,8 @@ impl Default for RunOptions {
             rename_on_main: false,
             timeout: 0,
             verbose: false,
+            harness: false,
+            inject: Vec::new(),
         }
     }
 }
@@ -70,6 +103,14 @@ impl RunOptions {
             "rename_thread" => self.rename_on_main = parse_rename_thread(value)?,
             "timeout" => self.timeout = num(key, value)?,
             "verbose" => self.verbose = matches!(value, "1" | "true" | "yes"),
+            "harness" => self.harness = matches!(value, "1" | "true" | "yes"),
+            "inject" => {
+                self.inject = value
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(parse_inject)
+                    .collect::<Result<_, _>>()?
+            }
             _ => return Err(format!("unknown option trig.{key}")),
         }
         Ok(())
@@ -117,6 +158,12 @@ impl RunOptions {
         if self.verbose {
             args.push("trig.verbose=1".into());
         }
+        if self.harness {
+            args.push("trig.harness=1".into());
+        }
+        if !self.inject.is_empty() {
+            args.push(format!("trig.inject={}", self.inject_list()));
+        }
         args
     }
 
@@ -144,6 +191,21 @@ impl RunOptions {
             }
         }
         Ok(())
+    }
+
+    /// `BENCH:SPINS,...`, as `trig.inject=` takes it.
+    pub fn inject_list(&self) -> String {
+        let items: Vec<String> = self.inject.iter().map(ToString::to_string).collect();
+        items.join(",")
+    }
+
+    /// Spin iterations injected into `bench`'s producers (0: none).
+    pub fn spins(&self, bench: &str) -> u32 {
+        self.inject
+            .iter()
+            .filter(|i| i.bench == bench)
+            .map(|i| i.spins)
+            .sum()
     }
 
     pub fn rename_thread(&self) -> &'static str {
@@ -174,6 +236,7 @@ impl RunOptions {
             cmp_str_lens: self.cmp_str_lens.clone(),
             rename_thread: self.rename_thread().into(),
             timeout_s: self.watchdog_secs(points),
+            inject: (!self.inject.is_empty()).then(|| self.inject_list()),
         }
     }
 }
@@ -213,6 +276,17 @@ mod tests {
             rename_on_main: true,
             timeout: 99,
             verbose: true,
+            harness: true,
+            inject: vec![
+                Inject {
+                    bench: "trig-kprobe".into(),
+                    spins: 300,
+                },
+                Inject {
+                    bench: "rename-base".into(),
+                    spins: 7,
+                },
+            ],
         };
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
         assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
@@ -228,5 +302,8 @@ mod tests {
         assert!(RunOptions::from_kernel_cmdline("trig.cmp_str_len=4096").is_err());
         assert!(RunOptions::from_kernel_cmdline("trig.producers=0").is_err());
         assert!(RunOptions::from_kernel_cmdline("trig.rename_thread=both").is_err());
+        let e = RunOptions::from_kernel_cmdline("trig.inject=trig-nope:10").unwrap_err();
+        assert!(e.contains("unknown benchmark 'trig-nope'"), "{e}");
+        assert!(RunOptions::from_kernel_cmdline("trig.inject=trig-base").is_err());
     }
 }

@@ -3,6 +3,7 @@
 //! the JSON names all come from this table.
 
 use crate::caps::Feature;
+use crate::report::Better;
 
 /// Which matrix (and so which BPF object and runner) a benchmark is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +79,9 @@ pub struct Bench {
     /// The benchmark whose rate this one's overhead is measured against.
     pub baseline: Option<&'static str>,
     pub arch: Arch,
+    /// Which way the rate improves (events per second: higher, for all
+    /// benchmarks so far).
+    pub better: Better,
 }
 
 impl Bench {
@@ -116,6 +120,7 @@ const fn b(
         feature,
         baseline,
         arch: Arch::Any,
+        better: Better::Higher,
     }
 }
 

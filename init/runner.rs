@@ -2,10 +2,12 @@
 //! for the host (PID 1), or as a plain JSON document (a command).
 
 use crate::caps;
+use crate::engine;
 use crate::matrix::{self, Point};
 use crate::options::RunOptions;
 use crate::report::{
-    frame, BenchResult, MountOutcome, Outcome, Report, Status, System, Tool, SCHEMA_VERSION,
+    frame, BenchResult, Harness, MountOutcome, Outcome, Report, Status, System, Tool,
+    SCHEMA_VERSION,
 };
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,6 +90,7 @@ impl Run {
             params: opts.params(points),
             mounts,
             results: Vec::new(),
+            harness: None,
             outcome: Outcome {
                 status: "running".into(),
                 message: None,
@@ -129,6 +132,33 @@ impl Run {
             self.lock().results.push(result);
         }
         matrix::add_overheads(&mut self.lock().results);
+        if opts.harness {
+            self.harness(opts);
+        }
+    }
+
+    /// Times the bare loop right after the matrix and sets the report's
+    /// harness figures from the first trig-base result.
+    fn harness(&self, opts: &RunOptions) {
+        let base = self.lock().results.iter().find_map(|r| {
+            (r.bench == "trig-base" && r.producers == 1)
+                .then(|| r.summary.as_ref().map(|s| s.mean))
+                .flatten()
+        });
+        let Some(base_mps) = base else {
+            eprintln!("trig-init: --harness needs a trig-base result with one producer");
+            return;
+        };
+        let bare_mps = engine::bare_rate(opts.duration, matrix::getpgid);
+        eprintln!(
+            "harness: trig-base {base_mps:.3}M/s, bare getpgid loop {bare_mps:.3}M/s, ratio {:.3}",
+            base_mps / bare_mps
+        );
+        self.lock().harness = Some(Harness {
+            base_mps,
+            bare_mps,
+            ratio: base_mps / bare_mps,
+        });
     }
 
     /// Sets the outcome and emits the report, once; later calls (the

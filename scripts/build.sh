@@ -1,12 +1,41 @@
 #!/usr/bin/env bash
-# Builds the static trig-init and links it as target/trig-init.
+# Builds the static trig-init.
 #
-# Primary: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
+#   scripts/build.sh                 x86-64, linked as target/trig-init
+#   scripts/build.sh --arch aarch64  arm64, cross-built with cargo-zigbuild
+#
+# x86-64: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
 # source (feature `vendored`), ~2.1 MB. When the musl target or musl-gcc is
 # missing, or that build fails, falls back to glibc static-pie
 # (x86_64-unknown-linux-gnu +crt-static, .cargo/config.toml) and says so.
+# aarch64: aarch64-unknown-linux-musl through zig (cargo-zigbuild), which
+# brings the cross C toolchain and kernel headers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+arch=x86_64
+[ "${1:-}" = "--arch" ] && arch=${2:?--arch x86_64|aarch64}
+
+# elfutils' configure looks for argp/fts/obstack, which libelf never uses
+export ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none required' \
+  ac_cv_search__obstack_free='none required'
+
+if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
+  target=aarch64-unknown-linux-musl
+  command -v cargo-zigbuild >/dev/null || { echo "build: no cargo-zigbuild (scripts/setup.sh installs it)" >&2; exit 1; }
+  mkdir -p target/zig-support/stub
+  cp scripts/musl/argp.h target/zig-support/stub/argp.h
+  # zig's linker turns rustc's default debuginfo strip into strip-all;
+  # build unstripped and drop only debug info below
+  env CFLAGS_aarch64_unknown_linux_musl="-idirafter $PWD/target/zig-support/stub" \
+    CARGO_PROFILE_RELEASE_STRIP=false \
+    cargo zigbuild --release --bin trig-init --target "$target" --no-default-features --features vendored
+  bin=target/$target/release/trig-init
+  llvm-strip --strip-debug "$bin"
+  file "$bin" | grep -q "ARM aarch64.*statically linked" || { echo "build: $bin is not a static arm64 binary" >&2; exit 1; }
+  echo "build: $target, $(stat -c %s "$bin") bytes -> $bin"
+  exit 0
+fi
+
 musl=x86_64-unknown-linux-musl
 gnu=x86_64-unknown-linux-gnu
 
@@ -25,8 +54,6 @@ build_musl() {
   env CC_x86_64_unknown_linux_musl=musl-gcc \
     CFLAGS_x86_64_unknown_linux_musl="-idirafter $PWD/$inc -idirafter $PWD/$inc/stub" \
     LIBBPF_SYS_LIBRARY_PATH="$PWD/target/musl-support/nolib" \
-    ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none required' \
-    ac_cv_search__obstack_free='none required' \
     cargo build --release --bin trig-init --target "$musl" --no-default-features --features vendored
 }
 
@@ -41,4 +68,4 @@ fi
 bin=target/$target/release/trig-init
 file "$bin" | grep -q "static" || { echo "build: $bin is not statically linked" >&2; exit 1; }
 ln -sfn "$target/release/trig-init" target/trig-init
-echo "build: $target, $(file -b "$bin" | grep -o 'static[-a-z]* linked'), $(stat -c %s "$bin") bytes -> target/trig-init"
+echo "build: $target, $(stat -c %s "$bin") bytes -> target/trig-init"

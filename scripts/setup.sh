@@ -8,7 +8,8 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio
       qemu-system-x86 qemu-system-arm
-      musl-tools autoconf automake libtool autopoint gettext flex bison gawk)
+      musl-tools autoconf automake libtool autopoint gettext flex bison gawk
+      python3-pip file)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -35,4 +36,10 @@ if ! apt-cache show linux-image-amd64 >/dev/null 2>&1; then
 fi
 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 ||
   echo "setup: rustup could not add x86_64-unknown-linux-musl; builds will use glibc static"
+# arm64: the Rust target and zig as the cross C toolchain (PyPI)
+if [ "${TRIG_ARM64:-0}" = 1 ] || [ "${1:-}" = "--arm64" ]; then
+  rustup target add aarch64-unknown-linux-musl >/dev/null
+  command -v cargo-zigbuild >/dev/null || python3 -m pip install -q ziglang cargo-zigbuild ||
+    python3 -m pip install -q --break-system-packages ziglang cargo-zigbuild
+fi
 echo "setup: done"

@@ -62,7 +62,10 @@ fn mean(doc: &Value, name: &str) -> f64 {
 
 #[test]
 fn whole_matrix_on_debian_6_1() {
-    let (code, err, doc) = vm(&[], &["-w", "0", "-d", "1", "--cmp-str-len", "8,512"]);
+    let (code, err, doc) = vm(
+        &[],
+        &["-w", "0", "-d", "1", "--cmp-str-len", "8,512", "--harness"],
+    );
     assert_eq!(code, Some(0), "{err}");
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "ok", "{err}");
@@ -150,6 +153,138 @@ fn whole_matrix_on_debian_6_1() {
     );
     // a result file and the console log were kept
     assert!(std::path::Path::new(run["console_log"].as_str().unwrap()).exists());
+    // counting costs something, but never more than the syscall itself
+    let h = &report["harness"];
+    let ratio = h["ratio"].as_f64().expect("harness figures");
+    assert!(
+        h["bare_mps"].as_f64().unwrap() > 0.0 && ratio > 0.5 && ratio < 1.5,
+        "{h}"
+    );
+}
+
+#[test]
+fn interleaved_ab_flags_an_injected_slowdown_only() {
+    let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let kernel = test_kernel();
+    let out = tempdir();
+    let o = trig_init(&[
+        "ab",
+        "-k",
+        &kernel,
+        "-k",
+        &kernel,
+        "--runs",
+        "6",
+        "--out",
+        &out,
+        "-q",
+        "--kernel-append",
+        "",
+        "--kernel-append",
+        "trig.inject=trig-kprobe:400",
+        "--",
+        "--filter",
+        "trig-base",
+        "--filter",
+        "trig-kprobe",
+        "-w",
+        "0",
+        "-d",
+        "1",
+    ]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{table}{}", stderr(&o));
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} not in {table}"))
+            .to_string()
+    };
+    assert!(line("trig-kprobe").contains("regressed"), "{table}");
+    assert!(!line("trig-base").contains("regressed"), "{table}");
+    assert!(table.contains("paired by round"), "{table}");
+    assert!(
+        table.contains("injected slowdown trig-kprobe:400"),
+        "{table}"
+    );
+    // both kernels' results files are there, and compare agrees on them
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
+        .filter(|p| p.ends_with(".json"))
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (k1, k2) = if files[0].ends_with("-k1.json") {
+        (&files[0], &files[1])
+    } else {
+        (&files[1], &files[0])
+    };
+    let c = trig_init(&["compare", k1, k2, "--format", "json"]);
+    assert_eq!(c.status.code(), Some(1), "{}", stderr(&c));
+    let doc: Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(doc["paired"], true);
+    let kprobe = doc["benches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "trig-kprobe")
+        .unwrap();
+    assert_eq!(kprobe["verdict"], "regressed");
+    assert_eq!(kprobe["metrics"][0]["pairs"], 6);
+}
+
+/// The arm64 binary (scripts/build.sh --arch aarch64) on Debian's arm64
+/// 6.1 under qemu-system-aarch64.
+#[test]
+fn arm64_matrix_on_debian_6_1() {
+    let init = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/aarch64-unknown-linux-musl/release/trig-init"
+    );
+    assert!(
+        std::path::Path::new(init).exists(),
+        "no {init}: build it with scripts/build.sh --arch aarch64"
+    );
+    let (code, err, doc) = vm(
+        &["--arch", "aarch64", "--init", init],
+        &["-w", "0", "-d", "1", "--cmp-str-len", "8"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let report = &doc["runs"][0]["report"];
+    assert_eq!(report["system"]["machine"], "aarch64");
+    for r in results(&doc) {
+        let name = r["name"].as_str().unwrap();
+        assert!(!name.contains("nop5"), "x86-only {name} ran on arm64");
+        match r["status"].as_str().unwrap() {
+            "ok" => assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{name}"),
+            "unsupported" => assert!(
+                r["reason"].as_str().unwrap().starts_with("needs "),
+                "{name}: {r}"
+            ),
+            other => panic!("{name} is {other}: {}", r["reason"]),
+        }
+    }
+    for ok in [
+        "trig-kprobe",
+        "trig-rawtp",
+        "trig-batch-kprobe",
+        "trig-uprobe-nop",
+        "rename-kprobe",
+        "strncmp-helper/len=8",
+    ] {
+        assert_eq!(find(&doc, ok)["status"], "ok", "{ok}");
+    }
+    // arm64 attaches trampolines through ftrace direct calls only from 6.4
+    let fentry = find(&doc, "trig-fentry");
+    assert_eq!(fentry["status"], "unsupported");
+    assert!(
+        fentry["reason"]
+            .as_str()
+            .unwrap()
+            .contains("ENOTSUPP (kernel errno 524)"),
+        "{fentry}"
+    );
 }
 
 #[test]

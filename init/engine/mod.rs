@@ -59,6 +59,36 @@ pub fn produce(
     }
 }
 
+/// Busy work that the compiler cannot drop: the injected slowdown.
+pub fn spin(iterations: u32) {
+    for i in 0..iterations {
+        std::hint::black_box(i);
+    }
+}
+
+/// The rate, in M/s, of `trigger` called in a loop for `seconds` on this
+/// thread with nothing counted but a local: the reference that trig-base's
+/// counting overhead is measured against.
+pub fn bare_rate(seconds: u32, mut trigger: impl FnMut()) -> f64 {
+    let stop = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            thread::sleep(Duration::from_secs(u64::from(seconds)));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let start = Instant::now();
+        let mut calls = 0u64;
+        // the same batching as `produce`, minus the shared counter
+        while !stop.load(Ordering::Relaxed) {
+            for _ in 0..64 {
+                trigger();
+            }
+            calls += 64;
+        }
+        calls as f64 / start.elapsed().as_secs_f64() / 1e6
+    })
+}
+
 fn pin_to(cpu: usize) {
     use nix::sched::{sched_setaffinity, CpuSet};
     let mut set = CpuSet::new();

@@ -100,7 +100,8 @@ pub fn detect(path: &Path) -> Result<Format, String> {
     })
 }
 
-/// The vmlinux ELF inside an xz-compressed bzImage. Under TCG, QEMU boots
+/// The vmlinux ELF inside an xz- or zstd-compressed bzImage (Debian uses
+/// xz for 6.1, zstd for 6.12). Under TCG, QEMU boots
 /// the ELF through its PVH entry in about a third of the time, because the
 /// kernel's own decompressor is slow when emulated.
 pub fn extract_vmlinux(bzimage: &[u8]) -> Result<Vec<u8>, String> {
@@ -114,15 +115,21 @@ pub fn extract_vmlinux(bzimage: &[u8]) -> Result<Vec<u8>, String> {
     let payload = bzimage
         .get(start..start + len)
         .ok_or("bzImage payload out of range")?;
-    if !payload.starts_with(b"\xfd7zXZ\x00") {
-        return Err("bzImage payload is not xz-compressed".into());
-    }
     // the build appends the decompressed size as 4 bytes after the stream
     let stream = &payload[..payload.len().saturating_sub(4)];
     let mut elf = Vec::new();
-    xz2::read::XzDecoder::new(stream)
-        .read_to_end(&mut elf)
-        .map_err(|e| format!("decompressing the bzImage payload: {e}"))?;
+    let unpacked = if payload.starts_with(b"\xfd7zXZ\x00") {
+        xz2::read::XzDecoder::new(stream)
+            .read_to_end(&mut elf)
+            .map_err(|e| e.to_string())
+    } else if payload.starts_with(b"\x28\xb5\x2f\xfd") {
+        ruzstd::decoding::StreamingDecoder::new(stream)
+            .map_err(|e| e.to_string())
+            .and_then(|mut d| d.read_to_end(&mut elf).map_err(|e| e.to_string()))
+    } else {
+        return Err("bzImage payload is neither xz- nor zstd-compressed".into());
+    };
+    unpacked.map_err(|e| format!("decompressing the bzImage payload: {e}"))?;
     if detect_bytes(&elf) != Some(Format::Elf(Arch::X86_64)) {
         return Err("the bzImage payload is not an x86-64 ELF".into());
     }
@@ -347,6 +354,40 @@ mod tests {
         elf[18] = 183;
         assert_eq!(detect_bytes(&elf), Some(Format::Elf(Arch::Aarch64)));
         assert_eq!(detect_bytes(b"#!/bin/sh\necho hi\n"), None);
+    }
+
+    /// A bzImage whose payload is `compressed` plus the 4-byte size.
+    fn bzimage(compressed: &[u8]) -> Vec<u8> {
+        let mut bz = vec![0u8; 5 * 512];
+        bz[0x1f1] = 4;
+        bz[0x248..0x24c].copy_from_slice(&0u32.to_le_bytes());
+        bz[0x24c..0x250].copy_from_slice(&(compressed.len() as u32 + 4).to_le_bytes());
+        bz.extend_from_slice(compressed);
+        bz.extend_from_slice(&[0; 4]);
+        bz
+    }
+
+    #[test]
+    fn unpacks_xz_and_zstd_payloads() {
+        use std::io::Write;
+        let mut elf = vec![0u8; 4096];
+        elf[..4].copy_from_slice(b"\x7fELF");
+        elf[18] = 62;
+        let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
+        xz.write_all(&elf).unwrap();
+        let xz = xz.finish().unwrap();
+        assert_eq!(extract_vmlinux(&bzimage(&xz)).unwrap(), elf);
+        let zst = ruzstd::encoding::compress_to_vec(
+            &elf[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
+        assert_eq!(extract_vmlinux(&bzimage(&zst)).unwrap(), elf);
+        let e = extract_vmlinux(&bzimage(b"plain bytes")).unwrap_err();
+        assert!(e.contains("neither xz- nor zstd"), "{e}");
+        let mut not_elf = xz2::write::XzEncoder::new(Vec::new(), 1);
+        not_elf.write_all(b"hello").unwrap();
+        let e = extract_vmlinux(&bzimage(&not_elf.finish().unwrap())).unwrap_err();
+        assert!(e.contains("not an x86-64 ELF"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The host side: boot kernels with trig-init as /init and collect the
 //! results.
 
+pub mod compare;
 pub mod console;
+pub mod history;
+pub mod html;
 pub mod initramfs;
 pub mod kernel;
 pub mod qemu;

@@ -9,7 +9,7 @@ use super::{initramfs, table};
 use crate::options::RunOptions;
 use crate::report::frame::Frame;
 use crate::report::{
-    BenchResult, KernelInfo, Outcome, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION,
+    BenchResult, KernelInfo, Outcome, Pairing, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION,
 };
 use crate::{matrix, registry};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -37,7 +37,11 @@ impl AccelChoice {
 }
 
 pub struct VmOptions {
-    pub kernel: String,
+    /// One or more kernels; several are booted interleaved by `order`.
+    pub kernels: Vec<String>,
+    pub order: Order,
+    /// The kernel's source commit, recorded for history and bisect.
+    pub commit: Option<String>,
     pub arch: Arch,
     pub cpus: usize,
     pub memory: String,
@@ -48,6 +52,9 @@ pub struct VmOptions {
     pub timeout: Option<u64>,
     pub init: Option<PathBuf>,
     pub append: String,
+    /// More command line for the i-th kernel only (compare boot options,
+    /// or inject a slowdown into one side: `trig.inject=...`).
+    pub kernel_appends: Vec<String>,
     pub quiet: bool,
     /// Also print the results document here ("-" for stdout).
     pub json: Option<String>,
@@ -243,6 +250,7 @@ fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunReco
         console_log: log_path.display().to_string(),
         wall_s: b.wall,
         boot_s: b.boot_s,
+        pairing: None,
         report: parsed.ok().map(|(r, _)| r),
     }
 }
@@ -271,13 +279,13 @@ pub fn timestamp() -> String {
     )
 }
 
-fn progress_printer(quiet: bool, run: usize, runs: usize) -> impl FnMut(usize, usize, &str, f64) {
+fn progress_printer(quiet: bool, label: &str) -> impl FnMut(usize, usize, &str, f64) + '_ {
     let tty = std::io::stderr().is_terminal();
     move |i, n, name, t| {
         if quiet {
             return;
         }
-        let line = format!("[boot {run}/{runs}] [{i}/{n}] {name} ({t:.1} s)");
+        let line = format!("[boot {label}] [{i}/{n}] {name} ({t:.1} s)");
         if tty {
             eprint!("\r\x1b[K{line}");
         } else {
@@ -287,13 +295,98 @@ fn progress_printer(quiet: bool, run: usize, runs: usize) -> impl FnMut(usize, u
     }
 }
 
-/// Runs the command; returns the exit status.
-pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
+/// In which order the boots of several kernels go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// A B A B ...: each round boots every kernel once, in the given order.
+    Alternate,
+    /// Each round boots every kernel once, in a seeded random order.
+    Random(u64),
+}
+
+impl Order {
+    pub fn parse(s: &str, seed: u64) -> Result<Self, String> {
+        match s {
+            "alternate" => Ok(Order::Alternate),
+            "random" => Ok(Order::Random(seed)),
+            _ => Err(format!("--order must be alternate or random, not '{s}'")),
+        }
+    }
+
+    /// The kernel index of each boot, round by round: (round, kernel).
+    /// Every round holds each kernel once, so rounds pair the boots.
+    pub fn schedule(self, kernels: usize, rounds: usize) -> Vec<(usize, usize)> {
+        let mut rng = match self {
+            Order::Random(seed) => Some(fastrand::Rng::with_seed(seed)),
+            Order::Alternate => None,
+        };
+        (1..=rounds)
+            .flat_map(|round| {
+                let mut ks: Vec<usize> = (0..kernels).collect();
+                if let Some(rng) = rng.as_mut() {
+                    rng.shuffle(&mut ks);
+                }
+                ks.into_iter().map(move |k| (round, k))
+            })
+            .collect()
+    }
+}
+
+/// One kernel of the command and the results file it accumulates.
+struct Target {
+    kernel: Kernel,
+    set: RunSet,
+    path: Option<PathBuf>,
+}
+
+impl Target {
+    /// Adds a boot and rewrites the results file, so that a later failure
+    /// loses nothing; `tag` keeps several kernels of one command apart.
+    fn add(&mut self, out: &Path, stem: &str, tag: &str, mut rec: RunRecord) -> Result<(), String> {
+        if let Some(r) = &rec.report {
+            self.set.kernel.release.clone_from(&r.system.release);
+        }
+        let path = out.join(format!(
+            "{}-{stem}{tag}.json",
+            self.set.kernel.release.replace('/', "_")
+        ));
+        let final_log = path.with_extension(format!("boot{}.log", rec.index));
+        let _ = std::fs::rename(&rec.console_log, &final_log);
+        rec.console_log = final_log.display().to_string();
+        self.set.runs.push(rec);
+        if let Some(old) = self.path.as_ref().filter(|p| **p != path) {
+            let _ = std::fs::remove_file(old);
+        }
+        let json = serde_json::to_string_pretty(&self.set).expect("results serialize");
+        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.path = Some(path);
+        Ok(())
+    }
+}
+
+/// What a finished `vm` command leaves: per kernel, its results and file.
+pub struct Done {
+    pub status: u8,
+    pub sets: Vec<RunSet>,
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the command. With several kernels the boots interleave by
+/// `order`, and each kernel gets its own results file.
+pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
     let usage = |e: String| (exit::USAGE, e);
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
     let points = matrix::points(&selected, &opts.run).len();
-    let kernel: Kernel = kernel::resolve(&opts.kernel, opts.arch).map_err(usage)?;
+    if opts.kernels.is_empty() {
+        return Err(usage("no kernel given".into()));
+    }
+    let kernels = opts
+        .kernels
+        .iter()
+        .map(|k| kernel::resolve(k, opts.arch))
+        .collect::<Result<Vec<Kernel>, String>>()
+        .map_err(usage)?;
     let init_path = match &opts.init {
         Some(p) => p.clone(),
         None => std::env::current_exe().map_err(|e| (exit::INFRA, e.to_string()))?,
@@ -309,22 +402,22 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
     let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
-    let stem_time = timestamp();
-    let initrd = opts.out.join(format!(".initramfs-{stem_time}.cpio"));
+    let stem = timestamp();
+    let initrd = opts.out.join(format!(".initramfs-{stem}.cpio"));
     std::fs::write(&initrd, &cpio)
         .map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
     let timeout = Duration::from_secs(
         opts.timeout
             .unwrap_or(u64::from(opts.run.watchdog_secs(points)) + 120),
     );
-    let cmdline = qemu::kernel_cmdline(opts.arch, &opts.run.to_kernel_args(), &opts.append);
-    let vm = qemu::Vm {
-        kernel: &kernel,
-        initrd: &initrd,
-        cpus: opts.cpus,
-        memory: &opts.memory,
-        cmdline: &cmdline,
-    };
+    if opts.kernel_appends.len() > kernels.len() {
+        return Err(usage(format!(
+            "{} --kernel-append for {} kernels",
+            opts.kernel_appends.len(),
+            kernels.len()
+        )));
+    }
+    let run_args = opts.run.to_kernel_args();
     let mut accel = match opts.accel {
         AccelChoice::Tcg => Accel::Tcg,
         AccelChoice::Kvm => Accel::Kvm,
@@ -339,26 +432,59 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
             Accel::Tcg
         }
     };
-    let mut set = RunSet {
-        schema_version: SCHEMA_VERSION,
-        kernel: KernelInfo {
-            spec: kernel.spec.clone(),
-            path: kernel.path.display().to_string(),
-            package: kernel.package.clone(),
-            release: "unknown".into(),
-        },
-        vm: VmInfo {
-            arch: opts.arch.as_str().into(),
-            accel: accel.as_str().into(),
+    let mut targets: Vec<Target> = kernels
+        .into_iter()
+        .enumerate()
+        .map(|(i, kernel)| {
+            let extra = opts.kernel_appends.get(i).map_or("", String::as_str);
+            let cmdline = qemu::kernel_cmdline(
+                opts.arch,
+                &run_args,
+                format!("{} {extra}", opts.append).trim(),
+            );
+            Target {
+                set: RunSet {
+                    schema_version: SCHEMA_VERSION,
+                    created: Some(stem.clone()),
+                    kernel: KernelInfo {
+                        spec: kernel.spec.clone(),
+                        path: kernel.path.display().to_string(),
+                        package: kernel.package.clone(),
+                        release: "unknown".into(),
+                        commit: opts.commit.clone(),
+                    },
+                    vm: VmInfo {
+                        arch: opts.arch.as_str().into(),
+                        accel: accel.as_str().into(),
+                        cpus: opts.cpus,
+                        memory: opts.memory.clone(),
+                        append: cmdline,
+                    },
+                    runs: Vec::new(),
+                },
+                kernel,
+                path: None,
+            }
+        })
+        .collect();
+    let many = targets.len() > 1;
+    let schedule = opts.order.schedule(targets.len(), opts.runs);
+    for (n, &(round, k)) in schedule.iter().enumerate() {
+        let target = &mut targets[k];
+        let index = target.set.runs.len() + 1;
+        let label = if many {
+            format!("{}/{} k{}", n + 1, schedule.len(), k + 1)
+        } else {
+            format!("{index}/{}", opts.runs)
+        };
+        let log_path = opts.out.join(format!(".boot-{stem}-{}.log", n + 1));
+        let vm = qemu::Vm {
+            kernel: &target.kernel,
+            initrd: &initrd,
             cpus: opts.cpus,
-            memory: opts.memory.clone(),
-            append: cmdline.clone(),
-        },
-        runs: Vec::new(),
-    };
-    let mut results_path: Option<PathBuf> = None;
-    for index in 1..=opts.runs {
-        let log_path = opts.out.join(format!(".boot-{stem_time}-{index}.log"));
+            memory: &opts.memory,
+            cmdline: &target.set.vm.append,
+        };
         let b = loop {
             let give_up =
                 (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
@@ -367,7 +493,7 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
                 &qemu::args(&vm, accel),
                 timeout,
                 give_up,
-                progress_printer(opts.quiet, index, opts.runs),
+                progress_printer(opts.quiet, &label),
             )
             .map_err(|e| (exit::INFRA, e))?;
             if give_up.is_some() && !b.console.reached_init {
@@ -379,7 +505,6 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
                     .to_string();
                 eprintln!("trig-init: KVM is present but unusable ({why}); falling back to TCG");
                 accel = Accel::Tcg;
-                set.vm.accel = accel.as_str().into();
                 continue;
             }
             break b;
@@ -388,14 +513,15 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
             eprintln!();
         }
         let _ = std::fs::write(&log_path, &b.console.log);
-        let rec = record(index, &b, timeout, &log_path);
-        if let Some(r) = &rec.report {
-            set.kernel.release.clone_from(&r.system.release);
-        }
+        let mut rec = record(index, &b, timeout, &log_path);
+        rec.pairing = Some(Pairing {
+            session: stem.clone(),
+            round,
+        });
         if !opts.quiet {
             eprintln!(
-                "trig-init: boot {index}/{}: {} in {:.1} s{}",
-                opts.runs,
+                "trig-init: boot {label} ({}): {} in {:.1} s{}",
+                target.kernel.spec,
                 rec.status,
                 rec.wall_s,
                 rec.message
@@ -404,41 +530,46 @@ pub fn run(opts: &VmOptions) -> Result<u8, (u8, String)> {
                     .unwrap_or_default()
             );
         }
-        set.runs.push(rec);
-        // written after every boot, so that a later failure loses nothing
-        let path = opts.out.join(format!(
-            "{}-{stem_time}.json",
-            set.kernel.release.replace('/', "_")
-        ));
-        let final_log = path.with_extension(format!("boot{index}.log"));
-        let _ = std::fs::rename(&log_path, &final_log);
-        if let Some(last) = set.runs.last_mut() {
-            last.console_log = final_log.display().to_string();
-        }
-        if let Some(old) = results_path.as_ref().filter(|p| **p != path) {
-            let _ = std::fs::remove_file(old);
-        }
-        let json = serde_json::to_string_pretty(&set).expect("results serialize");
-        std::fs::write(&path, json)
-            .map_err(|e| (exit::INFRA, format!("{}: {e}", path.display())))?;
-        results_path = Some(path);
+        target.set.vm.accel = accel.as_str().into();
+        let tag = if many {
+            format!("-k{}", k + 1)
+        } else {
+            String::new()
+        };
+        target
+            .add(&opts.out, &stem, &tag, rec)
+            .map_err(|e| (exit::INFRA, e))?;
     }
     let _ = std::fs::remove_file(&initrd);
+    let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
     if !opts.quiet {
-        eprint!("{}", table::summary(&set));
-        if let Some(p) = &results_path {
-            eprintln!("results: {}", p.display());
+        for t in &targets {
+            eprint!("{}", table::summary(&t.set));
+            if let Some(p) = &t.path {
+                eprintln!("results: {}", p.display());
+            }
         }
     }
     if let Some(dest) = &opts.json {
-        let json = serde_json::to_string_pretty(&set).expect("results serialize") + "\n";
+        // one kernel: its results document; several: an array of them
+        let json = if many {
+            serde_json::to_string_pretty(&sets)
+        } else {
+            serde_json::to_string_pretty(&sets[0])
+        }
+        .expect("results serialize")
+            + "\n";
         if dest == "-" {
             print!("{json}");
         } else {
             std::fs::write(dest, json).map_err(|e| (exit::INFRA, format!("{dest}: {e}")))?;
         }
     }
-    Ok(exit_status(&set))
+    Ok(Done {
+        status: sets.iter().map(exit_status).max().unwrap_or(exit::OK),
+        files: targets.iter().filter_map(|t| t.path.clone()).collect(),
+        sets,
+    })
 }
 
 /// 3 if any boot did not give a complete report, else 1 if any benchmark

@@ -123,12 +123,15 @@ impl Ctx<'_> {
         Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
     }
 
-    /// The producer body of the benchmark's trigger, for programs in `obj`.
+    /// The producer body of the benchmark's trigger, for programs in `obj`,
+    /// slowed down by the injected spin when this is the injected benchmark.
     pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
+        let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
-            Trigger::Getpgid => Arc::new(|count, stop| {
+            Trigger::Getpgid => Arc::new(move |count, stop| {
                 engine::produce(count, stop, 64, 1, || {
-                    let _ = nix::unistd::getpgid(None);
+                    engine::spin(spins);
+                    getpgid();
                 })
             }),
             Trigger::TestRun(driver) => {
@@ -143,17 +146,28 @@ impl Ctx<'_> {
                 let iters = u64::from(self.opts.batch_iters);
                 Arc::new(move |count, stop| {
                     engine::produce(count, stop, 1, iters, || {
+                        engine::spin(spins);
                         let _ = test_run(fd);
                     })
                 })
             }
             Trigger::Call(target) => {
                 let f = utarget::function(target);
-                Arc::new(move |count, stop| engine::produce(count, stop, 1024, 1, || f()))
+                Arc::new(move |count, stop| {
+                    engine::produce(count, stop, 1024, 1, || {
+                        engine::spin(spins);
+                        f()
+                    })
+                })
             }
-            Trigger::Rename => return rename::producer(),
+            Trigger::Rename => return rename::producer(spins),
         })
     }
+}
+
+/// The syscall that the syscall-driven benchmarks trigger on.
+pub fn getpgid() {
+    let _ = nix::unistd::getpgid(None);
 }
 
 /// One BPF_PROG_TEST_RUN of the program behind `fd`; the fd stays owned by
@@ -179,19 +193,13 @@ pub fn run_point(
     verbose: bool,
 ) -> BenchResult {
     let bench = point.bench;
-    let mut result = BenchResult {
-        name: point.name.clone(),
-        bench: bench.name.into(),
-        group: bench.group.as_str().into(),
-        producers: point.producers,
-        status: Status::Ok,
-        reason: None,
-        extra: BTreeMap::new(),
-        samples: Vec::new(),
-        summary: None,
-        hits: None,
-        overhead_ns: None,
-    };
+    let mut result = BenchResult::new(
+        &point.name,
+        bench.name,
+        bench.group.as_str(),
+        point.producers,
+        bench.better,
+    );
     if let Some(len) = point.str_len {
         result.extra.insert("cmp_str_len".into(), len.to_string());
     }
@@ -313,6 +321,7 @@ pub fn add_overheads(results: &mut [BenchResult]) {
 mod tests {
     use super::*;
     use crate::registry::{find, select};
+    use crate::report::Better;
 
     #[test]
     fn points_expand_producers_and_lengths() {
@@ -340,14 +349,6 @@ mod tests {
 
     fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
         BenchResult {
-            name: name.into(),
-            bench: bench.into(),
-            group: "x".into(),
-            producers: 1,
-            status: Status::Ok,
-            reason: None,
-            extra: BTreeMap::new(),
-            samples: vec![],
             summary: Some(Summary {
                 mean,
                 stddev: 0.0,
@@ -355,8 +356,7 @@ mod tests {
                 cv: 0.0,
                 samples: 1,
             }),
-            hits: None,
-            overhead_ns: None,
+            ..BenchResult::new(name, bench, "x", 1, Better::Higher)
         }
     }
 

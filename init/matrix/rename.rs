@@ -21,10 +21,11 @@ fn open_comm() -> Result<File, Failure> {
         .map_err(|e| Failure::Failed(format!("opening {COMM}: {e}")))
 }
 
-pub fn producer() -> Result<Body, Failure> {
+pub fn producer(spins: u32) -> Result<Body, Failure> {
     let file = open_comm()?;
     Ok(Arc::new(move |count, stop| {
         engine::produce(count, stop, 16, 1, || {
+            engine::spin(spins);
             let _ = (&file).write(NAME);
         })
     }))

@@ -22,7 +22,20 @@ pub struct Report {
     pub params: Params,
     pub mounts: Vec<MountOutcome>,
     pub results: Vec<BenchResult>,
+    /// trig-base against a bare loop, when asked for (`trig.harness=1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<Harness>,
     pub outcome: Outcome,
+}
+
+/// The cost of counting: trig-base's rate over a getpgid loop that counts
+/// nothing, timed right after it in the same kernel.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Harness {
+    pub base_mps: f64,
+    pub bare_mps: f64,
+    /// base / bare; 1.0 means counting is free.
+    pub ratio: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -62,6 +75,9 @@ pub struct Params {
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
+    /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inject: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -94,6 +110,15 @@ impl Status {
     }
 }
 
+/// The direction in which a figure improves.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    #[default]
+    Higher,
+    Lower,
+}
+
 /// One benchmark at one parameter point (producer count, string length).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchResult {
@@ -103,6 +128,9 @@ pub struct BenchResult {
     pub bench: String,
     pub group: String,
     pub producers: usize,
+    /// Which way the rate improves; `compare` judges by it.
+    #[serde(default)]
+    pub better: Better,
     pub status: Status,
     /// Why it is unsupported, failed or timed out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,6 +203,26 @@ pub struct Outcome {
     pub message: Option<String>,
 }
 
+impl BenchResult {
+    /// An `ok` result with nothing measured yet.
+    pub fn new(name: &str, bench: &str, group: &str, producers: usize, better: Better) -> Self {
+        BenchResult {
+            name: name.into(),
+            bench: bench.into(),
+            group: group.into(),
+            producers,
+            better,
+            status: Status::Ok,
+            reason: None,
+            extra: BTreeMap::new(),
+            samples: Vec::new(),
+            summary: None,
+            hits: None,
+            overhead_ns: None,
+        }
+    }
+}
+
 impl Report {
     /// Whether every result ran or was cleanly unsupported.
     pub fn all_ok(&self) -> bool {
@@ -190,6 +238,9 @@ impl Report {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunSet {
     pub schema_version: u32,
+    /// When the command started (UTC, 20261130T012345Z): orders history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
     pub kernel: KernelInfo,
     pub vm: VmInfo,
     pub runs: Vec<RunRecord>,
@@ -204,6 +255,9 @@ pub struct KernelInfo {
     pub package: Option<String>,
     /// `uname -r` inside the guest, once a boot reported it.
     pub release: String,
+    /// The source commit the kernel was built from, when the caller knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -231,6 +285,17 @@ pub struct RunRecord {
     /// Seconds from QEMU start to the first benchmark starting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_s: Option<f64>,
+    /// Which interleaved round this boot belongs to: boots of different
+    /// kernels in the same session and round are paired by `compare`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<Pairing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<Report>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Pairing {
+    /// The command's start time, shared by every kernel it booted.
+    pub session: String,
+    pub round: usize,
 }

@@ -1,0 +1,144 @@
+//! Reading results for `compare` and `history`: `trig-init vm` results
+//! files (one kernel, or the array that `ab --json` writes), plain
+//! `trig-init run` reports, or directories of them.
+
+use super::Side;
+use crate::report::{Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION};
+use std::path::{Path, PathBuf};
+
+/// Parses one results document; the error says what is wrong with it.
+pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            format!("truncated JSON ({e})")
+        } else {
+            format!("malformed JSON ({e})")
+        }
+    })?;
+    let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
+    if value.is_array() {
+        return serde_json::from_value(value).map_err(shape);
+    }
+    if value.get("runs").is_some() {
+        return Ok(vec![serde_json::from_value(value).map_err(shape)?]);
+    }
+    if value.get("results").is_some() {
+        // a plain run: one boot-less "run" on whatever kernel it ran on
+        let report: Report = serde_json::from_value(value).map_err(shape)?;
+        return Ok(vec![from_report(report)]);
+    }
+    Err(
+        "not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)"
+            .into(),
+    )
+}
+
+fn from_report(report: Report) -> RunSet {
+    RunSet {
+        schema_version: SCHEMA_VERSION,
+        created: None,
+        kernel: crate::report::KernelInfo {
+            spec: "running kernel".into(),
+            path: String::new(),
+            package: None,
+            release: report.system.release.clone(),
+            commit: None,
+        },
+        vm: VmInfo {
+            arch: report.system.machine.clone(),
+            accel: if report.system.pid1 {
+                "unknown"
+            } else {
+                "none"
+            }
+            .into(),
+            cpus: report.system.cpus,
+            memory: String::new(),
+            append: report.system.cmdline.clone(),
+        },
+        runs: vec![RunRecord {
+            index: 1,
+            status: if report.all_ok() { "ok" } else { "failed" }.into(),
+            message: None,
+            console_log: String::new(),
+            wall_s: 0.0,
+            boot_s: None,
+            pairing: None,
+            report: Some(report),
+        }],
+    }
+}
+
+/// The `.json` files of a directory, by name.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no .json results files", dir.display()));
+    }
+    Ok(files)
+}
+
+pub fn load_file(path: &Path) -> Result<Vec<RunSet>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One side from files and directories.
+pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
+    let mut side = Side {
+        files: Vec::new(),
+        sets: Vec::new(),
+    };
+    for p in paths {
+        let files = if p.is_dir() {
+            json_files(p)?
+        } else {
+            vec![p.clone()]
+        };
+        for f in files {
+            side.sets.extend(load_file(&f)?);
+            side.files.push(f.display().to_string());
+        }
+    }
+    Ok(side)
+}
+
+/// Every results file in a history directory, oldest first (by when the
+/// run started, else by name), with what it holds.
+pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
+    let mut entries = json_files(dir)?
+        .into_iter()
+        .map(|f| load_file(&f).map(|sets| (f, sets)))
+        .collect::<Result<Vec<_>, String>>()?;
+    entries.sort_by_key(|(f, sets)| {
+        (
+            sets.iter().filter_map(|s| s.created.clone()).min(),
+            f.clone(),
+        )
+    });
+    Ok(entries)
+}
+
+/// `--previous DIR`: the two newest results, as (BASE, NEW).
+pub fn previous(dir: &Path) -> Result<(Side, Side), String> {
+    let mut h = history(dir)?;
+    if h.len() < 2 {
+        return Err(format!(
+            "{}: --previous needs at least two results files, found {}",
+            dir.display(),
+            h.len()
+        ));
+    }
+    let side = |(f, sets): (PathBuf, Vec<RunSet>)| Side {
+        files: vec![f.display().to_string()],
+        sets,
+    };
+    let new = side(h.pop().expect("two entries"));
+    let base = side(h.pop().expect("two entries"));
+    Ok((base, new))
+}

@@ -1,0 +1,386 @@
+use super::input::parse;
+use super::render::{render, Format};
+use super::*;
+use crate::report::*;
+use std::collections::BTreeMap;
+
+/// A results set of boots whose benchmarks ran at the given rates, with
+/// trig-kprobe's overhead against trig-base filled in as the guest does.
+fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
+    let runs = rates
+        .iter()
+        .enumerate()
+        .map(|(i, boot)| {
+            let mut results: Vec<BenchResult> = boot
+                .iter()
+                .map(|(name, mean)| {
+                    let mut r = BenchResult::new(name, name, "trigger", 1, Better::Higher);
+                    if *mean < 0.0 {
+                        r.status = Status::Unsupported;
+                        r.reason = Some("no kprobe_multi (EOPNOTSUPP)".into());
+                    } else {
+                        r.summary = Some(Summary {
+                            mean: *mean,
+                            stddev: 0.0,
+                            per_producer: *mean,
+                            cv: 0.0,
+                            samples: 5,
+                        });
+                        r.samples = (0..5)
+                            .map(|k| Sample {
+                                t_s: k as f64,
+                                interval_s: 1.0,
+                                warmup: false,
+                                bpf: 0,
+                                user: 0,
+                                mps: mean * (1.0 + 0.004 * (k as f64 - 2.0)),
+                            })
+                            .collect();
+                    }
+                    r
+                })
+                .collect();
+            crate::matrix::add_overheads(&mut results);
+            RunRecord {
+                index: i + 1,
+                status: "ok".into(),
+                message: None,
+                console_log: String::new(),
+                wall_s: 1.0,
+                boot_s: None,
+                pairing: session.map(|s| Pairing {
+                    session: s.into(),
+                    round: i + 1,
+                }),
+                report: Some(Report {
+                    schema_version: SCHEMA_VERSION,
+                    tool: crate::runner::tool(),
+                    system: System {
+                        release: "6.1.0-test".into(),
+                        version: String::new(),
+                        machine: "x86_64".into(),
+                        cmdline: String::new(),
+                        cpus: 2,
+                        pid1: true,
+                    },
+                    capabilities: BTreeMap::new(),
+                    params: crate::options::RunOptions::default().params(3),
+                    mounts: vec![],
+                    results,
+                    harness: None,
+                    outcome: Outcome {
+                        status: "complete".into(),
+                        message: None,
+                    },
+                }),
+            }
+        })
+        .collect();
+    RunSet {
+        schema_version: SCHEMA_VERSION,
+        created: None,
+        kernel: KernelInfo {
+            spec: "test".into(),
+            path: String::new(),
+            package: None,
+            release: "6.1.0-test".into(),
+            commit: None,
+        },
+        vm: VmInfo {
+            arch: "x86_64".into(),
+            accel: "tcg".into(),
+            cpus: 2,
+            memory: "1G".into(),
+            append: String::new(),
+        },
+        runs,
+    }
+}
+
+fn side(s: RunSet) -> Side {
+    Side {
+        files: vec!["test.json".into()],
+        sets: vec![s],
+    }
+}
+
+/// Boots of trig-base and trig-kprobe with small boot-to-boot noise;
+/// `scale` multiplies trig-kprobe's rate.
+fn boots(n: usize, kprobe_scale: f64, drift: f64) -> Vec<Vec<(&'static str, f64)>> {
+    let noise = [1.0, 1.012, 0.991, 1.006, 0.995, 1.009, 0.997, 1.003];
+    (0..n)
+        .map(|i| {
+            let d = (1.0 + drift * i as f64) * noise[i % noise.len()];
+            vec![
+                ("trig-base", 2.0 * d),
+                ("trig-kprobe", 0.8 * d * kprobe_scale),
+                ("trig-kprobe-multi", -1.0),
+            ]
+        })
+        .collect()
+}
+
+fn as_slices<'a>(b: &'a [Vec<(&'static str, f64)>]) -> Vec<&'a [(&'static str, f64)]> {
+    b.iter().map(Vec::as_slice).collect()
+}
+
+fn verdict_of(c: &Comparison, name: &str) -> Verdict {
+    c.benches.iter().find(|b| b.name == name).unwrap().verdict
+}
+
+#[test]
+fn a_slowdown_is_regressed_and_nothing_else() {
+    let base = side(set(&as_slices(&boots(5, 1.0, 0.0)), None));
+    let new = side(set(&as_slices(&boots(5, 0.9, 0.0)), None));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    assert_eq!(verdict_of(&c, "trig-kprobe-multi"), Verdict::Unsupported);
+    let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    let rate = &k.metrics[0];
+    assert_eq!(rate.test, TestKind::MannWhitney);
+    assert!((rate.change_pct + 10.0).abs() < 0.5, "{}", rate.change_pct);
+    assert!(rate.ci_pct.0 <= rate.change_pct && rate.change_pct <= rate.ci_pct.1);
+    // the overhead grows: regressed too, in the other direction
+    assert_eq!(k.metrics[1].verdict, Verdict::Regressed);
+    assert!(k.metrics[1].change_pct > 0.0);
+    assert!(c.regressed());
+    // the reverse is an improvement
+    let c = compare(&new, &base, &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Improved);
+    assert!(!c.regressed());
+}
+
+#[test]
+fn direction_comes_from_the_result() {
+    let mut base = set(&as_slices(&boots(5, 1.0, 0.0)), None);
+    let mut new = set(&as_slices(&boots(5, 0.9, 0.0)), None);
+    for r in base.runs.iter_mut().chain(new.runs.iter_mut()) {
+        for b in &mut r.report.as_mut().unwrap().results {
+            b.better = Better::Lower;
+        }
+    }
+    let s = Settings {
+        metrics: vec![Metric::Rate],
+        ..Settings::default()
+    };
+    let c = compare(&side(base), &side(new), &s).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Improved);
+}
+
+#[test]
+fn verdict_edges() {
+    let s = Settings::default();
+    let v = |change, ci, p, cv| verdict(change, ci, p, cv, Better::Higher, &s);
+    assert_eq!(v(-3.0, (-4.0, -2.0), Some(0.01), 0.01), Verdict::Regressed);
+    assert_eq!(
+        v(-2.99, (-4.0, -2.0), Some(0.01), 0.01),
+        Verdict::WithinNoise
+    );
+    assert_eq!(v(-10.0, (-12.0, -8.0), Some(0.05), 0.01), Verdict::NoChange);
+    assert_eq!(v(-10.0, (-12.0, -8.0), None, 0.01), Verdict::NoChange);
+    assert_eq!(v(5.0, (4.0, 6.0), Some(0.001), 0.01), Verdict::Improved);
+    // noisy: unstable, unless the interval clears the threshold
+    assert_eq!(v(-5.0, (-9.0, -1.0), Some(0.01), 0.11), Verdict::Unstable);
+    assert_eq!(
+        v(-20.0, (-25.0, -15.0), Some(0.01), 0.11),
+        Verdict::Regressed
+    );
+    assert_eq!(v(0.0, (-1.0, 1.0), Some(0.9), 0.10), Verdict::NoChange);
+}
+
+#[test]
+fn missing_unsupported_and_failed() {
+    let base = set(
+        &[&[("trig-base", 2.0), ("trig-tp", 1.0), ("trig-fentry", 1.0)]],
+        None,
+    );
+    let mut new = set(&[&[("trig-base", 2.0), ("trig-fentry", -1.0)]], None);
+    let r = &mut new.runs[0].report.as_mut().unwrap().results;
+    r.push(BenchResult {
+        status: Status::Failed,
+        reason: Some("attach: EINVAL".into()),
+        ..BenchResult::new("trig-rawtp", "trig-rawtp", "trigger", 1, Better::Higher)
+    });
+    let c = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-tp"), Verdict::Missing);
+    assert_eq!(verdict_of(&c, "trig-rawtp"), Verdict::Missing);
+    assert_eq!(verdict_of(&c, "trig-fentry"), Verdict::Unsupported);
+    let b = c.benches.iter().find(|b| b.name == "trig-fentry").unwrap();
+    assert!(b
+        .reason
+        .as_ref()
+        .unwrap()
+        .starts_with("NEW: no kprobe_multi"));
+    // failed wins over missing and unsupported on a side that has both
+    let base = set(&[&[("trig-base", 2.0)]], None);
+    let mut new = set(&[&[]], None);
+    new.runs[0]
+        .report
+        .as_mut()
+        .unwrap()
+        .results
+        .push(BenchResult {
+            status: Status::Timeout,
+            ..BenchResult::new("trig-base", "trig-base", "trigger", 1, Better::Higher)
+        });
+    let c = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::Failed);
+}
+
+#[test]
+fn single_boots_use_welch_on_seconds() {
+    let base = side(set(&[&[("trig-base", 2.0)]], None));
+    let new = side(set(&[&[("trig-base", 1.8)]], None));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    let m = &c.benches[0].metrics[0];
+    assert_eq!(m.test, TestKind::WelchPerSecond);
+    assert_eq!(c.benches[0].verdict, Verdict::Regressed);
+    let out = render(&c, Format::Table { color: false });
+    assert!(out.contains("regressed weak"), "{out}");
+}
+
+#[test]
+fn pairing_cancels_drift() {
+    // 8 interleaved rounds; the host drifts 4% a round (28% in all) and
+    // the new kernel is 5% slower on trig-kprobe only
+    let base = side(set(&as_slices(&boots(8, 1.0, 0.04)), Some("s1")));
+    let new = side(set(&as_slices(&boots(8, 0.95, 0.04)), Some("s1")));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert!(c.paired);
+    let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    assert_eq!(k.metrics[0].test, TestKind::WilcoxonPaired);
+    assert_eq!(k.metrics[0].pairs, 8);
+    assert!((k.metrics[0].change_pct + 5.0).abs() < 0.1);
+    assert_eq!(k.verdict, Verdict::Regressed);
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    // the same boots without pairing drown in the drift
+    let base = side(set(&as_slices(&boots(8, 1.0, 0.04)), None));
+    let new = side(set(&as_slices(&boots(8, 0.95, 0.04)), None));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert!(!c.paired);
+    let v = verdict_of(&c, "trig-kprobe");
+    assert!(matches!(v, Verdict::NoChange | Verdict::Unstable), "{v:?}");
+}
+
+#[test]
+fn incomparable_inputs_are_named() {
+    let base = set(&as_slices(&boots(3, 1.0, 0.0)), None);
+    let mut new = base.clone();
+    new.vm.accel = "kvm".into();
+    new.vm.arch = "aarch64".into();
+    new.runs[0].report.as_mut().unwrap().params.duration_s = 2;
+    let e = compare(
+        &side(base.clone()),
+        &side(new.clone()),
+        &Settings::default(),
+    )
+    .unwrap_err();
+    assert!(e.contains("accelerator: BASE tcg vs NEW kvm"), "{e}");
+    assert!(
+        e.contains("architecture: BASE x86_64 vs NEW aarch64"),
+        "{e}"
+    );
+    assert!(e.contains("NEW mixes parameters"), "{e}");
+    assert!(e.contains("--force"), "{e}");
+    let forced = Settings {
+        force: true,
+        ..Settings::default()
+    };
+    let c = compare(&side(base), &side(new), &forced).unwrap();
+    assert!(!c.differences.is_empty());
+    assert!(render(&c, Format::Markdown).contains("WARNING (--force): accelerator"));
+}
+
+#[test]
+fn an_injected_slowdown_does_not_make_results_incomparable() {
+    let base = set(&as_slices(&boots(3, 1.0, 0.0)), None);
+    let mut new = base.clone();
+    new.runs[0].report.as_mut().unwrap().params.inject = Some("trig-kprobe:100".into());
+    let c = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!(c.new.inject, vec!["trig-kprobe:100".to_string()]);
+}
+
+#[test]
+fn formats_render() {
+    let base = side(set(&as_slices(&boots(5, 1.0, 0.0)), None));
+    let new = side(set(&as_slices(&boots(5, 0.9, 0.0)), None));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    let t = render(&c, Format::Table { color: true });
+    assert!(t.contains("\x1b[1;31mtrig-kprobe"), "{t}");
+    assert!(
+        t.contains("3 benchmarks: 1 regressed, 1 no-change, 1 unsupported"),
+        "{t}"
+    );
+    let md = render(&c, Format::Markdown);
+    assert!(
+        md.contains("| trig-kprobe |") && md.contains("**regressed**"),
+        "{md}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&render(&c, Format::Json)).unwrap();
+    assert_eq!(v["benches"][1]["verdict"], "regressed");
+}
+
+#[test]
+fn malformed_files_are_named() {
+    let good = serde_json::to_string(&set(&[&[("trig-base", 2.0)]], None)).unwrap();
+    assert!(parse(&good[..good.len() / 2])
+        .unwrap_err()
+        .starts_with("truncated JSON"));
+    assert!(parse("{]").unwrap_err().starts_with("malformed JSON"));
+    let e = parse(r#"{"runs": 3}"#).unwrap_err();
+    assert!(e.starts_with("not a trig-init results file"), "{e}");
+    let e = parse(r#"{"hello": 1}"#).unwrap_err();
+    assert!(e.contains("neither `runs`"), "{e}");
+    assert_eq!(parse(&good).unwrap().len(), 1);
+    // a plain `trig-init run` report is one run
+    let report = serde_json::to_string(
+        set(&[&[("trig-base", 2.0)]], None).runs[0]
+            .report
+            .as_ref()
+            .unwrap(),
+    )
+    .unwrap();
+    let sets = parse(&report).unwrap();
+    assert_eq!(sets[0].runs.len(), 1);
+    assert_eq!(sets[0].vm.accel, "unknown");
+}
+
+#[test]
+fn no_reports_is_an_error() {
+    let mut s = set(&[&[("trig-base", 2.0)]], None);
+    s.runs[0].report = None;
+    let e = compare(
+        &side(s.clone()),
+        &side(set(&[&[("trig-base", 2.0)]], None)),
+        &Settings::default(),
+    )
+    .unwrap_err();
+    assert!(e.contains("BASE has no boot with a report"), "{e}");
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = parse(&String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn truncations_and_flips_of_a_valid_file_never_panic(cut in 0usize..4000, flip in 0usize..4000, byte in any::<u8>()) {
+            let good = serde_json::to_string(&set(&[&[("trig-base", 2.0), ("trig-kprobe", 0.8)]], Some("s"))).unwrap();
+            let mut b = good.into_bytes();
+            let n = b.len();
+            b[flip % n] = byte;
+            b.truncate(cut % (n + 1));
+            if let Ok(sets) = parse(&String::from_utf8_lossy(&b)) {
+                let s = side(sets.into_iter().next().unwrap_or_else(|| set(&[], None)));
+                let _ = compare(&s, &s, &Settings::default());
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# What `git bisect run` calls inside a kernel tree: is this commit slower
+# than GOOD on the chosen benchmarks?
+#
+#   git bisect start BAD GOOD
+#   git bisect run /path/to/trig-init/scripts/bisect.sh --bench 'rename-*' --threshold 5
+#
+# Options: --bench GLOB (repeatable; default all), --threshold PCT (3),
+# --runs N interleaved boots per kernel (6: the fewest with which the
+# paired test can reach p < 0.05), --base tinyconfig|defconfig|CONFIG,
+# --state DIR (default .git/trig-bisect), -- RUN-OPTIONS (default -w 0 -d 1).
+#
+# The first call builds GOOD and BAD (in this tree and build directory,
+# restoring the commit under test), and refuses to bisect (exit 255, which
+# stops `git bisect run`) unless BAD is slower than GOOD beyond the
+# threshold. Every call then builds the current commit incrementally, boots
+# GOOD and it interleaved (A B A B ...), and compares them paired by round.
+# Exit: 0 good, 1 bad, 125 skip (does not build or boot), 255 stop.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+trig=${TRIG_INIT:-$top/target/trig-init}
+benches=(); threshold=3; runs=6; base=tinyconfig; state=""; run_opts=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --bench) benches+=(--filter "$2"); shift 2 ;;
+    --threshold) threshold=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --base) base=$2; shift 2 ;;
+    --state) state=$2; shift 2 ;;
+    --) shift; run_opts=("$@"); break ;;
+    *) echo "bisect.sh: unknown option $1" >&2; exit 255 ;;
+  esac
+done
+[ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 1)
+[ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
+tree=$(git rev-parse --show-toplevel) || exit 255
+state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
+mkdir -p "$state"
+build="$state/build"
+log="$state/steps.log"
+now() { date +%s; }
+
+# Builds the checked-out commit incrementally; prints the image path.
+build_here() {
+  "$here/build-kernel.sh" "$tree" --base "$base" --out "$build" 2>>"$state/build.log" | tail -n 1
+}
+
+# Boots GOOD's image and $1 interleaved, compares; returns compare's status
+# (0 no regression, 1 regression) or 125 when the new kernel did not boot.
+judge() {
+  local image=$1 name=$2 out="$state/runs/$name"
+  rm -rf "$out"; mkdir -p "$out"
+  "$trig" vm -q -k "$state/good.img" -k "$image" --runs "$runs" --out "$out" \
+    -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/vm.err"
+  local vm=$?
+  if [ $vm -ge 3 ]; then
+    echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
+    return 125
+  fi
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" --metric both \
+    -o "$out/compare.txt" >&2
+  local c=$?
+  [ $c -le 1 ] || return 125
+  return $c
+}
+
+if [ ! -f "$state/good.img" ]; then
+  head=$(git rev-parse HEAD)
+  good=$(git for-each-ref --format='%(objectname)' 'refs/bisect/good-*' | head -n 1)
+  bad=$(git rev-parse --verify -q refs/bisect/bad) || true
+  [ -n "$good" ] && [ -n "$bad" ] || { echo "bisect.sh: run me from 'git bisect run' after 'git bisect start BAD GOOD'" >&2; exit 255; }
+  trap 'git checkout -q --detach "$head"' EXIT
+  t0=$(now)
+  for which in good bad; do
+    git checkout -q --detach "${!which}" || exit 255
+    img=$(build_here) && [ -f "$img" ] || { echo "bisect.sh: ${which^^} (${!which:0:12}) does not build; see $state/build.log" >&2; exit 255; }
+    cp "$img" "$state/$which.img"
+  done
+  git checkout -q --detach "$head"
+  trap - EXIT
+  t1=$(now)
+  judge "$state/bad.img" bad-check
+  verdict=$?
+  echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD verdict $verdict" >>"$log"
+  if [ $verdict -ne 1 ]; then
+    echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold}% on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
+    rm -f "$state/good.img"
+    exit 255
+  fi
+fi
+
+commit=$(git rev-parse HEAD)
+t0=$(now)
+img=$(build_here)
+if [ -z "$img" ] || [ ! -f "$img" ]; then
+  echo "step ${commit:0:12}: build failed in $(( $(now) - t0 )) s -> skip" >>"$log"
+  exit 125
+fi
+cp "$img" "$state/current.img"
+t1=$(now)
+judge "$state/current.img" "${commit:0:12}"
+verdict=$?
+word=$([ $verdict -eq 0 ] && echo good || { [ $verdict -eq 1 ] && echo bad || echo skip; })
+echo "step ${commit:0:12}: build $((t1 - t0)) s, boots and compare $(( $(now) - t1 )) s -> $word" >>"$log"
+exit $verdict

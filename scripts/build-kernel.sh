@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds a kernel that can run the whole trig-init matrix.
+#
+#   scripts/build-kernel.sh SRC [--arch x86_64|arm64] [--base tinyconfig|defconfig|CONFIG]
+#                               [--out DIR] [--vmtest] [--config-only]
+#
+# Configures SRC out of tree (make O=DIR) from the base plus kconfigs/
+# (common, the architecture's, and vmtest's with --vmtest), runs
+# olddefconfig, then checks that every option the fragments ask for made
+# it into DIR/.config: olddefconfig silently drops options whose
+# dependencies are missing or that this kernel version renamed. Builds
+# with all cores (cross-compiling arm64 on x86-64 with aarch64-linux-gnu-)
+# and prints the bootable image's path on the last line of stdout.
+# Exit: 0 built, 1 build failed, 2 usage, 3 options dropped.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+usage() { echo "usage: $0 SRC [--arch x86_64|arm64] [--base tinyconfig|defconfig|CONFIG] [--out DIR] [--vmtest] [--config-only]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+src=$(cd "$1" && pwd) || usage
+shift
+arch=$(uname -m); base=tinyconfig; out=""; vmtest=0; config_only=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --arch) arch=${2:?}; shift 2 ;;
+    --base) base=${2:?}; shift 2 ;;
+    --out) out=${2:?}; shift 2 ;;
+    --vmtest) vmtest=1; shift ;;
+    --config-only) config_only=1; shift ;;
+    *) usage ;;
+  esac
+done
+case $arch in
+  x86_64|x86|amd64) arch=x86_64; karch=x86; image=arch/x86/boot/bzImage; target=bzImage; frag=x86_64 ;;
+  aarch64|arm64) arch=arm64; karch=arm64; image=arch/arm64/boot/Image; target=Image; frag=arm64 ;;
+  *) echo "build-kernel: unknown --arch $arch" >&2; exit 2 ;;
+esac
+out=${out:-$src/build-trig-$arch}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+make_args=(-C "$src" O="$out" ARCH="$karch")
+if [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
+  make_args+=(CROSS_COMPILE=aarch64-linux-gnu-)
+fi
+frags=("$top/kconfigs/common.config" "$top/kconfigs/$frag.config")
+[ "$vmtest" = 1 ] && frags+=("$top/kconfigs/vmtest.config")
+
+case $base in
+  tinyconfig|defconfig) make "${make_args[@]}" -s "$base" >/dev/null ;;
+  *) [ -f "$base" ] || { echo "build-kernel: no config file $base" >&2; exit 2; }
+     cp "$base" "$out/.config" ;;
+esac
+"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+make "${make_args[@]}" -s olddefconfig
+
+# every CONFIG_X=v and "# CONFIG_X is not set" of the fragments, checked
+dropped=()
+while IFS= read -r line; do
+  if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+    want="${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+    grep -qxF "$want" "$out/.config" || dropped+=("$want (have: $(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$out/.config" || echo absent))")
+  elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+    ! grep -qE "^${BASH_REMATCH[1]}=[ym]" "$out/.config" || dropped+=("${BASH_REMATCH[1]} should be unset")
+  fi
+done < <(cat "${frags[@]}")
+if [ ${#dropped[@]} -gt 0 ]; then
+  echo "build-kernel: the kernel in $src dropped ${#dropped[@]} option(s) the fragments ask for:" >&2
+  printf '  %s\n' "${dropped[@]}" >&2
+  echo "(a dependency is missing from the fragments, or this version renamed the option)" >&2
+  exit 3
+fi
+echo "build-kernel: $out/.config has every option of ${frags[*]##*/}" >&2
+# a base config may bring debugging that distorts every number
+slow=$(grep -oE '^CONFIG_(PROVE_LOCKING|LOCKDEP|KASAN|KCSAN|UBSAN|KMSAN|DEBUG_PAGEALLOC|SLUB_DEBUG_ON|DEBUG_KMEMLEAK|DEBUG_ATOMIC_SLEEP|DEBUG_PREEMPT|KCOV|DEBUG_OBJECTS|PAGE_POISONING)=y' "$out/.config" || true)
+[ -z "$slow" ] || echo "build-kernel: WARNING: the base enables debugging that distorts performance: $(echo $slow)" >&2
+[ "$config_only" = 1 ] && { echo "$out/.config"; exit 0; }
+
+start=$(date +%s)
+if ! make "${make_args[@]}" -j"$(nproc)" -s "$target" >&2; then
+  echo "build-kernel: build failed" >&2
+  exit 1
+fi
+echo "build-kernel: built in $(( $(date +%s) - start )) s" >&2
+# x86: the vmlinux ELF boots faster (PVH) than the bzImage under QEMU
+if [ "$arch" = x86_64 ] && [ -f "$out/vmlinux" ]; then
+  echo "$out/vmlinux"
+else
+  echo "$out/$image"
+fi
