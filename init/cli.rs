@@ -177,6 +177,9 @@ pub struct CompareCmd {
     /// compare even when architecture, accelerator or parameters differ
     #[argh(switch)]
     pub force: bool,
+    /// ignore the pairing of interleaved boots (unpaired tests)
+    #[argh(switch)]
+    pub unpaired: bool,
     /// also write the output here
     #[argh(option, short = 'o')]
     pub output: Option<String>,

@@ -207,6 +207,7 @@ fn compare_inner(cmd: cli::CompareCmd) -> Result<bool, String> {
         cv_limit: cmd.cv_limit / 100.0,
         metrics: compare::Metric::parse_choice(&cmd.metric)?,
         force: cmd.force,
+        unpaired: cmd.unpaired,
         ..compare::Settings::default()
     };
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();

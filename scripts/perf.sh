@@ -2,7 +2,9 @@
 # Prints the appliance's own figures (a benchmark script, not a test):
 # binary and initramfs size, boot time to the first benchmark, total run
 # time against the configured benchmark time (the appliance's overhead),
-# and the coefficient of variation of each benchmark's per-second samples.
+# the coefficient of variation of each benchmark's per-second samples, and
+# the harness overhead: trig-base against a bare getpgid loop that counts
+# nothing, in the same guest (--harness; target ratio >= 0.98).
 # Usage: scripts/perf.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ bin=target/trig-init
 out=$(mktemp -d)
 strip -o "$out/stripped" "$bin"
 echo "binary: $(stat -L -c %s "$bin") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
-"$bin" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- "$@" || true
+"$bin" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- --harness "$@" || true
 python3 - "$out/set.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -27,6 +29,10 @@ print(f"kernel {s['kernel']['release']} accel {s['vm']['accel']} cpus {s['vm']['
 print(f"boot to first benchmark: {run.get('boot_s', float('nan')):.2f} s (target < 2.5 s)")
 print(f"total {run['wall_s']:.1f} s for {configured} s of benchmarks: overhead "
       f"{100 * (run['wall_s'] - configured) / configured:.1f}% (target < 10%)")
+h = r.get("harness")
+if h:
+    print(f"harness: trig-base {h['base_mps']:.3f} M/s, bare getpgid loop {h['bare_mps']:.3f} M/s, "
+          f"ratio {h['ratio']:.3f} (target >= 0.98)")
 print(f"{'benchmark':<30} {'M/s':>10} {'cv %':>7}")
 for b in r["results"]:
     if b.get("summary"):

@@ -88,3 +88,44 @@ fn plain_run_writes_json_even_without_bpf() {
         rate(0)
     );
 }
+
+#[test]
+fn compare_names_unreadable_and_malformed_files() {
+    let dir = std::env::temp_dir().join(format!("trig-cli-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, b"{\"runs\": [").unwrap();
+    let bad = bad.to_str().unwrap();
+    let o = trig_init(&["compare", "/nonexistent.json", bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent.json: No such file"),
+        "{}",
+        stderr(&o)
+    );
+    let o = trig_init(&["compare", bad, bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.json: truncated JSON"),
+        "{}",
+        stderr(&o)
+    );
+    let o = trig_init(&["compare", "--previous", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = trig_init(&["compare", bad]);
+    assert!(stderr(&o).contains("give BASE and NEW"), "{}", stderr(&o));
+    let o = trig_init(&["history", "/nonexistent-dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ab_needs_two_kernels() {
+    let o = trig_init(&["ab", "-k", "debian:6.1.0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("at least two kernels"),
+        "{}",
+        stderr(&o)
+    );
+}

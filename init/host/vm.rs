@@ -595,6 +595,28 @@ mod tests {
     use crate::report::frame::encode;
 
     #[test]
+    fn every_round_boots_every_kernel_once() {
+        assert_eq!(
+            Order::Alternate.schedule(2, 3),
+            vec![(1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)]
+        );
+        let s = Order::Random(7).schedule(3, 20);
+        assert_eq!(s, Order::Random(7).schedule(3, 20), "seeded");
+        for round in 1..=20 {
+            let mut ks: Vec<usize> = s
+                .iter()
+                .filter(|(r, _)| *r == round)
+                .map(|(_, k)| *k)
+                .collect();
+            ks.sort();
+            assert_eq!(ks, vec![0, 1, 2]);
+        }
+        // not always A first
+        assert!(s.chunks(3).any(|c| c[0].1 != 0));
+        assert!(Order::parse("sideways", 1).is_err());
+    }
+
+    #[test]
     fn timestamp_shape() {
         let t = timestamp();
         assert_eq!(t.len(), 16);

@@ -27,6 +27,8 @@ pub struct Settings {
     pub force: bool,
     /// Seed of the bootstrap, for reproducible intervals.
     pub seed: u64,
+    /// Ignore the pairing of interleaved boots (to see what it buys).
+    pub unpaired: bool,
 }
 
 impl Default for Settings {
@@ -38,6 +40,7 @@ impl Default for Settings {
             metrics: vec![Metric::Rate, Metric::Overhead],
             force: false,
             seed: 0x7419,
+            unpaired: false,
         }
     }
 }
@@ -474,6 +477,18 @@ fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
+/// Bootstrap interval of stat(new) / stat(base), as a change in percent.
+fn ratio_ci(
+    base: &[f64],
+    new: &[f64],
+    stat: fn(&[f64]) -> f64,
+    alpha: f64,
+    seed: u64,
+) -> (f64, f64) {
+    let (lo, hi) = stats::bootstrap_ci(&[base, new], |d| stat(&d[1]) / stat(&d[0]), alpha, seed);
+    (pct(lo), pct(hi))
+}
+
 fn judge_metric(
     metric: Metric,
     base: &Observed,
@@ -510,7 +525,7 @@ fn judge_metric(
             0,
             bs.cv.max(ns.cv),
         )
-    } else if ratios.len() >= 2 {
+    } else if ratios.len() >= 2 && !s.unpaired {
         let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
         let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), s.alpha, seed);
         (
@@ -522,15 +537,9 @@ fn judge_metric(
             stats::cv(&ratios),
         )
     } else if bs.values.len() >= 2 && ns.values.len() >= 2 {
-        let (lo, hi) = stats::bootstrap_ci(
-            &[&bs.values, &ns.values],
-            |d| stats::median(&d[1]) / stats::median(&d[0]),
-            s.alpha,
-            seed,
-        );
         (
             pct(ns.median / bs.median),
-            (pct(lo), pct(hi)),
+            ratio_ci(&bs.values, &ns.values, stats::median, s.alpha, seed),
             TestKind::MannWhitney,
             Some(stats::mann_whitney(&bs.values, &ns.values).p),
             0,
@@ -544,15 +553,9 @@ fn judge_metric(
                 .collect()
         };
         let (bsec, nsec) = (seconds(base), seconds(new));
-        let (lo, hi) = stats::bootstrap_ci(
-            &[&bsec, &nsec],
-            |d| stats::mean(&d[1]) / stats::mean(&d[0]),
-            s.alpha,
-            seed,
-        );
         (
             pct(ns.median / bs.median),
-            (pct(lo), pct(hi)),
+            ratio_ci(&bsec, &nsec, stats::mean, s.alpha, seed),
             TestKind::WelchPerSecond,
             Some(stats::welch(&bsec, &nsec).p),
             0,

@@ -255,9 +255,11 @@ fn pairing_cancels_drift() {
     assert_eq!(k.verdict, Verdict::Regressed);
     assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
     // the same boots without pairing drown in the drift
-    let base = side(set(&as_slices(&boots(8, 1.0, 0.04)), None));
-    let new = side(set(&as_slices(&boots(8, 0.95, 0.04)), None));
-    let c = compare(&base, &new, &Settings::default()).unwrap();
+    let unpaired = Settings {
+        unpaired: true,
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &unpaired).unwrap();
     assert!(!c.paired);
     let v = verdict_of(&c, "trig-kprobe");
     assert!(matches!(v, Verdict::NoChange | Verdict::Unstable), "{v:?}");

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Proves scripts/bisect.sh on a real kernel history with a planted
+# regression (issue "bisect proof"):
+#
+#   scripts/bisect-proof.sh [--commits N] [--delay-ns NS] [--plant K] [--break K]
+#                           [--unmeasured] [--seed S] [--tree DIR] [--runs R]
+#
+# Makes a git history from Debian's linux-source-6.1: the pristine tree,
+# then N (8) commits that touch unbuilt drivers' comments and strings, one
+# of which (K, random by seed unless given) plants ndelay(NS) (500) in
+# __set_task_comm(), which every rename-* benchmark goes through. With
+# --unmeasured the planted delay goes to a path nothing measures (the
+# uname syscall) instead, and the bisect must refuse. --break K makes
+# commit K fail to build (fixed by the next), which must be skipped.
+# Then runs `git bisect run scripts/bisect.sh --bench 'rename-*'` and
+# checks that it ends on the planted commit. Prints steps and timings.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+commits=8; delay=500; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree; runs=6
+while [ $# -gt 0 ]; do
+  case $1 in
+    --commits) commits=$2; shift 2 ;;
+    --delay-ns) delay=$2; shift 2 ;;
+    --plant) plant=$2; shift 2 ;;
+    --break) brk=$2; shift 2 ;;
+    --unmeasured) unmeasured=1; shift ;;
+    --seed) seed=$2; shift 2 ;;
+    --tree) tree=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    *) echo "bisect-proof: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+RANDOM=$seed
+plant=${plant:-$(( RANDOM % commits + 1 ))}
+echo "bisect-proof: $commits commits, ndelay($delay) planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
+
+if [ ! -d "$tree/.git" ]; then
+  mkdir -p "$tree"
+  tar -C "$tree" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz
+  git -C "$tree" init -q
+  # Debian's tree ignores everything at its top level (/* in .gitignore)
+  git -C "$tree" -c user.name=trig -c user.email=trig@localhost add -A -f .
+  git -C "$tree" -c user.name=trig -c user.email=trig@localhost commit -qm "pristine linux-source-6.1"
+  git -C "$tree" tag pristine
+fi
+cd "$tree"
+git bisect reset >/dev/null 2>&1 || true
+git checkout -q -f pristine
+git branch -f proof pristine
+git checkout -q proof
+rm -rf "$(git rev-parse --git-dir)/trig-bisect"
+commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
+# files the tinyconfig-based build never compiles
+harmless=(drivers/net/ethernet/intel/e1000/e1000_main.c drivers/scsi/aacraid/linit.c
+          drivers/gpu/drm/radeon/radeon_drv.c sound/pci/hda/hda_intel.c
+          drivers/usb/serial/ftdi_sio.c drivers/input/joystick/xpad.c
+          drivers/media/usb/uvc/uvc_driver.c fs/ext4/super.c drivers/md/raid10.c
+          drivers/hwmon/coretemp.c drivers/mmc/host/sdhci.c drivers/nvme/host/pci.c)
+planted=""
+for k in $(seq 1 "$commits"); do
+  if [ "$k" = "$plant" ]; then
+    if [ "$unmeasured" = 1 ]; then
+      # uname(): no benchmark calls it
+      perl -0pi -e 's/(SYSCALL_DEFINE1\(newuname, struct new_utsname __user \*, name\)\n\{\n\tstruct new_utsname tmp;\n\n)/$1\tndelay('"$delay"');\n/' kernel/sys.c
+      grep -q 'linux/delay.h' kernel/sys.c || sed -i '0,/#include <linux\/export.h>/s//#include <linux\/export.h>\n#include <linux\/delay.h>/' kernel/sys.c
+      grep -q "ndelay($delay)" kernel/sys.c || { echo "bisect-proof: could not plant into newuname" >&2; exit 1; }
+      commit "sys: slow down uname by ${delay} ns (planted, unmeasured)"
+    else
+      perl -0pi -e 's/(void __set_task_comm\(struct task_struct \*tsk, const char \*buf, bool exec\)\n\{\n)/$1\tndelay('"$delay"');\n/' fs/exec.c
+      grep -q "ndelay($delay)" fs/exec.c || { echo "bisect-proof: could not plant into __set_task_comm" >&2; exit 1; }
+      grep -q 'linux/delay.h' fs/exec.c || sed -i '0,/#include <linux\/slab.h>/s//#include <linux\/slab.h>\n#include <linux\/delay.h>/' fs/exec.c
+      commit "exec: slow down __set_task_comm by ${delay} ns (planted)"
+    fi
+    planted=$(git rev-parse HEAD)
+  elif [ "$k" = "$brk" ]; then
+    echo "this is not C;" >>kernel/sys.c
+    commit "sys: a commit that does not build (planted)"
+  else
+    f=${harmless[$(( (k - 1) % ${#harmless[@]} ))]}
+    sed -i "1s|^|/* trig-init bisect proof: harmless change $k */\n|" "$f"
+    commit "$(basename "$f" .c): comment (harmless change $k)"
+  fi
+  if [ -n "$brk" ] && [ "$k" = $(( brk + 1 )) ]; then
+    sed -i '/^this is not C;$/d' kernel/sys.c
+    commit "sys: fix the build again" || true
+  fi
+done
+[ -n "$brk" ] && [ "$brk" = "$commits" ] && { sed -i '/^this is not C;$/d' kernel/sys.c; commit "sys: fix the build again"; }
+git log --oneline pristine..HEAD
+
+start=$(date +%s)
+git bisect start HEAD pristine >/dev/null
+set +e
+git bisect run "$top/scripts/bisect.sh" --bench 'rename-*' --threshold 5 --runs "$runs" 2>&1 | tee "$top/target/bisect-proof.log"
+rc=${PIPESTATUS[0]}
+set -e
+total=$(( $(date +%s) - start ))
+found=$(git rev-parse --verify -q refs/bisect/bad || true)
+echo "--- bisect.sh steps ($(git rev-parse --git-dir)/trig-bisect/steps.log)"
+cat "$(git rev-parse --git-dir)/trig-bisect/steps.log" 2>/dev/null || true
+git bisect reset -q 2>/dev/null || true
+echo "--- total ${total} s, git bisect run exit $rc"
+if [ "$unmeasured" = 1 ]; then
+  grep -q "no regression between GOOD" "$top/target/bisect-proof.log" ||
+    { echo "bisect-proof: FAILED: the bisect did not refuse" >&2; exit 1; }
+  echo "bisect-proof: OK: refused to bisect an unmeasured change"
+else
+  grep -q "^$planted is the first bad commit" "$top/target/bisect-proof.log" ||
+    { echo "bisect-proof: FAILED: ended on ${found:0:12}, planted ${planted:0:12}" >&2; exit 1; }
+  echo "bisect-proof: OK: ended on the planted commit ${planted:0:12}"
+fi
