@@ -18,6 +18,3 @@ int rename_fentry(void *ctx) { inc_hits(); return 0; }
 SEC("?fexit/__set_task_comm")
 int rename_fexit(void *ctx) { inc_hits(); return 0; }
 
-/* Returning 0 keeps the rename; most kernels refuse this attach point. */
-SEC("?fmod_ret/__set_task_comm")
-int rename_fmodret(void *ctx) { inc_hits(); return 0; }

@@ -215,7 +215,6 @@ pub static BENCHES: &[Bench] = &[
     b("rename-rawtp", R, Some("rename_rawtp"), Section, "raw_tp task_rename", Rename, F::Tracepoints, RB),
     b("rename-fentry", R, Some("rename_fentry"), Section, "fentry __set_task_comm", Rename, F::Trampolines, RB),
     b("rename-fexit", R, Some("rename_fexit"), Section, "fexit __set_task_comm", Rename, F::Trampolines, RB),
-    b("rename-fmodret", R, Some("rename_fmodret"), Section, "fmod_ret __set_task_comm", Rename, F::Trampolines, RB),
     // bpf_strncmp() against a bounded loop, on tp syscalls/sys_enter_getpgid
     b("strncmp-baseline", S, Some("strncmp_baseline"), Section, "tp sys_enter_getpgid, no comparison", Getpgid, F::Tracepoints, None),
     b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, "tp sys_enter_getpgid, loop in BPF", Getpgid, F::Tracepoints, SB),
@@ -373,7 +372,6 @@ mod tests {
             "rename-rawtp",
             "rename-fentry",
             "rename-fexit",
-            "rename-fmodret",
             "strncmp-baseline",
             "strncmp-no-helper",
             "strncmp-helper",
@@ -393,7 +391,7 @@ mod tests {
         assert!(glob_match("trig-?probe", "trig-kprobe"));
         assert!(!glob_match("trig-?probe", "trig-kretprobe"));
         let sel = select(&["rename-*".into()]).unwrap();
-        assert_eq!(sel.len(), 7);
+        assert_eq!(sel.len(), 6);
         let err = select(&["trig-nosuch".into()]).unwrap_err();
         assert!(err.contains("no benchmark matches 'trig-nosuch'") && err.contains("trig-base"));
     }

@@ -32,6 +32,10 @@ while [ $# -gt 0 ]; do
 done
 RANDOM=$seed
 plant=${plant:-$(( RANDOM % commits + 1 ))}
+if [ "$brk" = "$plant" ]; then
+  echo "bisect-proof: --break $brk is the planted commit; pick another" >&2
+  exit 2
+fi
 echo "bisect-proof: $commits commits, ndelay($delay) planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
 if [ ! -d "$tree/.git" ]; then
@@ -48,7 +52,9 @@ git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine
 git branch -f proof pristine
 git checkout -q proof
-rm -rf "$(git rev-parse --git-dir)/trig-bisect"
+# a fresh bisect state, but the build directory stays: rebuilds are incremental
+st="$(git rev-parse --git-dir)/trig-bisect"
+rm -rf "$st/good.img" "$st/bad.img" "$st/current.img" "$st/runs" "$st/steps.log"
 commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
 # files the tinyconfig-based build never compiles
 harmless=(drivers/net/ethernet/intel/e1000/e1000_main.c drivers/scsi/aacraid/linit.c
@@ -73,19 +79,19 @@ for k in $(seq 1 "$commits"); do
     fi
     planted=$(git rev-parse HEAD)
   elif [ "$k" = "$brk" ]; then
+    # one commit that does not build, fixed by the next: the bisect must
+    # skip it (a run of unbuildable commits next to the planted one would
+    # leave git bisect rightly undecided between them)
     echo "this is not C;" >>kernel/sys.c
     commit "sys: a commit that does not build (planted)"
+    sed -i '/^this is not C;$/d' kernel/sys.c
+    commit "sys: fix the build again"
   else
     f=${harmless[$(( (k - 1) % ${#harmless[@]} ))]}
     sed -i "1s|^|/* trig-init bisect proof: harmless change $k */\n|" "$f"
     commit "$(basename "$f" .c): comment (harmless change $k)"
   fi
-  if [ -n "$brk" ] && [ "$k" = $(( brk + 1 )) ]; then
-    sed -i '/^this is not C;$/d' kernel/sys.c
-    commit "sys: fix the build again" || true
-  fi
 done
-[ -n "$brk" ] && [ "$brk" = "$commits" ] && { sed -i '/^this is not C;$/d' kernel/sys.c; commit "sys: fix the build again"; }
 git log --oneline pristine..HEAD
 
 start=$(date +%s)

@@ -8,15 +8,19 @@
 # Options: --bench GLOB (repeatable; default all), --threshold PCT (3),
 # --runs N interleaved boots per kernel (6: the fewest with which the
 # paired test can reach p < 0.05), --base tinyconfig|defconfig|CONFIG,
-# --state DIR (default .git/trig-bisect), -- RUN-OPTIONS (default -w 0 -d 1).
+# --state DIR (default .git/trig-bisect), -- RUN-OPTIONS (default -w 0 -d 2).
 #
 # The first call builds GOOD and BAD (in this tree and build directory,
 # restoring the commit under test), and refuses to bisect (exit 255, which
-# stops `git bisect run`) unless BAD is slower than GOOD beyond the
-# threshold. Every call then builds the current commit incrementally, boots
-# GOOD and it interleaved (A B A B ...), and compares them paired by round.
+# stops `git bisect run`) unless compare finds BAD regressed against GOOD
+# beyond the threshold on some benchmark. Every call then builds the
+# current commit incrementally, boots GOOD and it interleaved (A B A B
+# ...), compares them paired by round, and calls the commit bad when its
+# change on BAD's regressed benchmarks is typically more than half of BAD's.
 # Exit: 0 good, 1 bad, 125 skip (does not build or boot), 255 stop.
-set -uo pipefail
+# No `set -u` or `-e`: git bisect run reads exit 1 as "bad", so a script
+# error must never end the script; every exit below is deliberate.
+set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
@@ -32,7 +36,7 @@ while [ $# -gt 0 ]; do
     *) echo "bisect.sh: unknown option $1" >&2; exit 255 ;;
   esac
 done
-[ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 1)
+[ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 2)
 [ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
@@ -46,10 +50,12 @@ build_here() {
   "$here/build-kernel.sh" "$tree" --base "$base" --out "$build" 2>>"$state/build.log" | tail -n 1
 }
 
-# Boots GOOD's image and $1 interleaved, compares; returns compare's status
-# (0 no regression, 1 regression) or 125 when the new kernel did not boot.
+# Boots GOOD's image and $1 interleaved and compares them paired; leaves
+# compare.json and compare.txt in runs/$2. Returns 125 when the new kernel
+# did not boot or report.
 judge() {
-  local image=$1 name=$2 out="$state/runs/$name"
+  local image=$1 name=$2
+  local out="$state/runs/$name"
   rm -rf "$out"; mkdir -p "$out"
   "$trig" vm -q -k "$state/good.img" -k "$image" --runs "$runs" --out "$out" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/vm.err"
@@ -58,11 +64,40 @@ judge() {
     echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
     return 125
   fi
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" --metric both \
-    -o "$out/compare.txt" >&2
-  local c=$?
-  [ $c -le 1 ] || return 125
-  return $c
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" -o "$out/compare.txt" >&2
+  [ $? -le 1 ] || return 125
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" --format json >"$out/compare.json"
+  return 0
+}
+
+# What BAD's regression looks like: every (benchmark, metric) that compare
+# judged regressed, with its change; nothing when BAD is not worse.
+signature() {
+  python3 - "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+sig = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"]
+       for m in b["metrics"] if m["verdict"] == "regressed"}
+print(json.dumps(sig))
+PY
+}
+
+# A step is bad when, over BAD's regressed benchmarks, its change is
+# typically more than half of BAD's: a classification against the known
+# effect, steadier than a fresh significance test at every step.
+classify() {
+  python3 - "$state/bad-signature.json" "$1" <<'PY'
+import json, statistics, sys
+sig = json.load(open(sys.argv[1]))
+c = json.load(open(sys.argv[2]))
+now = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"] for m in b["metrics"]}
+parts = [(k, now[k] / v) for k, v in sig.items() if k in now and v]
+if not parts:
+    print("no benchmark of BAD's regression measured"); sys.exit(125)
+frac = statistics.median(f for _, f in parts)
+print(", ".join(f"{k} {now[k]:+.1f}% of {sig[k]:+.1f}%" for k, _ in parts) + f": median fraction {frac:.2f}")
+sys.exit(1 if frac > 0.5 else 0)
+PY
 }
 
 if [ ! -f "$state/good.img" ]; then
@@ -80,10 +115,10 @@ if [ ! -f "$state/good.img" ]; then
   git checkout -q --detach "$head"
   trap - EXIT
   t1=$(now)
-  judge "$state/bad.img" bad-check
-  verdict=$?
-  echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD verdict $verdict" >>"$log"
-  if [ $verdict -ne 1 ]; then
+  judge "$state/bad.img" bad-check || { echo "bisect.sh: BAD does not boot or report" >&2; exit 255; }
+  signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json"
+  echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
+  if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
     echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold}% on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
     rm -f "$state/good.img"
     exit 255
@@ -101,6 +136,12 @@ cp "$img" "$state/current.img"
 t1=$(now)
 judge "$state/current.img" "${commit:0:12}"
 verdict=$?
+why="did not boot"
+if [ $verdict -eq 0 ]; then
+  why=$(classify "$state/runs/${commit:0:12}/compare.json")
+  verdict=$?
+fi
 word=$([ $verdict -eq 0 ] && echo good || { [ $verdict -eq 1 ] && echo bad || echo skip; })
-echo "step ${commit:0:12}: build $((t1 - t0)) s, boots and compare $(( $(now) - t1 )) s -> $word" >>"$log"
+echo "step ${commit:0:12}: build $((t1 - t0)) s, boots and compare $(( $(now) - t1 )) s: $why -> $word" >>"$log"
+echo "bisect.sh: ${commit:0:12}: $why -> $word" >&2
 exit $verdict

@@ -3,7 +3,7 @@
 # a history directory, compare with the previous night, report.
 #
 #   scripts/nightly.sh KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]...
-#                      [--base tinyconfig|defconfig|CONFIG] [--fetch] [-- RUN-OPTIONS]
+#                      [--base tinyconfig|defconfig|CONFIG] [--build DIR] [--fetch] [-- RUN-OPTIONS]
 #
 # Writes DIR/<release>-<time>.json (the night's results, with the commit),
 # DIR/latest.md (tonight against the previous night, markdown for a CI
@@ -18,13 +18,14 @@ trig=${TRIG_INIT:-$(dirname "$here")/target/trig-init}
 [ $# -ge 1 ] || { echo "usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--base B] [--fetch] [-- RUN-OPTIONS]" >&2; exit 2; }
 tree=$(cd "$1" && pwd) || exit 2
 shift
-history=$PWD/history; runs=3; base=tinyconfig; fetch=0; filters=(); run_opts=()
+history=$PWD/history; runs=3; base=tinyconfig; fetch=0; filters=(); run_opts=(); build=$tree/build-trig-nightly
 while [ $# -gt 0 ]; do
   case $1 in
     --history) history=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --bench) filters+=(--filter "$2"); shift 2 ;;
     --base) base=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
     --fetch) fetch=1; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "nightly.sh: unknown option $1" >&2; exit 2 ;;
@@ -35,7 +36,7 @@ if [ "$fetch" = 1 ]; then
   git -C "$tree" pull --ff-only || { echo "nightly.sh: git pull failed" >&2; exit 3; }
 fi
 commit=$(git -C "$tree" rev-parse HEAD)
-image=$("$here/build-kernel.sh" "$tree" --base "$base" --out "$tree/build-trig-nightly" | tail -n 1)
+image=$("$here/build-kernel.sh" "$tree" --base "$base" --out "$build" | tail -n 1)
 [ -f "$image" ] || { echo "nightly.sh: kernel at ${commit:0:12} does not build" >&2; exit 3; }
 
 "$trig" vm -k "$image" --runs "$runs" --commit "$commit" --out "$history" -- "${filters[@]}" "${run_opts[@]}"

@@ -12,7 +12,7 @@ fn list_shows_all_three_matrices() {
         "trig-base",
         "trig-batch-fentry",
         "trig-uretprobe-multi-ret",
-        "rename-fmodret",
+        "rename-fexit",
         "strncmp-helper",
     ] {
         assert!(out.contains(name), "{name} not listed");

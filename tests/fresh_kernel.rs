@@ -62,7 +62,6 @@ fn every_supported_benchmark_is_ok() {
         "trig-kprobe-multi",
         "trig-kretprobe-multi",
         "trig-fmodret",
-        "rename-fmodret",
         "trig-batch-kprobe-multi",
     ] {
         assert!(

@@ -12,6 +12,7 @@ const REQUIRED: &[(&str, &str)] = &[
     ("BPF_SYSCALL", "bpf()"),
     ("BPF_JIT", "native speed, as in production"),
     ("BPF_EVENTS", "kprobe and tracepoint programs"),
+    ("NET", "BPF_PROG_TEST_RUN for trig-batch-*"),
     ("DEBUG_INFO_BTF", "fentry/fexit, raw_tp BTF, CO-RE"),
     ("KPROBES", "trig-kprobe, rename-kprobe"),
     ("KPROBE_EVENTS", "kprobe perf events"),

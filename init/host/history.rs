@@ -57,6 +57,10 @@ pub struct Found {
     pub new: bool,
     /// Other benchmarks (and metrics) with a change point at the same result.
     pub moved_with: Vec<String>,
+    /// The kernel commits of the last result before the change and of the
+    /// first after it, when recorded: GOOD and BAD for scripts/bisect.sh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bisect: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -267,6 +271,7 @@ pub fn analyse(
                     p,
                 },
                 moved_with: Vec::new(),
+                bisect: None,
             });
         }
     }
@@ -283,9 +288,14 @@ pub fn analyse(
             .map(|(_, (_, k))| k.clone())
             .collect();
     }
+    let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
+    for f in &mut found {
+        let commit = |i: usize| points.get(i).and_then(|p| p.commit.clone());
+        f.bisect = f.at.checked_sub(1).and_then(commit).zip(commit(f.at));
+    }
     History {
         dir: dir.into(),
-        points: entries.into_iter().map(|(p, _)| p).collect(),
+        points,
         series,
         found,
         new_window,
@@ -364,6 +374,20 @@ pub fn render(h: &History, markdown: bool) -> String {
     if h.found.is_empty() {
         out.push_str("no change points\n");
     }
+    let mut bisects: Vec<&(String, String)> = h
+        .found
+        .iter()
+        .filter(|f| f.new && f.regression)
+        .filter_map(|f| f.bisect.as_ref())
+        .collect();
+    bisects.dedup();
+    for (good, bad) in bisects {
+        let _ = writeln!(
+            out,
+            "{}to bisect: git bisect start {bad} {good} && git bisect run scripts/bisect.sh --bench ...",
+            if markdown { "\n" } else { "" }
+        );
+    }
     out
 }
 
@@ -424,6 +448,11 @@ pub(crate) mod tests {
         assert_eq!(f.at, 12);
         assert!(f.regression && !f.new);
         assert_eq!(f.moved_with, vec!["trig-kretprobe rate".to_string()]);
+        let (good, bad) = f.bisect.clone().unwrap();
+        assert!(
+            good.starts_with("11") && bad.starts_with("12"),
+            "{good} {bad}"
+        );
         assert!((f.change.change_pct + 15.0).abs() < 3.0);
         let table = render(&h, false);
         assert!(table.contains("#13 6.1.12 @12ababababab"), "{table}");
