@@ -21,6 +21,8 @@ export ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none requ
 
 if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   target=aarch64-unknown-linux-musl
+  # pip --user puts cargo-zigbuild there
+  export PATH="$PATH:$HOME/.local/bin"
   command -v cargo-zigbuild >/dev/null || { echo "build: no cargo-zigbuild (scripts/setup.sh installs it)" >&2; exit 1; }
   mkdir -p target/zig-support/stub
   cp scripts/musl/argp.h target/zig-support/stub/argp.h

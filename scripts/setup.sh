@@ -39,7 +39,11 @@ rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 ||
 # arm64: the Rust target and zig as the cross C toolchain (PyPI)
 if [ "${TRIG_ARM64:-0}" = 1 ] || [ "${1:-}" = "--arm64" ]; then
   rustup target add aarch64-unknown-linux-musl >/dev/null
-  command -v cargo-zigbuild >/dev/null || python3 -m pip install -q ziglang cargo-zigbuild ||
-    python3 -m pip install -q --break-system-packages ziglang cargo-zigbuild
+  if ! command -v cargo-zigbuild >/dev/null; then
+    python3 -m pip install -q ziglang cargo-zigbuild ||
+      python3 -m pip install -q --break-system-packages ziglang cargo-zigbuild
+    # pyenv makes shims for new console scripts only when asked
+    if command -v pyenv >/dev/null; then pyenv rehash; fi
+  fi
 fi
 echo "setup: done"
