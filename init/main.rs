@@ -149,15 +149,9 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
     if compare_after {
         let settings = compare::Settings::default();
         let format = Format::parse("table", std::io::stdout().is_terminal())?;
-        let base = compare::Side {
-            files: vec![done.files[0].display().to_string()],
-            sets: vec![done.sets[0].clone()],
-        };
+        let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
         for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
-            let new = compare::Side {
-                files: vec![file.display().to_string()],
-                sets: vec![set.clone()],
-            };
+            let new = compare::Side::of_file(file, vec![set.clone()]);
             match compare::compare(&base, &new, &settings) {
                 Ok(c) => {
                     print!("{}", render(&c, format));
@@ -265,9 +259,8 @@ fn report(cmd: cli::ReportCmd) -> ExitCode {
         let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
         let latest = match entries.as_slice() {
             [.., (pb, base), (pn, new)] => {
-                let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| compare::Side {
-                    files: vec![p.file.clone()],
-                    sets: sets.to_vec(),
+                let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
+                    compare::Side::of_file(p.file.as_ref(), sets.to_vec())
                 };
                 compare::compare(
                     &side(pb, base),

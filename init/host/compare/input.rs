@@ -134,11 +134,7 @@ pub fn previous(dir: &Path) -> Result<(Side, Side), String> {
             h.len()
         ));
     }
-    let side = |(f, sets): (PathBuf, Vec<RunSet>)| Side {
-        files: vec![f.display().to_string()],
-        sets,
-    };
-    let new = side(h.pop().expect("two entries"));
-    let base = side(h.pop().expect("two entries"));
-    Ok((base, new))
+    let (nf, new) = h.pop().expect("two entries");
+    let (bf, base) = h.pop().expect("two entries");
+    Ok((Side::of_file(&bf, base), Side::of_file(&nf, new)))
 }

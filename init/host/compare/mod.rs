@@ -14,6 +14,7 @@ use crate::report::{BenchResult, Better, RunRecord, RunSet, Status};
 use crate::stats;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use std::path::Path;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
@@ -244,6 +245,14 @@ pub struct Side {
 }
 
 impl Side {
+    /// The side of one results file.
+    pub fn of_file(file: &Path, sets: Vec<RunSet>) -> Side {
+        Side {
+            files: vec![file.display().to_string()],
+            sets,
+        }
+    }
+
     fn runs(&self) -> impl Iterator<Item = &RunRecord> {
         self.sets
             .iter()

@@ -98,10 +98,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
 }
 
 fn side(s: RunSet) -> Side {
-    Side {
-        files: vec!["test.json".into()],
-        sets: vec![s],
-    }
+    Side::of_file("test.json".as_ref(), vec![s])
 }
 
 /// Boots of trig-base and trig-kprobe with small boot-to-boot noise;
