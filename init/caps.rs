@@ -54,7 +54,9 @@ impl Feature {
             Feature::Kprobes => "CONFIG_KPROBES, CONFIG_KPROBE_EVENTS",
             Feature::KprobeMulti => "5.18+, CONFIG_FPROBE",
             Feature::Trampolines => "BTF, trampolines (x86 5.5+, arm64 6.4+)",
-            Feature::ErrorInjection => "CONFIG_FUNCTION_ERROR_INJECTION",
+            Feature::ErrorInjection => {
+                "CONFIG_FUNCTION_ERROR_INJECTION and trampolines (x86 5.5+, arm64 6.4+)"
+            }
             Feature::TestRun => "5.10+ (raw_tp test_run)",
             Feature::TestKfunc => "6.10+ (bpf_modify_return_test_tp)",
             Feature::Uprobes => "CONFIG_UPROBES, CONFIG_UPROBE_EVENTS",

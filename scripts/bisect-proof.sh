@@ -4,6 +4,7 @@
 #
 #   scripts/bisect-proof.sh [--commits N] [--delay-ns NS] [--plant K] [--break K]
 #                           [--unmeasured] [--seed S] [--tree DIR] [--runs R]
+#                           [--bench GLOB] [--reduced] [-- RUN-OPTIONS]
 #
 # Makes a git history from Debian's linux-source-6.1: the pristine tree,
 # then N (8) commits that touch unbuilt drivers' comments and strings, one
@@ -14,9 +15,12 @@
 # commit K fail to build (fixed by the next), which must be skipped.
 # Then runs `git bisect run scripts/bisect.sh --bench 'rename-*'` and
 # checks that it ends on the planted commit. Prints steps and timings.
+# --reduced is the CI variant: 3 commits, rename-base alone, a 2 us delay
+# and 1-second runs (about 10 minutes with the first kernel build).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 commits=8; delay=500; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree; runs=6
+bench='rename-*'; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --commits) commits=$2; shift 2 ;;
@@ -27,6 +31,9 @@ while [ $# -gt 0 ]; do
     --seed) seed=$2; shift 2 ;;
     --tree) tree=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --bench) bench=$2; shift 2 ;;
+    --reduced) commits=3; bench=rename-base; delay=2000; run_opts=(-w 0 -d 1); shift ;;
+    --) shift; run_opts=("$@"); break ;;
     *) echo "bisect-proof: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -39,6 +46,7 @@ fi
 echo "bisect-proof: $commits commits, ndelay($delay) planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
 if [ ! -d "$tree/.git" ]; then
+  [ -f /usr/src/linux-source-6.1.tar.xz ] || { echo "bisect-proof: no /usr/src/linux-source-6.1.tar.xz (scripts/setup.sh --kernel installs it)" >&2; exit 2; }
   mkdir -p "$tree"
   tar -C "$tree" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz
   git -C "$tree" init -q
@@ -97,7 +105,7 @@ git log --oneline pristine..HEAD
 start=$(date +%s)
 git bisect start HEAD pristine >/dev/null
 set +e
-git bisect run "$top/scripts/bisect.sh" --bench 'rename-*' --threshold 5 --runs "$runs" 2>&1 | tee "$top/target/bisect-proof.log"
+git bisect run "$top/scripts/bisect.sh" --bench "$bench" --threshold 5 --runs "$runs" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
 rc=${PIPESTATUS[0]}
 set -e
 total=$(( $(date +%s) - start ))

@@ -2,7 +2,18 @@
 # Installs what building and running trig-init needs on Debian/Ubuntu:
 # clang (BPF), static libelf/zlib, QEMU, apt tools for Debian kernels, and
 # the musl target. Safe to run again.
+#   --arm64   also the arm64 Rust target and zig (cargo-zigbuild)
+#   --kernel  also Debian's linux-source-6.1 and what building kernels
+#             (x86-64 and arm64) and booting them under vmtest need
 set -euo pipefail
+arm64=${TRIG_ARM64:-0}; kernel=0
+for a in "$@"; do
+  case $a in
+    --arm64) arm64=1 ;;
+    --kernel) kernel=1 ;;
+    *) echo "setup: unknown option $a" >&2; exit 2 ;;
+  esac
+done
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -10,6 +21,7 @@ PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio
       qemu-system-x86 qemu-system-arm
       musl-tools autoconf automake libtool autopoint gettext flex bison gawk
       python3-pip file)
+[ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 bc libssl-dev dwarves gcc-aarch64-linux-gnu qemu-guest-agent)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -37,7 +49,7 @@ fi
 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 ||
   echo "setup: rustup could not add x86_64-unknown-linux-musl; builds will use glibc static"
 # arm64: the Rust target and zig as the cross C toolchain (PyPI)
-if [ "${TRIG_ARM64:-0}" = 1 ] || [ "${1:-}" = "--arm64" ]; then
+if [ "$arm64" = 1 ]; then
   rustup target add aarch64-unknown-linux-musl >/dev/null
   if ! command -v cargo-zigbuild >/dev/null; then
     python3 -m pip install -q ziglang cargo-zigbuild ||
