@@ -122,6 +122,10 @@ pub struct VmCmd {
     /// more kernel command-line arguments
     #[argh(option, default = "String::new()")]
     pub append: String,
+    /// keep KASLR (default: boot with nokaslr, because a kernel laid out
+    /// anew at every boot moves the numbers from boot to boot)
+    #[argh(switch)]
+    pub kaslr: bool,
     /// more command line for one kernel: the first --kernel-append goes
     /// to the first -k, and so on (e.g. trig.inject=... on one side)
     #[argh(option)]

@@ -133,6 +133,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         timeout: cmd.timeout,
         init: cmd.init.map(Into::into),
         append: cmd.append,
+        kaslr: cmd.kaslr,
         kernel_appends: cmd.kernel_append,
         quiet: cmd.quiet,
         json: cmd.json,

@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
-# Reproduces the README's noise figures for interleaved comparisons:
-# three kernels that are one and the same (A, A, and A with known
-# slowdowns injected into some benchmarks), booted interleaved N times each
-# over the trigger and rename matrices; then
-#   - A/A: how many benchmarks compare flags, paired and unpaired, and how
-#     wide the change intervals are both ways;
-#   - A/A+inject: which injected slowdowns are flagged, and how big each was.
+# Reproduces the README's figures for interleaved comparisons: one kernel
+# booted as A, A again, and A with a known slowdown of growing size
+# injected into some benchmarks (a ladder), all interleaved N times over
+# the whole trigger and rename matrices; then
+#   - A/A: how many benchmarks compare flags, paired and unpaired, the
+#     per-boot CV against the CV of paired ratios, and how wide the change
+#     intervals are both ways;
+#   - the ladder: for each injected benchmark and size, the measured change
+#     of rate and overhead and its verdict, and the smallest change flagged.
 #
-#   scripts/ab-proof.sh [KERNEL] [--runs N] [--also KERNEL]... [--results DIR]
-#                                 (default debian:6.1.0-54, 6 runs)
-# --also boots more kernels in the same rounds (after A, A), each compared
-# with the first A: real kernel comparisons under the same conditions.
-# --results DIR re-analyses an earlier run instead of booting.
+#   scripts/ab-proof.sh [KERNEL] [--runs N] [--ladder S,S,...] [--also KERNEL]...
+#                       [--results DIR] [-- RUN-OPTIONS]
+#     (default debian:6.1.0-54, 6 runs, ladder 2,8,32 spins, -w 0 -d 1)
+# Spins go into the producers of trig-rawtp, trig-kprobe, trig-fentry,
+# rename-rawtp and rename-kprobe only, never into their baselines, so the
+# overhead figures move by exactly the spins' cost. --also boots more
+# kernels in the same rounds, each compared with the first A. --results DIR
+# re-analyses an earlier run instead of booting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-kernel=debian:6.1.0-54; runs=6; results=""; also=()
-inject=trig-tp:1,trig-rawtp:2,trig-kprobe:5,trig-kretprobe:10,trig-fentry:20,trig-fexit:40,rename-kprobe:5,rename-rawtp:20
+kernel=debian:6.1.0-54; runs=6; results=""; also=(); ladder=2,8,32; run_opts=(-w 0 -d 1)
+injected=(trig-rawtp trig-kprobe trig-fentry rename-rawtp rename-kprobe)
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --also) also+=("$2"); shift 2 ;;
+    --ladder) ladder=$2; shift 2 ;;
+    --) shift; run_opts=("$@"); break ;;
     *) kernel=$1; shift ;;
   esac
 done
@@ -30,48 +37,74 @@ if [ -z "$results" ]; then
   mkdir -p "$results"
   ks=(-k "$kernel" -k "$kernel"); appends=(--kernel-append '' --kernel-append '')
   for a in "${also[@]}"; do ks+=(-k "$a"); appends+=(--kernel-append ''); done
-  ks+=(-k "$kernel"); appends+=(--kernel-append "trig.inject=$inject")
-  # the syscall-driven and batched attach paths, two uprobes, all of rename
+  for s in ${ladder//,/ }; do
+    ks+=(-k "$kernel")
+    appends+=(--kernel-append "trig.inject=$(printf "%s:$s," "${injected[@]}" | sed 's/,$//')")
+  done
+  start=$(date +%s)
   "$trig" ab "${ks[@]}" "${appends[@]}" --runs "$runs" --out "$results" -q -- \
-    --filter trig-base --filter trig-tp --filter trig-rawtp --filter 'trig-k*' --filter 'trig-f*' \
-    --filter 'trig-batch-k*' --filter 'trig-batch-f*' --filter trig-usermode-count \
-    --filter trig-uprobe-nop --filter 'rename-*' -w 0 -d 1 >"$results/ab.txt" || true
+    --filter 'trig-*' --filter 'rename-*' "${run_opts[@]}" >"$results/ab.txt" || true
+  echo "ab-proof: ${#ks[@]} boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
 fi
 k() { ls "$results"/*-k"$1".json; }
 last=$(ls "$results"/*-k*.json | sed 's/.*-k\([0-9]*\)\.json/\1/' | sort -n | tail -n 1)
-for n in $(seq 3 $((last - 1))); do
+for n in $(seq 2 "$last"); do
   "$trig" compare "$(k 1)" "$(k "$n")" >"$results/c1$n.txt" || true
+  "$trig" compare "$(k 1)" "$(k "$n")" --format json >"$results/c1$n-paired.json" || true
 done
-for pair in "1 2" "1 $last"; do
-  set -- $pair
-  "$trig" compare "$(k "$1")" "$(k "$2")" --format json >"$results/c$1$2-paired.json" || true
-  "$trig" compare "$(k "$1")" "$(k "$2")" --format json --unpaired >"$results/c$1$2-unpaired.json" || true
-done
+"$trig" compare "$(k 1)" "$(k 2)" --format json --unpaired >"$results/c12-unpaired.json" || true
 python3 - "$results" "$last" <<'PY'
 import json, sys, statistics as st
-d, last = sys.argv[1], sys.argv[2]
+d, last = sys.argv[1], int(sys.argv[2])
 load = lambda n: json.load(open(f"{d}/{n}.json"))
 def flagged(c):
-    return [b["name"] + " (" + "/".join(b["basis"]) + ")" for b in c["benches"] if b["verdict"] in ("regressed", "improved")]
-def widths(c, metric):
-    w = [m["ci_pct"][1] - m["ci_pct"][0] for b in c["benches"] for m in b["metrics"]
-         if m["metric"] == metric and m["ci_pct"][0] is not None]
+    return [b["name"] + " (" + "/".join(b["basis"]) + ")" for b in c["benches"]
+            if b["verdict"] in ("regressed", "improved")]
+def metrics(c, metric):
+    return [m for b in c["benches"] for m in b["metrics"] if m["metric"] == metric]
+def width(c, metric):
+    w = [m["ci_pct"][1] - m["ci_pct"][0] for m in metrics(c, metric) if m["ci_pct"][0] is not None]
     return st.median(w) if w else float("nan")
-def judged(c):
-    return sum(1 for b in c["benches"] if b["metrics"])
-for pair, label in (("c12", "A/A"), (f"c1{last}", "A/A+inject")):
-    p, u = load(pair + "-paired"), load(pair + "-unpaired")
-    print(f"{label}: {judged(p)} benchmarks judged, {p['base']['runs']} + {p['new']['runs']} boots")
-    for name, c in (("paired", p), ("unpaired", u)):
-        print(f"  {name:<8}: flagged {len(flagged(c))}: {', '.join(flagged(c)) or '-'}")
-        print(f"            median 95% interval width: rate {widths(c, 'rate'):.1f} points, overhead {widths(c, 'overhead'):.1f} points")
-c = load(f"c1{last}-paired")
-inj = c["new"]["inject"]
-print(f"injected: {', '.join(inj)}")
-for b in c["benches"]:
-    spins = [i.split(':')[1] for i in ",".join(inj).split(",") if i.split(":")[0] == b["name"]]
-    if spins:
-        r = {m["metric"]: m for m in b["metrics"]}
-        fmt = lambda m: f"{m['change_pct']:+.1f}% [{m['ci_pct'][0]:+.1f},{m['ci_pct'][1]:+.1f}] p={m['p']:.3f} {m['verdict']}" if m else "-"
-        print(f"  {b['name']:<16} {spins[0]:>3} spins: rate {fmt(r.get('rate'))}; overhead {fmt(r.get('overhead'))}")
+def ratio_cv(m):
+    r = [n / b for b, n in zip(m["base"]["values"], m["new"]["values"]) if b]
+    return st.stdev(r) / st.mean(r) if len(r) > 1 else float("nan")
+p, u = load("c12-paired"), load("c12-unpaired")
+print(f"A/A: {sum(1 for b in p['benches'] if b['metrics'])} benchmarks judged, "
+      f"{p['base']['runs']} + {p['new']['runs']} boots")
+for name, c in (("paired", p), ("unpaired", u)):
+    print(f"  {name:<8}: flagged {len(flagged(c))}: {', '.join(flagged(c)) or '-'}")
+    print(f"            median 95% interval width: rate {width(c, 'rate'):.1f} points, "
+          f"overhead {width(c, 'overhead'):.1f} points")
+for metric in ("rate", "overhead"):
+    ms = metrics(p, metric)
+    if ms:
+        side = st.median(m[s]["cv"] for m in ms for s in ("base", "new"))
+        pair = st.median(ratio_cv(m) for m in ms)
+        print(f"  {metric}: median per-boot CV {side * 100:.1f}%, median CV of paired A/A ratios {pair * 100:.1f}%")
+rows, smallest = [], {}
+for n in range(3, last + 1):
+    c = load(f"c1{n}-paired")
+    inj = dict(i.split(":") for i in ",".join(c["new"]["inject"]).split(",") if ":" in i)
+    if not inj:
+        print(f"k{n} ({', '.join(c['new']['releases'])}): flagged {', '.join(flagged(c)) or '-'}")
+        continue
+    for b in c["benches"]:
+        if b["name"] not in inj:
+            if b["verdict"] in ("regressed", "improved"):
+                print(f"  NOT injected but flagged in k{n}: {b['name']} {b['verdict']}")
+            continue
+        for m in b["metrics"]:
+            hit = m["verdict"] in ("regressed", "improved")
+            rows.append((b["name"], int(inj[b["name"]]), m["metric"], m["change_pct"], m["ci_pct"], m["p"], m["verdict"]))
+            if hit:
+                key = (b["name"], m["metric"])
+                smallest[key] = min(smallest.get(key, 1e9), abs(m["change_pct"]))
+print("ladder (injected spins per call; change of the median, 95% CI, Wilcoxon p, verdict):")
+for name, spins, metric, ch, ci, pv, v in sorted(rows):
+    ci = f"[{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci[0] is not None else "[-]"
+    print(f"  {name:<14} {spins:>3} spins {metric:<8} {ch:+7.1f}% {ci:<16} p={pv:.3f} {v}")
+for metric in ("rate", "overhead"):
+    got = {n: v for (n, m), v in smallest.items() if m == metric}
+    print(f"smallest change flagged ({metric}): " +
+          (", ".join(f"{n} {v:.0f}%" for n, v in sorted(got.items())) or "none"))
 PY

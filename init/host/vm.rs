@@ -52,6 +52,8 @@ pub struct VmOptions {
     pub timeout: Option<u64>,
     pub init: Option<PathBuf>,
     pub append: String,
+    /// Leave KASLR on (nokaslr is the default).
+    pub kaslr: bool,
     /// More command line for the i-th kernel only (compare boot options,
     /// or inject a slowdown into one side: `trig.inject=...`).
     pub kernel_appends: Vec<String>,
@@ -440,6 +442,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             let cmdline = qemu::kernel_cmdline(
                 opts.arch,
                 &run_args,
+                opts.kaslr,
                 format!("{} {extra}", opts.append).trim(),
             );
             Target {
