@@ -11,7 +11,8 @@
 #
 #   scripts/ab-proof.sh [KERNEL] [--runs N] [--ladder S,S,...] [--also KERNEL]...
 #                       [--results DIR] [-- RUN-OPTIONS]
-#     (default debian:6.1.0-54, 6 runs, ladder 2,8,32 spins, -w 0 -d 1)
+#     (default debian:6.1.0-54, 6 runs, ladder 2,8,32 spins, RUN-OPTIONS
+#      --filter 'trig-*' --filter 'rename-*' -w 0 -d 1)
 # Spins go into the producers of trig-rawtp, trig-kprobe, trig-fentry,
 # rename-rawtp and rename-kprobe only, never into their baselines, so the
 # overhead figures move by exactly the spins' cost. --also boots more
@@ -19,7 +20,8 @@
 # re-analyses an earlier run instead of booting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-kernel=debian:6.1.0-54; runs=6; results=""; also=(); ladder=2,8,32; run_opts=(-w 0 -d 1)
+kernel=debian:6.1.0-54; runs=6; results=""; also=(); ladder=2,8,32
+run_opts=(--filter 'trig-*' --filter 'rename-*' -w 0 -d 1)
 injected=(trig-rawtp trig-kprobe trig-fentry rename-rawtp rename-kprobe)
 while [ $# -gt 0 ]; do
   case $1 in
@@ -43,7 +45,7 @@ if [ -z "$results" ]; then
   done
   start=$(date +%s)
   "$trig" ab "${ks[@]}" "${appends[@]}" --runs "$runs" --out "$results" -q -- \
-    --filter 'trig-*' --filter 'rename-*' "${run_opts[@]}" >"$results/ab.txt" || true
+    "${run_opts[@]}" >"$results/ab.txt" || true
   echo "ab-proof: ${#ks[@]} boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
 fi
 k() { ls "$results"/*-k"$1".json; }

@@ -176,9 +176,37 @@ fn through_vmtest(vm_args: &[&str], bin: &str) {
     );
 }
 
+/// vmtest.toml's target `name` as the README runs it (`vmtest -c -f`): the
+/// kernel, root and binary paths it names are the ones kernel-test.sh
+/// builds; the whole matrix's JSON must come back complete.
+fn toml_target(name: &str) {
+    let o = Command::new("vmtest")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("VMTEST_NO_UI", "1")
+        // a relative config path (vmtest's default, `vmtest.toml`) leaves
+        // the guest's working directory at / instead of this one
+        .args(["-c", concat!(env!("CARGO_MANIFEST_DIR"), "/vmtest.toml")])
+        .args(["-f", &format!("^{name}$")])
+        .output()
+        .expect("vmtest (cargo install vmtest)");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "vmtest -f {name}: {text}{}", stderr(&o));
+    let doc = json_in(&text);
+    assert_eq!(doc["outcome"]["status"], "complete", "{name}");
+    let results = doc["results"].as_array().unwrap();
+    assert!(results.len() > 30, "{name}: {} results", results.len());
+    for r in results {
+        assert!(
+            r["status"] == "ok" || r["status"] == "unsupported",
+            "{name}: {r}"
+        );
+    }
+}
+
 #[test]
 #[ignore]
 fn x86_64_runs_through_vmtest() {
+    toml_target("x86_64-tcg");
     through_vmtest(
         &[
             "-q",
@@ -198,6 +226,7 @@ fn x86_64_runs_through_vmtest() {
 fn arm64_runs_through_vmtest() {
     let image = env("TRIG_FRESH_ARM64_IMAGE");
     let rootfs = env("TRIG_ARM64_ROOTFS");
+    toml_target("arm64");
     through_vmtest(
         &["-a", "aarch64", "-r", &rootfs, "-k", &image],
         // vmtest shares its working directory at /mnt/vmtest, and cds there
