@@ -123,7 +123,7 @@ pub struct VmCmd {
     #[argh(option, default = "String::new()")]
     pub append: String,
     /// keep KASLR (default: boot with nokaslr, because a kernel laid out
-    /// anew at every boot moves the numbers from boot to boot)
+    /// anew at every boot can move the numbers from boot to boot)
     #[argh(switch)]
     pub kaslr: bool,
     /// more command line for one kernel: the first --kernel-append goes
