@@ -13,7 +13,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${1:-$top/target/rootfs-arm64}
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/trig-init
+# the cache trig-init vm uses for Debian kernels (TRIG_CACHE overrides)
+cache=${TRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/trig-init}
 lists=$cache/apt-lists-arm64
 debs=$cache/debs-arm64
 opts=(-oAPT::Architectures::=arm64 -oDir::State::Lists="$lists")

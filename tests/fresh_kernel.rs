@@ -146,14 +146,14 @@ fn json_in(text: &str) -> Value {
     serde_json::from_str(&lines[start..=end].join("\n")).expect("valid JSON")
 }
 
-/// Runs `command` through vmtest with `vm_args` (kernel, architecture,
-/// root, QEMU wrapper) from the top of the repository, which vmtest shares
-/// with the guest and makes its working directory.
-fn vmtest(vm_args: &[&str], command: &str) -> std::process::Output {
+/// vmtest with `args` (a kernel, architecture, root, QEMU wrapper and a
+/// command; or a config and a target filter), run from the top of the
+/// repository, which vmtest shares with the guest.
+fn vmtest(args: &[&str]) -> std::process::Output {
     Command::new("vmtest")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(vm_args)
-        .arg(command)
+        .env("VMTEST_NO_UI", "1")
+        .args(args)
         .output()
         .expect("vmtest (cargo install vmtest)")
 }
@@ -161,12 +161,10 @@ fn vmtest(vm_args: &[&str], command: &str) -> std::process::Output {
 /// trig-init `bin` through vmtest: not PID 1, the JSON on stdout with hit
 /// counts that agree, and a failing run's exit status back on the host.
 fn through_vmtest(vm_args: &[&str], bin: &str) {
-    let o = vmtest(
-        vm_args,
-        &format!(
-            "{bin} run -w 0 -d 1 --filter trig-base --filter trig-kprobe --filter rename-rawtp"
-        ),
+    let run = format!(
+        "{bin} run -w 0 -d 1 --filter trig-base --filter trig-kprobe --filter rename-rawtp"
     );
+    let o = vmtest(&[vm_args, &[run.as_str()]].concat());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "vmtest failed: {text}{}", stderr(&o));
     let doc = json_in(&text);
@@ -180,7 +178,8 @@ fn through_vmtest(vm_args: &[&str], bin: &str) {
             assert_eq!(h["agree"], true, "{r}");
         }
     }
-    let o = vmtest(vm_args, &format!("{bin} run --filter no-such-bench"));
+    let bad = format!("{bin} run --filter no-such-bench");
+    let o = vmtest(&[vm_args, &[bad.as_str()]].concat());
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -193,15 +192,10 @@ fn through_vmtest(vm_args: &[&str], bin: &str) {
 /// kernel, root and binary paths it names are the ones kernel-test.sh
 /// builds; the whole matrix's JSON must come back complete.
 fn toml_target(name: &str) {
-    let o = Command::new("vmtest")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("VMTEST_NO_UI", "1")
-        // a relative config path (vmtest's default, `vmtest.toml`) leaves
-        // the guest's working directory at / instead of this one
-        .args(["-c", concat!(env!("CARGO_MANIFEST_DIR"), "/vmtest.toml")])
-        .args(["-f", &format!("^{name}$")])
-        .output()
-        .expect("vmtest (cargo install vmtest)");
+    // a relative config path (vmtest's default, `vmtest.toml`) leaves the
+    // guest's working directory at / instead of this one
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/vmtest.toml");
+    let o = vmtest(&["-c", config, "-f", &format!("^{name}$")]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "vmtest -f {name}: {text}{}", stderr(&o));
     let doc = json_in(&text);
