@@ -29,12 +29,13 @@ pub struct RunCmd {
     /// benchmark name or glob (repeatable); default: all
     #[argh(option)]
     pub filter: Vec<String>,
-    /// warm-up seconds (default 1)
+    /// warm-up seconds, fractions allowed (default 1)
     #[argh(option, short = 'w')]
-    pub warmup: Option<u32>,
-    /// measured seconds (default 5)
+    pub warmup: Option<String>,
+    /// measured seconds, fractions allowed: 0.2 suits the icount meter
+    /// (default 5)
     #[argh(option, short = 'd')]
-    pub duration: Option<u32>,
+    pub duration: Option<String>,
     /// producer counts, e.g. 1,2,4,8 (default 1)
     #[argh(option, short = 'p')]
     pub producers: Option<String>,
@@ -97,9 +98,9 @@ pub struct VmCmd {
     /// guest architecture: x86_64 or aarch64 (default: the host's)
     #[argh(option)]
     pub arch: Option<String>,
-    /// guest CPUs (default 2)
-    #[argh(option, default = "2")]
-    pub cpus: usize,
+    /// guest CPUs (default 1 under the icount meter, else 2)
+    #[argh(option)]
+    pub cpus: Option<usize>,
     /// guest memory (default 1G)
     #[argh(option, default = "String::from(\"1G\")")]
     pub memory: String,
@@ -112,6 +113,11 @@ pub struct VmCmd {
     /// accelerator: auto, kvm or tcg (default auto: KVM, else TCG)
     #[argh(option, default = "String::from(\"auto\")")]
     pub accel: String,
+    /// what rates are per: time (wall clock), icount (guest instructions
+    /// counted by TCG, one per virtual ns: deterministic) or auto (time
+    /// under KVM, icount under TCG; the default)
+    #[argh(option, default = "String::from(\"auto\")")]
+    pub meter: String,
     /// seconds a boot may take before QEMU is killed (default: the
     /// guest's watchdog plus two minutes)
     #[argh(option)]

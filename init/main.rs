@@ -73,8 +73,8 @@ fn run_options(cmd: &RunCmd) -> Result<RunOptions, String> {
         ..RunOptions::default()
     };
     let sets = [
-        ("warmup", cmd.warmup.map(|v| v.to_string())),
-        ("duration", cmd.duration.map(|v| v.to_string())),
+        ("warmup", cmd.warmup.clone()),
+        ("duration", cmd.duration.clone()),
         ("producers", cmd.producers.clone()),
         ("batch_iters", cmd.batch_iters.map(|v| v.to_string())),
         ("cmp_str_len", cmd.cmp_str_len.clone()),
@@ -130,6 +130,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         runs: cmd.runs.max(1),
         out: cmd.out.into(),
         accel: host_vm::AccelChoice::parse(&cmd.accel)?,
+        meter: host_vm::MeterChoice::parse(&cmd.meter)?,
         timeout: cmd.timeout,
         init: cmd.init.map(Into::into),
         append: cmd.append,

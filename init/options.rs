@@ -6,12 +6,20 @@ use crate::report::Params;
 
 pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
 pub const MAX_STR_LEN: u32 = 4095;
+/// Bounds of `-w` and `-d`: an hour each is more than any benchmark wants,
+/// and keeps every derived figure (samples, watchdog) far from overflow.
+pub const MAX_SECONDS: f64 = 3600.0;
+/// Below a millisecond the sampling thread's own wake-ups dominate.
+pub const MIN_DURATION: f64 = 0.001;
+/// A watchdog longer than a week is a typo.
+pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
     pub filter: Vec<String>,
-    pub warmup: u32,
-    pub duration: u32,
+    /// Seconds; fractions allowed (sub-second runs suit the icount meter).
+    pub warmup: f64,
+    pub duration: f64,
     pub producers: Vec<usize>,
     pub affinity: bool,
     pub batch_iters: u32,
@@ -59,8 +67,8 @@ impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             filter: Vec::new(),
-            warmup: 1,
-            duration: 5,
+            warmup: 1.0,
+            duration: 5.0,
             producers: vec![1],
             affinity: false,
             batch_iters: 100,
@@ -168,8 +176,23 @@ impl RunOptions {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if self.duration == 0 {
-            return Err("duration must be at least 1 second".into());
+        if !(MIN_DURATION..=MAX_SECONDS).contains(&self.duration) {
+            return Err(format!(
+                "duration {} s is not in {MIN_DURATION}..{MAX_SECONDS} s",
+                self.duration
+            ));
+        }
+        if !(0.0..=MAX_SECONDS).contains(&self.warmup) {
+            return Err(format!(
+                "warmup {} s is not in 0..{MAX_SECONDS} s",
+                self.warmup
+            ));
+        }
+        if self.timeout > MAX_TIMEOUT {
+            return Err(format!(
+                "timeout {} s is over {MAX_TIMEOUT} s",
+                self.timeout
+            ));
         }
         if self.producers.is_empty() || self.producers.contains(&0) {
             return Err("producers must be a list of counts of at least 1".into());
@@ -217,12 +240,14 @@ impl RunOptions {
     }
 
     /// The watchdog for `points` benchmark runs: each one's time with room
-    /// for loading and attaching, plus a minute.
+    /// for loading and attaching, plus a minute; saturates rather than
+    /// wraps for absurd inputs.
     pub fn watchdog_secs(&self, points: usize) -> u32 {
         if self.timeout > 0 {
             return self.timeout;
         }
-        (self.warmup + self.duration + 10) * points as u32 + 60
+        let secs = (self.warmup + self.duration + 10.0).ceil() * points as f64 + 60.0;
+        secs.min(f64::from(u32::MAX)) as u32
     }
 
     pub fn params(&self, points: usize) -> Params {
@@ -258,7 +283,7 @@ mod tests {
     #[test]
     fn defaults_match_upstream() {
         let o = RunOptions::from_kernel_cmdline("console=ttyS0 quiet").unwrap();
-        assert_eq!((o.warmup, o.duration, o.batch_iters), (1, 5, 100));
+        assert_eq!((o.warmup, o.duration, o.batch_iters), (1.0, 5.0, 100));
         assert_eq!(o.producers, vec![1]);
         assert!(!o.affinity && !o.rename_on_main);
     }
@@ -267,8 +292,8 @@ mod tests {
     fn kernel_args_round_trip() {
         let o = RunOptions {
             filter: vec!["trig-*".into(), "rename-base".into()],
-            warmup: 0,
-            duration: 2,
+            warmup: 0.05,
+            duration: 0.2,
             producers: vec![1, 2, 4],
             affinity: true,
             batch_iters: 50,
@@ -305,5 +330,25 @@ mod tests {
         let e = RunOptions::from_kernel_cmdline("trig.inject=trig-nope:10").unwrap_err();
         assert!(e.contains("unknown benchmark 'trig-nope'"), "{e}");
         assert!(RunOptions::from_kernel_cmdline("trig.inject=trig-base").is_err());
+    }
+
+    #[test]
+    fn absurd_durations_are_refused_before_anything_runs() {
+        for bad in [
+            "trig.duration=0",
+            "trig.duration=-1",
+            "trig.duration=NaN",
+            "trig.duration=inf",
+            "trig.duration=200000000",
+            "trig.warmup=-0.5",
+            "trig.warmup=1e12",
+            "trig.timeout=4294967295",
+        ] {
+            assert!(RunOptions::from_kernel_cmdline(bad).is_err(), "{bad}");
+        }
+        let o = RunOptions::from_kernel_cmdline("trig.warmup=3600 trig.duration=3600").unwrap();
+        // the largest accepted options keep the watchdog arithmetic finite
+        assert!(o.watchdog_secs(usize::MAX) == u32::MAX);
+        assert!(o.watchdog_secs(100) > 720_000);
     }
 }

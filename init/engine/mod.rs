@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
 
 pub struct Plan {
-    pub warmup: u32,
-    pub duration: u32,
+    /// Seconds.
+    pub warmup: f64,
+    pub duration: f64,
     pub producers: usize,
     /// Pin producers to CPUs round-robin.
     pub affinity: bool,
@@ -69,11 +70,11 @@ pub fn spin(iterations: u32) {
 /// The rate, in M/s, of `trigger` called in a loop for `seconds` on this
 /// thread with nothing counted but a local: the reference that trig-base's
 /// counting overhead is measured against.
-pub fn bare_rate(seconds: u32, mut trigger: impl FnMut()) -> f64 {
+pub fn bare_rate(seconds: f64, mut trigger: impl FnMut()) -> f64 {
     let stop = AtomicBool::new(false);
     thread::scope(|s| {
         s.spawn(|| {
-            thread::sleep(Duration::from_secs(u64::from(seconds)));
+            thread::sleep(Duration::from_secs_f64(seconds));
             stop.store(true, Ordering::Relaxed);
         });
         let start = Instant::now();
@@ -98,6 +99,31 @@ fn pin_to(cpu: usize) {
     }
 }
 
+/// How often counters are read: once a second as upstream does, or, for
+/// sub-second runs, four times in the measured window, so that a short run
+/// still has a spread to report.
+pub fn sample_period(duration: f64) -> f64 {
+    if duration >= 1.0 {
+        1.0
+    } else {
+        duration / 4.0
+    }
+}
+
+/// When each sample ends, in seconds from the start, and whether it is
+/// warm-up: whole periods, the last one of each phase cut to its end.
+pub fn sample_ends(warmup: f64, duration: f64) -> Vec<(f64, bool)> {
+    let period = sample_period(duration);
+    let phase = |from: f64, len: f64, warm: bool| {
+        // a sliver under 1% of a period is not worth a sample of its own
+        let n = ((len / period) - 0.01).ceil().max(0.0) as usize;
+        (1..=n).map(move |k| ((from + k as f64 * period).min(from + len), warm))
+    };
+    phase(0.0, warmup, true)
+        .chain(phase(warmup, duration, false))
+        .collect()
+}
+
 fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Sample> {
     let take_bpf = || bpf.map_or(0, |b| b.take());
     // start from zero: nothing counted during setup is measured
@@ -105,10 +131,10 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
     user.take();
     let start = Instant::now();
     let mut last = start;
-    let total = plan.warmup + plan.duration;
-    let mut samples = Vec::with_capacity(total as usize);
-    for i in 0..total {
-        let deadline = start + Duration::from_secs(u64::from(i) + 1);
+    let ends = sample_ends(plan.warmup, plan.duration);
+    let mut samples = Vec::with_capacity(ends.len());
+    for (i, (end, warmup)) in ends.into_iter().enumerate() {
+        let deadline = start + Duration::from_secs_f64(end);
         if let Some(left) = deadline.checked_duration_since(Instant::now()) {
             thread::sleep(left);
         }
@@ -123,13 +149,13 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
             eprintln!(
                 "Iter {i:3} ({late_us:7.3}us): hits {mps:8.3}M/s ({:7.3}M/prod){}",
                 mps / plan.producers as f64,
-                if i < plan.warmup { " (warm-up)" } else { "" }
+                if warmup { " (warm-up)" } else { "" }
             );
         }
         samples.push(Sample {
             t_s: now.duration_since(start).as_secs_f64(),
             interval_s: interval,
-            warmup: i < plan.warmup,
+            warmup,
             bpf: b,
             user: u,
             mps,
@@ -139,7 +165,7 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
 }
 
 /// Runs `body` on `plan.producers` producers for warm-up plus duration
-/// seconds, sampling once a second.
+/// seconds, sampling as [`sample_ends`] says.
 pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let user = Arc::new(UserSlots::new(plan.producers));
     let stop = Arc::new(AtomicBool::new(false));
@@ -207,8 +233,8 @@ mod tests {
             })
         });
         let plan = Plan {
-            warmup: 1,
-            duration: 1,
+            warmup: 1.0,
+            duration: 1.0,
             producers: 2,
             affinity: true,
             on_main: false,
@@ -224,11 +250,29 @@ mod tests {
     }
 
     #[test]
+    fn sample_schedule() {
+        let ends = |w, d| sample_ends(w, d);
+        // upstream's: one sample a second
+        assert_eq!(
+            ends(1.0, 2.0),
+            vec![(1.0, true), (2.0, false), (3.0, false)]
+        );
+        // fractions: the last sample of a phase is cut to its end
+        assert_eq!(ends(0.0, 1.5), vec![(1.0, false), (1.5, false)]);
+        let short = ends(0.1, 0.2);
+        assert_eq!(short.iter().filter(|(_, w)| *w).count(), 2);
+        assert_eq!(short.iter().filter(|(_, w)| !*w).count(), 4);
+        assert!((short.last().unwrap().0 - 0.3).abs() < 1e-12);
+        // the largest accepted options stay a modest list
+        assert_eq!(ends(3600.0, 3600.0).len(), 7200);
+    }
+
+    #[test]
     fn main_thread_producer() {
         let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
         let plan = Plan {
-            warmup: 0,
-            duration: 1,
+            warmup: 0.0,
+            duration: 0.2,
             producers: 1,
             affinity: false,
             on_main: true,
@@ -236,7 +280,7 @@ mod tests {
             verbose: false,
         };
         let m = measure(&plan, None, body);
-        assert_eq!(m.samples.len(), 1);
+        assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");
         assert!(m.total_user > 0 && m.total_user.is_multiple_of(3));
     }
 }

@@ -2,6 +2,7 @@
 //! accelerator.
 
 use super::kernel::{Arch, Kernel};
+use crate::report::Meter;
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +38,11 @@ pub fn kvm_present(arch: Arch) -> bool {
             .is_ok()
 }
 
-fn machine_args(arch: Arch, accel: Accel) -> Vec<String> {
+/// The fixed wall-clock date an icount guest starts at: the real date is
+/// a host input that reaches the guest (RTC, file times).
+const ICOUNT_EPOCH: &str = "2020-01-01T00:00:00";
+
+fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
     let (machine, cpu) = match (arch, accel) {
         (Arch::X86_64, Accel::Kvm) => ("pc", "host"),
         // a modern model, so that the kernel takes its usual paths
@@ -46,9 +51,32 @@ fn machine_args(arch: Arch, accel: Accel) -> Vec<String> {
         // neoverse-n1: -cpu max is 4x slower under TCG (pointer auth)
         (Arch::Aarch64, Accel::Tcg) => ("virt,gic-version=3", "neoverse-n1"),
     };
-    ["-machine", machine, "-cpu", cpu, "-accel", accel.as_str()]
+    let mut a: Vec<String> = ["-machine", machine, "-cpu", cpu]
         .map(String::from)
-        .to_vec()
+        .to_vec();
+    match meter {
+        Meter::Time => a.extend(["-accel".into(), accel.as_str().into()]),
+        // One thread runs every vCPU in turn, and the virtual clock
+        // advances by one nanosecond per instruction and never sleeps;
+        // what else of the host could reach the guest is pinned: the RNG
+        // behind RDRAND/RNDR and the kernel's entropy (-seed), and the
+        // RTC's date, ticking with the virtual clock.
+        Meter::Icount => a.extend(
+            [
+                "-accel",
+                "tcg,thread=single",
+                "-icount",
+                "shift=0,sleep=off",
+                "-seed",
+                "1",
+                "-rtc",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([format!("base={ICOUNT_EPOCH},clock=vm")]),
+        ),
+    }
+    a
 }
 
 pub fn console_device(arch: Arch) -> &'static str {
@@ -85,12 +113,13 @@ pub struct Vm<'a> {
     pub cpus: usize,
     pub memory: &'a str,
     pub cmdline: &'a str,
+    pub meter: Meter,
 }
 
 /// Every argument after the QEMU binary.
 pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
     let arch = vm.kernel.format.arch();
-    let mut a = machine_args(arch, accel);
+    let mut a = machine_args(arch, accel, vm.meter);
     a.extend(
         [
             "-nodefaults",
@@ -142,13 +171,25 @@ mod tests {
             cpus: 2,
             memory: "1G",
             cmdline: "console=ttyS0",
+            meter: Meter::Time,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
         assert!(a.starts_with("-machine pc -cpu max -accel tcg"), "{a}");
+        assert!(!a.contains("icount"), "{a}");
         assert!(a.contains("-smp 2 -m 1G -kernel /k -initrd /i -append console=ttyS0"));
         assert!(a.contains("-no-reboot"));
         let a = args(&vm, Accel::Kvm).join(" ");
         assert!(a.contains("-cpu host -accel kvm"));
+        let vm = Vm {
+            meter: Meter::Icount,
+            ..vm
+        };
+        let a = args(&vm, Accel::Tcg).join(" ");
+        assert!(
+            a.contains("-accel tcg,thread=single -icount shift=0,sleep=off -seed 1"),
+            "{a}"
+        );
+        assert!(a.contains("-rtc base=2020-01-01T00:00:00,clock=vm"), "{a}");
     }
 
     #[test]
@@ -160,9 +201,11 @@ mod tests {
             cpus: 1,
             memory: "512M",
             cmdline: "",
+            meter: Meter::Icount,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
         assert!(a.contains("virt,gic-version=3 -cpu neoverse-n1"), "{a}");
+        assert!(a.contains("-icount shift=0,sleep=off"), "{a}");
         assert_eq!(console_device(Arch::Aarch64), "ttyAMA0");
     }
 

@@ -9,7 +9,8 @@ use super::{initramfs, table};
 use crate::options::RunOptions;
 use crate::report::frame::Frame;
 use crate::report::{
-    BenchResult, KernelInfo, Outcome, Pairing, Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION,
+    BenchResult, KernelInfo, Meter, Outcome, Pairing, Report, RunRecord, RunSet, VmInfo,
+    SCHEMA_VERSION,
 };
 use crate::{matrix, registry};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -36,6 +37,57 @@ impl AccelChoice {
     }
 }
 
+/// `--meter`: what a rate is per. `auto` is time under KVM and the
+/// instruction count under TCG, whose wall-clock rates vary from boot to
+/// boot by more than the changes worth finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeterChoice {
+    Auto,
+    Time,
+    Icount,
+}
+
+impl MeterChoice {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(MeterChoice::Auto),
+            "time" => Ok(MeterChoice::Time),
+            "icount" => Ok(MeterChoice::Icount),
+            _ => Err(format!("--meter must be auto, time or icount, not '{s}'")),
+        }
+    }
+
+    /// The meter of a guest run under `accel`.
+    pub fn resolve(self, accel: Accel) -> Meter {
+        match (self, accel) {
+            (MeterChoice::Time, _) | (MeterChoice::Auto, Accel::Kvm) => Meter::Time,
+            (MeterChoice::Icount, _) | (MeterChoice::Auto, Accel::Tcg) => Meter::Icount,
+        }
+    }
+}
+
+/// Guest CPUs when not given: one under icount (one vCPU makes boots
+/// agree 10 to 100 times more closely, and there is nothing to scale:
+/// vCPUs take turns), two otherwise.
+pub fn default_cpus(meter: Meter) -> usize {
+    match meter {
+        Meter::Icount => 1,
+        Meter::Time => 2,
+    }
+}
+
+/// Why these run options cannot be measured under `meter`.
+pub fn meter_conflict(meter: Meter, run: &RunOptions) -> Option<String> {
+    let most = run.producers.iter().copied().max().unwrap_or(1);
+    (meter == Meter::Icount && most > 1).then(|| {
+        format!(
+            "-p {most}: under the icount meter vCPUs take turns on one host thread, so \
+             producer scaling means nothing there; use --meter time (KVM, or TCG's wall clock) \
+             for -p above 1"
+        )
+    })
+}
+
 pub struct VmOptions {
     /// One or more kernels; several are booted interleaved by `order`.
     pub kernels: Vec<String>,
@@ -43,11 +95,13 @@ pub struct VmOptions {
     /// The kernel's source commit, recorded for history and bisect.
     pub commit: Option<String>,
     pub arch: Arch,
-    pub cpus: usize,
+    /// None: [`default_cpus`] of the meter.
+    pub cpus: Option<usize>,
     pub memory: String,
     pub runs: usize,
     pub out: PathBuf,
     pub accel: AccelChoice,
+    pub meter: MeterChoice,
     /// Per boot; None derives it from the run options.
     pub timeout: Option<u64>,
     pub init: Option<PathBuf>,
@@ -420,9 +474,15 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         )));
     }
     let run_args = opts.run.to_kernel_args();
+    if opts.meter == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
+        return Err(usage(
+            "--meter icount counts instructions under TCG; it cannot run with --accel kvm".into(),
+        ));
+    }
     let mut accel = match opts.accel {
         AccelChoice::Tcg => Accel::Tcg,
         AccelChoice::Kvm => Accel::Kvm,
+        AccelChoice::Auto if opts.meter == MeterChoice::Icount => Accel::Tcg,
         AccelChoice::Auto if qemu::kvm_present(opts.arch) => Accel::Kvm,
         AccelChoice::Auto => {
             if !opts.quiet {
@@ -434,6 +494,14 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             Accel::Tcg
         }
     };
+    let vm_of = |accel: Accel| -> Result<(Meter, usize), (u8, String)> {
+        let meter = opts.meter.resolve(accel);
+        if let Some(why) = meter_conflict(meter, &opts.run) {
+            return Err(usage(why));
+        }
+        Ok((meter, opts.cpus.unwrap_or_else(|| default_cpus(meter))))
+    };
+    let (mut meter, mut cpus) = vm_of(accel)?;
     let mut targets: Vec<Target> = kernels
         .into_iter()
         .enumerate()
@@ -459,7 +527,8 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     vm: VmInfo {
                         arch: opts.arch.as_str().into(),
                         accel: accel.as_str().into(),
-                        cpus: opts.cpus,
+                        meter,
+                        cpus,
                         memory: opts.memory.clone(),
                         append: cmdline,
                     },
@@ -481,14 +550,15 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             format!("{index}/{}", opts.runs)
         };
         let log_path = opts.out.join(format!(".boot-{stem}-{}.log", n + 1));
-        let vm = qemu::Vm {
-            kernel: &target.kernel,
-            initrd: &initrd,
-            cpus: opts.cpus,
-            memory: &opts.memory,
-            cmdline: &target.set.vm.append,
-        };
         let b = loop {
+            let vm = qemu::Vm {
+                kernel: &target.kernel,
+                initrd: &initrd,
+                cpus,
+                memory: &opts.memory,
+                cmdline: &target.set.vm.append,
+                meter,
+            };
             let give_up =
                 (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
             let b = boot(
@@ -506,8 +576,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     .last()
                     .unwrap_or("the guest never reached /init")
                     .to_string();
-                eprintln!("trig-init: KVM is present but unusable ({why}); falling back to TCG");
                 accel = Accel::Tcg;
+                (meter, cpus) = vm_of(accel)?;
+                eprintln!(
+                    "trig-init: KVM is present but unusable ({why}); falling back to TCG, meter {}",
+                    meter.as_str()
+                );
                 continue;
             }
             break b;
@@ -534,6 +608,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             );
         }
         target.set.vm.accel = accel.as_str().into();
+        (target.set.vm.meter, target.set.vm.cpus) = (meter, cpus);
         let tag = if many {
             format!("-k{}", k + 1)
         } else {

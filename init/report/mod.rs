@@ -9,7 +9,10 @@ pub mod frame;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
+/// is events per 10^9 instructions, which a version-1 reader would take
+/// for events per second).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -67,8 +70,8 @@ pub struct Capability {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Params {
     pub filter: Vec<String>,
-    pub warmup_s: u32,
-    pub duration_s: u32,
+    pub warmup_s: f64,
+    pub duration_s: f64,
     pub producers: Vec<usize>,
     pub affinity: bool,
     pub batch_iters: u32,
@@ -260,11 +263,53 @@ pub struct KernelInfo {
     pub commit: Option<String>,
 }
 
+/// What the guest's clock counts, and so what a rate is per.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Meter {
+    /// Wall-clock time: events per second, cost in ns per event.
+    #[default]
+    Time,
+    /// QEMU's instruction counter (`-icount shift=0`): a guest nanosecond
+    /// is one executed instruction, so a rate is events per 10^9
+    /// instructions and a cost is instructions per event, whatever the
+    /// host's load.
+    Icount,
+}
+
+impl Meter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Meter::Time => "time",
+            Meter::Icount => "icount",
+        }
+    }
+
+    /// The unit of a rate (M events per second or per 10^9 instructions).
+    pub fn rate_unit(self) -> &'static str {
+        match self {
+            Meter::Time => "M/s",
+            Meter::Icount => "M/Ginsn",
+        }
+    }
+
+    /// The unit of a per-event cost over the baseline.
+    pub fn cost_unit(self) -> &'static str {
+        match self {
+            Meter::Time => "ns/event",
+            Meter::Icount => "insn/event",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct VmInfo {
     pub arch: String,
     /// `kvm` or `tcg`: TCG numbers are emulated, not native.
     pub accel: String,
+    /// Absent in version-1 files, which were all timed.
+    #[serde(default)]
+    pub meter: Meter,
     pub cpus: usize,
     pub memory: String,
     pub append: String,

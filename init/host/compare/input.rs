@@ -16,15 +16,38 @@ pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
         }
     })?;
     let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
-    if value.is_array() {
-        return serde_json::from_value(value).map_err(shape);
+    let sets: Vec<RunSet> = if value.is_array() {
+        serde_json::from_value(value).map_err(shape)?
+    } else if value.get("runs").is_some() {
+        vec![serde_json::from_value(value).map_err(shape)?]
+    } else {
+        return report_only(value);
+    };
+    for s in &sets {
+        readable_version("results", s.schema_version)?;
+        for r in s.runs.iter().filter_map(|r| r.report.as_ref()) {
+            readable_version("report", r.schema_version)?;
+        }
     }
-    if value.get("runs").is_some() {
-        return Ok(vec![serde_json::from_value(value).map_err(shape)?]);
+    Ok(sets)
+}
+
+/// A newer schema may mean other units in the same fields: refuse it.
+fn readable_version(what: &str, v: u32) -> Result<(), String> {
+    if v == 0 || v > SCHEMA_VERSION {
+        return Err(format!(
+            "{what} schema version {v}: this trig-init reads versions 1 to {SCHEMA_VERSION}"
+        ));
     }
+    Ok(())
+}
+
+fn report_only(value: serde_json::Value) -> Result<Vec<RunSet>, String> {
+    let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
     if value.get("results").is_some() {
         // a plain run: one boot-less "run" on whatever kernel it ran on
         let report: Report = serde_json::from_value(value).map_err(shape)?;
+        readable_version("report", report.schema_version)?;
         return Ok(vec![from_report(report)]);
     }
     Err(
@@ -52,6 +75,8 @@ fn from_report(report: Report) -> RunSet {
                 "none"
             }
             .into(),
+            // a plain run cannot tell; vmtest and test boxes are timed
+            meter: Default::default(),
             cpus: report.system.cpus,
             memory: String::new(),
             append: report.system.cmdline.clone(),

@@ -87,6 +87,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
             commit: None,
         },
         vm: VmInfo {
+            meter: Default::default(),
             arch: "x86_64".into(),
             accel: "tcg".into(),
             cpus: 2,
@@ -268,7 +269,7 @@ fn incomparable_inputs_are_named() {
     let mut new = base.clone();
     new.vm.accel = "kvm".into();
     new.vm.arch = "aarch64".into();
-    new.runs[0].report.as_mut().unwrap().params.duration_s = 2;
+    new.runs[0].report.as_mut().unwrap().params.duration_s = 2.0;
     let e = compare(
         &side(base.clone()),
         &side(new.clone()),
