@@ -3,9 +3,14 @@
 use argh::FromArgs;
 
 /// BPF trigger/rename/strncmp benchmarks for kernel regression hunting.
-/// With no subcommand, runs the whole matrix in the running kernel.
+/// With no subcommand, runs the whole matrix in the running kernel with
+/// the defaults of `trig-init run` (how `vmtest -k bzImage ./trig-init`
+/// and a PID 1 call it), and says so on stderr.
 #[derive(FromArgs, Debug)]
 pub struct TrigInit {
+    /// print the version and git revision, and exit
+    #[argh(switch)]
+    pub version: bool,
     #[argh(subcommand)]
     pub cmd: Option<Cmd>,
 }
@@ -74,11 +79,36 @@ pub struct RunCmd {
 #[argh(subcommand, name = "list")]
 pub struct ListCmd {}
 
-/// Boot a kernel under QEMU with trig-init as /init and collect results.
-/// Run options go after `--`, as for `trig-init run`.
-#[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "vm")]
-pub struct VmCmd {
+/// `vm` and `ab` take the same options; argh cannot share fields between
+/// subcommands, so one field list makes both structs.
+macro_rules! vm_commands {
+    ($($field:ident),* ; { $($body:tt)* }) => {
+        /// Boot a kernel under QEMU with trig-init as /init and collect results.
+        /// Run options go after `--`, as for `trig-init run`.
+        #[derive(FromArgs, Debug)]
+        #[argh(subcommand, name = "vm")]
+        pub struct VmCmd { $($body)* }
+
+        /// Boot two or more kernels interleaved (A B A B ...), --runs times
+        /// each, and compare each with the first, paired by round:
+        /// `trig-init ab -k A -k B --runs 6 [-- run options]`. Exit as vm,
+        /// or 1 when a kernel regressed against the first; run `compare` on
+        /// the results files for other compare settings.
+        #[derive(FromArgs, Debug)]
+        #[argh(subcommand, name = "ab")]
+        pub struct AbCmd { $($body)* }
+
+        impl From<AbCmd> for VmCmd {
+            fn from(a: AbCmd) -> Self {
+                VmCmd { $($field: a.$field),* }
+            }
+        }
+    };
+}
+
+vm_commands! {
+    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, quiet, json, color, run_args;
+    {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
     /// repeat to boot several kernels interleaved
@@ -142,19 +172,14 @@ pub struct VmCmd {
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
+    /// colour the comparison table: auto (on a terminal, unless NO_COLOR
+    /// is set), always or never
+    #[argh(option, default = "String::from(\"auto\")")]
+    pub color: String,
     /// run options for the guest, after --
     #[argh(positional, greedy)]
-    pub run_args: Vec<String>,
+    pub run_args: Vec<String>,}
 }
-
-/// Boot two or more kernels interleaved (A B A B ...), N times each, and
-/// compare each with the first, paired by round: `trig-init ab -k A -k B
-/// --runs 5 [vm options] [-- run options]`. Takes the options of `vm`
-/// (`trig-init ab --help` lists them); run `compare` on the results
-/// files for other compare settings.
-#[derive(FromArgs, Debug)]
-#[argh(subcommand, name = "ab")]
-pub struct AbCmd {}
 
 /// Compare NEW against BASE results (files or directories from `vm` or
 /// `ab`) with statistics; exit 0: nothing regressed, 1: a regression,
@@ -168,31 +193,50 @@ pub struct CompareCmd {
     /// compare the two newest results in this history directory instead
     #[argh(option)]
     pub previous: Option<String>,
-    #[argh(option, default = "3.0")]
-    /// smallest change in percent that counts as a regression (default 3)
-    pub threshold: f64,
+    /// smallest change in percent that counts as a regression (default:
+    /// the meter's, 3 for time, 0.25 for icount)
+    #[argh(option)]
+    pub threshold: Option<f64>,
     /// significance level (default 0.05)
     #[argh(option, default = "0.05")]
     pub alpha: f64,
     /// coefficient of variation above which a benchmark is unstable, in
-    /// percent (default 10)
-    #[argh(option, default = "10.0")]
-    pub cv_limit: f64,
+    /// percent (default: the meter's, 10 for time, 0.1 for icount)
+    #[argh(option)]
+    pub cv_limit: Option<f64>,
     /// rate, overhead or both (default both)
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// table, markdown or json (default table)
+    /// table, markdown, json or bmf (Bencher Metric Format: NEW's
+    /// figures, for `bencher run --adapter json`); default table
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,
+    /// colour the table: auto (on a terminal, unless NO_COLOR is set),
+    /// always or never
+    #[argh(option, default = "String::from(\"auto\")")]
+    pub color: String,
     /// compare even when architecture, accelerator or parameters differ
     #[argh(switch)]
     pub force: bool,
     /// ignore the pairing of interleaved boots (unpaired tests)
     #[argh(switch)]
     pub unpaired: bool,
-    /// also write the output here
+    /// also write the output (in --format) here
     #[argh(option, short = 'o')]
     pub output: Option<String>,
+    /// also write the comparison as JSON to this file; the --export-*
+    /// options combine, so one run writes several formats
+    #[argh(option)]
+    pub export_json: Option<String>,
+    /// also write it as markdown to this file
+    #[argh(option)]
+    pub export_markdown: Option<String>,
+    /// also write the table (uncoloured) to this file
+    #[argh(option)]
+    pub export_table: Option<String>,
+    /// also write NEW's figures in Bencher Metric Format to this file
+    #[argh(option)]
+    pub export_bmf: Option<String>,
 }
 
 /// Change points over a history directory of results (one file per
@@ -212,18 +256,25 @@ pub struct HistoryCmd {
     /// significance level of the permutation test (default 0.01)
     #[argh(option, default = "0.01")]
     pub alpha: f64,
-    /// smallest step in percent that is reported (default 5)
-    #[argh(option, default = "5.0")]
-    pub min_change: f64,
+    /// smallest step in percent that is reported (default: 5 under the
+    /// time meter, 0.25 when every result was counted by icount)
+    #[argh(option)]
+    pub min_change: Option<f64>,
     /// change points in the newest N results are new (default 3)
     #[argh(option, default = "3")]
     pub new: usize,
     /// rate, overhead or both (default both)
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// table, markdown or json (default table)
+    /// table, markdown, json or bmf (Bencher Metric Format: the newest
+    /// result's figures); default table
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,
+    /// alert once per change point: report the ones not yet recorded in
+    /// DIR/alerts.json, record them there, and exit 1 only for a change
+    /// for the worse seen for the first time
+    #[argh(switch)]
+    pub alert: bool,
 }
 
 /// Write one self-contained HTML page for a history directory: a trend
@@ -240,4 +291,12 @@ pub struct ReportCmd {
     /// order results by the kernel commits' order in this git tree
     #[argh(option)]
     pub git: Option<String>,
+    /// link commits to this repository's web pages: URL/commit/HASH
+    /// (e.g. https://github.com/torvalds/linux)
+    #[argh(option)]
+    pub repo_url: Option<String>,
+    /// draw every chart on one scale, in percent of the series' first
+    /// median, so that 3% noise does not look like a 10% step
+    #[argh(switch)]
+    pub common_scale: bool,
 }

@@ -26,26 +26,39 @@ fn main() -> ExitCode {
     if nix::unistd::getpid().as_raw() == 1 {
         guest::pid1_main();
     }
-    let argv: Vec<String> = std::env::args().collect();
-    // `ab` takes vm's options, which argh cannot share between
-    // subcommands: parse them as vm's
-    if argv.get(1).is_some_and(|a| a == "ab") {
-        let result = match cli::VmCmd::from_args(&["trig-init", "ab"], &strs(&argv[2..])) {
-            Ok(cmd) => vm(cmd, true),
-            Err(e) if e.status.is_ok() => {
-                println!("{}", e.output);
-                return ExitCode::SUCCESS;
-            }
-            Err(e) => Err(e.output),
-        };
-        return finish(result);
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // not argh::from_env, which exits 1 on a parse error: 1 means
+    // "regressed" here, a usage error is 2
+    let args = match TrigInit::from_args(&["trig-init"], &strs(&argv)) {
+        Ok(args) => args,
+        Err(e) if e.status.is_ok() => {
+            println!("{}", e.output);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!(
+                "{}\nRun trig-init [COMMAND] --help for more information.",
+                e.output.trim_end()
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if args.version {
+        println!(
+            "trig-init {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            env!("TRIG_GIT_REV")
+        );
+        return ExitCode::SUCCESS;
     }
-    let args: TrigInit = argh::from_env();
     let result = match args.cmd {
-        None => run(RunCmd::default()),
+        None => {
+            eprintln!("trig-init: no command given: running the whole matrix in the running kernel, as `trig-init run` does (`trig-init --help` lists the commands)");
+            run(RunCmd::default())
+        }
         Some(Cmd::Run(cmd)) => run(cmd),
         Some(Cmd::Vm(cmd)) => vm(cmd, false),
-        Some(Cmd::Ab(_)) => unreachable!("ab is parsed before argh"),
+        Some(Cmd::Ab(cmd)) => vm(cmd.into(), true),
         Some(Cmd::Compare(cmd)) => Ok(compare(cmd)),
         Some(Cmd::History(cmd)) => Ok(history(cmd)),
         Some(Cmd::Report(cmd)) => Ok(report(cmd)),
@@ -112,6 +125,7 @@ fn strs(v: &[String]) -> Vec<&str> {
 /// with the first.
 fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
     let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| e.output)?;
+    let format = Format::parse("table", color(&cmd.color)?)?;
     let kernels = if cmd.kernel.is_empty() {
         vec!["debian".to_string()]
     } else {
@@ -150,7 +164,6 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
     let mut code = done.status;
     if compare_after {
         let settings = compare::Settings::default();
-        let format = Format::parse("table", std::io::stdout().is_terminal())?;
         let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
         for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
             let new = compare::Side::of_file(file, vec![set.clone()]);
@@ -169,6 +182,18 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// `--color`: auto colours a terminal unless NO_COLOR is set and not
+/// empty (no-color.org); always and never override both.
+fn color(choice: &str) -> Result<bool, String> {
+    match choice {
+        "auto" => Ok(std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())),
+        "always" => Ok(true),
+        "never" => Ok(false),
+        c => Err(format!("--color must be auto, always or never, not '{c}'")),
+    }
 }
 
 /// Exit statuses of `compare`.
@@ -194,13 +219,16 @@ fn compare_inner(cmd: cli::CompareCmd) -> Result<bool, String> {
         ),
         _ => return Err("give BASE and NEW, or --previous DIR".into()),
     };
-    if !(0.0..1.0).contains(&cmd.alpha) || cmd.threshold < 0.0 || cmd.cv_limit <= 0.0 {
+    if !(0.0..1.0).contains(&cmd.alpha)
+        || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
+        || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
+    {
         return Err("--alpha must be in (0,1), --threshold and --cv-limit positive".into());
     }
     let settings = compare::Settings {
         threshold_pct: cmd.threshold,
         alpha: cmd.alpha,
-        cv_limit: cmd.cv_limit / 100.0,
+        cv_limit: cmd.cv_limit.map(|c| c / 100.0),
         metrics: compare::Metric::parse_choice(&cmd.metric)?,
         force: cmd.force,
         unpaired: cmd.unpaired,

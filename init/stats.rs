@@ -233,6 +233,20 @@ pub fn wilcoxon_signed_rank(diffs: &[f64]) -> Test {
     }
 }
 
+/// The smallest two-sided p the exact Wilcoxon signed-rank test can give
+/// with `n` pairs (all of them one way): below alpha, it can decide.
+pub fn wilcoxon_min_p(n: usize) -> f64 {
+    (2.0 / 2f64.powi(n.min(1000) as i32)).min(1.0)
+}
+
+/// The smallest two-sided p of the exact Mann-Whitney U test with sizes
+/// `n1` and `n2` (the sides fully separated): 2 / C(n1 + n2, n1).
+pub fn mann_whitney_min_p(n1: usize, n2: usize) -> f64 {
+    let (k, n) = (n1.min(n2), n1 + n2);
+    let arrangements = (0..k).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64);
+    (2.0 / arrangements).min(1.0)
+}
+
 /// Welch's unequal-variance t-test, two-sided; p is 1 when either side
 /// has fewer than two values or no spread.
 pub fn welch(a: &[f64], b: &[f64]) -> Test {
@@ -246,15 +260,35 @@ pub fn welch(a: &[f64], b: &[f64]) -> Test {
     }
     let t = (mean(a) - mean(b)) / (v1 + v2).sqrt();
     let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
-    let dist = StudentsT::new(0.0, 1.0, df).expect("positive degrees of freedom");
-    Test {
-        statistic: t,
-        p: (2.0 * (1.0 - dist.cdf(t.abs()))).min(1.0),
+    // figures near f64's range overflow the variances: no evidence then
+    match StudentsT::new(0.0, 1.0, df) {
+        Ok(dist) if t.is_finite() => Test {
+            statistic: t,
+            p: (2.0 * (1.0 - dist.cdf(t.abs()))).min(1.0),
+        },
+        _ => Test {
+            statistic: t,
+            p: 1.0,
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn smallest_reachable_p() {
+        assert_eq!(wilcoxon_min_p(2), 0.5);
+        assert!(wilcoxon_min_p(5) > 0.05 && wilcoxon_min_p(6) < 0.05);
+        // 2 / C(8, 4) = 2 / 70
+        assert!((mann_whitney_min_p(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+        assert!(mann_whitney_min_p(3, 3) > 0.05);
+        assert_eq!(mann_whitney_min_p(1, 1), 1.0);
+        assert!(
+            mann_whitney_min_p(10_000, 10_000) < 1e-300
+                || mann_whitney_min_p(10_000, 10_000) == 0.0
+        );
+    }
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -354,6 +388,44 @@ mod tests {
             covered += usize::from(lo <= 0.9 && 0.9 <= hi);
         }
         assert!((170..=200).contains(&covered), "covered {covered} of 200");
+    }
+
+    #[test]
+    fn overflowing_variance_is_no_evidence() {
+        let t = welch(&[1e300, 1.1e300, 0.9e300], &[1e300, 1.2e300, 0.8e300]);
+        assert_eq!(t.p, 1.0);
+    }
+
+    mod fuzz {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn figures() -> impl Strategy<Value = Vec<f64>> {
+            let extreme = prop_oneof![
+                Just(1e300),
+                Just(f64::MAX),
+                Just(5e-324),
+                Just(0.0),
+                Just(-1.0),
+                Just(f64::INFINITY),
+                Just(f64::NAN),
+                any::<f64>(),
+                0.1f64..10.0,
+            ];
+            proptest::collection::vec(extreme, 0..12)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(500))]
+            #[test]
+            fn statistics_never_panic(a in figures(), b in figures()) {
+                let _ = (mean(&a), stddev(&a), cv(&a), median(&a));
+                let _ = (mann_whitney(&a, &b), welch(&a, &b), wilcoxon_signed_rank(&a));
+                if !a.is_empty() && !b.is_empty() {
+                    let _ = bootstrap_ci(&[&a, &b], |d| median(&d[1]) / median(&d[0]), 0.05, 1);
+                }
+            }
+        }
     }
 
     #[test]

@@ -159,7 +159,7 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
         out += "</pre><table><tr>";
         let (head, rows) = render::rows(c);
         for h in head {
-            let _ = write!(out, "<th>{}</th>", esc(h));
+            let _ = write!(out, "<th>{}</th>", esc(&h));
         }
         out += "</tr>";
         for r in rows {

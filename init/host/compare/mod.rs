@@ -10,7 +10,7 @@
 pub mod input;
 pub mod render;
 
-use crate::report::{BenchResult, Better, RunRecord, RunSet, Status};
+use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
 use crate::stats;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -18,11 +18,13 @@ use std::path::Path;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
-    /// Smallest change, in percent, that counts as a regression.
-    pub threshold_pct: f64,
+    /// Smallest change, in percent, that counts as a regression; None:
+    /// the meter's ([`Limits::of`]).
+    pub threshold_pct: Option<f64>,
     pub alpha: f64,
-    /// Above this coefficient of variation a benchmark is `unstable`.
-    pub cv_limit: f64,
+    /// Above this coefficient of variation a benchmark is `unstable`;
+    /// None: the meter's.
+    pub cv_limit: Option<f64>,
     pub metrics: Vec<Metric>,
     /// Compare even when parameters or machines differ.
     pub force: bool,
@@ -35,13 +37,42 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            threshold_pct: 3.0,
+            threshold_pct: None,
             alpha: 0.05,
-            cv_limit: 0.10,
+            cv_limit: None,
             metrics: vec![Metric::Rate, Metric::Overhead],
             force: false,
             seed: 0x7419,
             unpaired: false,
+        }
+    }
+}
+
+/// The largest difference between two boots of one kernel under the
+/// icount meter, in percent, over every `ok` benchmark of the whole matrix
+/// (x86-64 Debian 6.1 and 6.12, arm64 Debian 6.1; README): the noise that
+/// its verdicts are sized from.
+pub const ICOUNT_AA_PCT: f64 = 0.05;
+
+/// The thresholds a verdict uses, fit for the meter's noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Limits {
+    pub threshold_pct: f64,
+    pub cv_limit: f64,
+}
+
+impl Limits {
+    /// Under time, 3% and a CV of 10% (TCG's boot-to-boot spread is 4 to
+    /// 29%); under icount, five times the measured A/A bound, and a spread
+    /// of twice that bound marks a benchmark as not deterministic.
+    pub fn of(meter: Meter, s: &Settings) -> Limits {
+        let (threshold_pct, cv_limit) = match meter {
+            Meter::Time => (3.0, 0.10),
+            Meter::Icount => (5.0 * ICOUNT_AA_PCT, 2.0 * ICOUNT_AA_PCT / 100.0),
+        };
+        Limits {
+            threshold_pct: s.threshold_pct.unwrap_or(threshold_pct),
+            cv_limit: s.cv_limit.unwrap_or(cv_limit),
         }
     }
 }
@@ -104,6 +135,9 @@ pub enum Verdict {
     Regressed,
     Improved,
     Unstable,
+    /// The test could not have reached significance with so few boots,
+    /// whatever the data: neither a change nor its absence is shown.
+    Inconclusive,
     WithinNoise,
     NoChange,
 }
@@ -117,6 +151,7 @@ impl Verdict {
             Verdict::Regressed => "regressed",
             Verdict::Improved => "improved",
             Verdict::Unstable => "unstable",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::WithinNoise => "within-noise",
             Verdict::NoChange => "no-change",
         }
@@ -155,6 +190,10 @@ pub enum TestKind {
     /// Welch's t between the per-second samples of single boots: weaker
     /// evidence, since seconds of one boot share its drift.
     WelchPerSecond,
+    /// The icount meter: one figure per boot that repeats to within
+    /// [`ICOUNT_AA_PCT`]; the change decides against the threshold, and
+    /// the spread of boots and samples against the CV limit.
+    Counted,
     /// Not enough data for a test.
     None,
 }
@@ -165,6 +204,7 @@ impl TestKind {
             TestKind::WilcoxonPaired => "wilcoxon-paired",
             TestKind::MannWhitney => "mann-whitney",
             TestKind::WelchPerSecond => "welch-per-second (weak)",
+            TestKind::Counted => "icount threshold",
             TestKind::None => "none",
         }
     }
@@ -186,8 +226,13 @@ pub struct MetricComparison {
     /// Boot pairs used (paired path only).
     pub pairs: usize,
     /// The noise the verdict weighed: CV of the paired ratios, else the
-    /// larger CV of the two sides.
+    /// larger CV of the two sides (icount: the larger relative spread of
+    /// boots or of one boot's samples).
     pub noise_cv: f64,
+    /// With too few boots for the test: how many (per side, or pairs)
+    /// would let it decide at alpha.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boots_needed: Option<usize>,
     pub verdict: Verdict,
 }
 
@@ -210,6 +255,7 @@ pub struct SideInfo {
     pub commits: Vec<String>,
     pub arch: Vec<String>,
     pub accel: Vec<String>,
+    pub meter: Vec<Meter>,
     pub cpus: Vec<usize>,
     /// Boots with a report.
     pub runs: usize,
@@ -222,6 +268,10 @@ pub struct Comparison {
     pub base: SideInfo,
     pub new: SideInfo,
     pub settings: Settings,
+    /// What the figures are per (NEW's, when forced across meters).
+    pub meter: Meter,
+    /// The thresholds used: the settings', else the meter's.
+    pub limits: Limits,
     /// What makes the sides not comparable (only with `force`).
     pub differences: Vec<String>,
     pub paired: bool,
@@ -270,6 +320,16 @@ impl Side {
             commits: distinct(self.sets.iter().filter_map(|s| s.kernel.commit.clone())),
             arch: distinct(self.sets.iter().map(|s| s.vm.arch.clone())),
             accel: distinct(self.sets.iter().map(|s| s.vm.accel.clone())),
+            meter: distinct(self.sets.iter().map(|s| s.vm.meter.as_str()))
+                .into_iter()
+                .map(|m| {
+                    if m == "icount" {
+                        Meter::Icount
+                    } else {
+                        Meter::Time
+                    }
+                })
+                .collect(),
             cpus: distinct(self.sets.iter().map(|s| s.vm.cpus)),
             runs: self.runs().count(),
             inject: distinct(
@@ -283,14 +343,15 @@ impl Side {
     fn signature(&self) -> BTreeSet<(&'static str, String)> {
         let mut sig = BTreeSet::new();
         for s in &self.sets {
-            sig.insert(("results schema version", s.schema_version.to_string()));
+            // a rate per second and one per 10^9 instructions are
+            // different quantities, whatever their digits
+            sig.insert(("meter", s.vm.meter.as_str().to_string()));
             sig.insert(("architecture", s.vm.arch.clone()));
             sig.insert(("accelerator", s.vm.accel.clone()));
             sig.insert(("CPUs", s.vm.cpus.to_string()));
         }
         for r in self.runs().filter_map(|r| r.report.as_ref()) {
             let p = &r.params;
-            sig.insert(("report schema version", r.schema_version.to_string()));
             sig.insert((
                 "parameters",
                 format!(
@@ -377,13 +438,20 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             }
         }
     }
+    let meter = ni.meter.last().copied().unwrap_or_default();
+    let limits = Limits::of(meter, settings);
+    let judge = Judge {
+        s: settings,
+        limits,
+        meter,
+    };
     let mut paired = false;
     let benches = names
         .iter()
         .enumerate()
         .map(|(i, name)| {
             let (b, n) = (results(base, name), results(new, name));
-            let c = judge_bench(name, &b, &n, settings, settings.seed.wrapping_add(i as u64));
+            let c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
             paired |= c.metrics.iter().any(|m| m.pairs > 0);
             c
         })
@@ -392,6 +460,8 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         base: bi,
         new: ni,
         settings: settings.clone(),
+        meter,
+        limits,
         differences: diffs,
         paired,
         benches,
@@ -420,68 +490,6 @@ fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
     Some((verdict, format!("{side}: {why}")))
 }
 
-fn judge_bench(
-    name: &str,
-    base: &Observed,
-    new: &Observed,
-    s: &Settings,
-    seed: u64,
-) -> BenchComparison {
-    let missing = |side: &str| BenchComparison {
-        name: name.into(),
-        verdict: Verdict::Missing,
-        basis: Vec::new(),
-        reason: Some(format!("not in {side}")),
-        metrics: Vec::new(),
-    };
-    if base.is_empty() {
-        return missing("BASE");
-    }
-    if new.is_empty() {
-        return missing("NEW");
-    }
-    let problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
-        .into_iter()
-        .flatten()
-        .collect();
-    if let Some(verdict) = problems.iter().map(|(v, _)| *v).min() {
-        return BenchComparison {
-            name: name.into(),
-            verdict,
-            basis: Vec::new(),
-            reason: Some(
-                problems
-                    .into_iter()
-                    .map(|(_, r)| r)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ),
-            metrics: Vec::new(),
-        };
-    }
-    let metrics: Vec<MetricComparison> = s
-        .metrics
-        .iter()
-        .filter_map(|&m| judge_metric(m, base, new, s, seed))
-        .collect();
-    let verdict = metrics
-        .iter()
-        .map(|m| m.verdict)
-        .min()
-        .unwrap_or(Verdict::NoChange);
-    BenchComparison {
-        name: name.into(),
-        verdict,
-        basis: metrics
-            .iter()
-            .filter(|m| m.verdict == verdict)
-            .map(|m| m.metric)
-            .collect(),
-        reason: None,
-        metrics,
-    }
-}
-
 fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
@@ -498,102 +506,325 @@ fn ratio_ci(
     (pct(lo), pct(hi))
 }
 
-fn judge_metric(
-    metric: Metric,
-    base: &Observed,
-    new: &Observed,
-    s: &Settings,
-    seed: u64,
-) -> Option<MetricComparison> {
-    let values =
-        |rs: &Observed| -> Vec<f64> { rs.iter().filter_map(|(_, r)| metric.value(r)).collect() };
-    let (bv, nv) = (values(base), values(new));
-    if bv.is_empty() || nv.is_empty() {
-        return None;
+/// What every verdict of one comparison is judged with.
+struct Judge<'a> {
+    s: &'a Settings,
+    limits: Limits,
+    meter: Meter,
+}
+
+impl Judge<'_> {
+    fn bench(&self, name: &str, base: &Observed, new: &Observed, seed: u64) -> BenchComparison {
+        let missing = |side: &str| BenchComparison {
+            name: name.into(),
+            verdict: Verdict::Missing,
+            basis: Vec::new(),
+            reason: Some(format!("not in {side}")),
+            metrics: Vec::new(),
+        };
+        if base.is_empty() {
+            return missing("BASE");
+        }
+        if new.is_empty() {
+            return missing("NEW");
+        }
+        let problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
+            .into_iter()
+            .flatten()
+            .collect();
+        if let Some(verdict) = problems.iter().map(|(v, _)| *v).min() {
+            return BenchComparison {
+                name: name.into(),
+                verdict,
+                basis: Vec::new(),
+                reason: Some(
+                    problems
+                        .into_iter()
+                        .map(|(_, r)| r)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                metrics: Vec::new(),
+            };
+        }
+        let metrics: Vec<MetricComparison> = self
+            .s
+            .metrics
+            .iter()
+            .filter_map(|&m| self.metric(m, base, new, seed))
+            .collect();
+        let verdict = metrics
+            .iter()
+            .map(|m| m.verdict)
+            .min()
+            .unwrap_or(Verdict::NoChange);
+        BenchComparison {
+            name: name.into(),
+            verdict,
+            basis: metrics
+                .iter()
+                .filter(|m| m.verdict == verdict)
+                .map(|m| m.metric)
+                .collect(),
+            reason: None,
+            metrics,
+        }
     }
-    let better = metric.better(base[0].1);
-    let (bs, ns) = (SideStats::of(bv), SideStats::of(nv));
-    // ratios of the boots of one round, when the runs were interleaved
-    let ratios: Vec<f64> = base
-        .iter()
+}
+
+/// The figures of one side for `metric`, one per boot.
+fn values(metric: Metric, rs: &Observed) -> Vec<f64> {
+    rs.iter().filter_map(|(_, r)| metric.value(r)).collect()
+}
+
+/// The measured per-sample rates of one side's boots.
+fn seconds(rs: &Observed) -> Vec<Vec<f64>> {
+    rs.iter()
+        .filter(|(_, r)| r.status == Status::Ok)
+        .map(|(_, r)| {
+            r.samples
+                .iter()
+                .filter(|x| !x.warmup)
+                .map(|x| x.mps)
+                .collect()
+        })
+        .collect()
+}
+
+/// Ratios NEW/BASE of the boots of one round, when the runs were
+/// interleaved.
+fn paired_ratios(metric: Metric, base: &Observed, new: &Observed) -> Vec<f64> {
+    base.iter()
         .filter_map(|(key, b)| {
             let key = key.as_ref()?;
             let n = new.iter().find(|(k, _)| k.as_ref() == Some(key))?.1;
             Some(metric.value(n)? / metric.value(b)?)
         })
         .filter(|r| r.is_finite() && *r > 0.0)
-        .collect();
-    let positive = bs.median > 0.0 && ns.median > 0.0;
-    let (change_pct, ci, test, p, pairs, noise_cv) = if !positive {
-        // a cost at or below zero (noise around a free path) has no ratio
-        (
-            f64::NAN,
-            (f64::NAN, f64::NAN),
-            TestKind::None,
-            None,
-            0,
-            bs.cv.max(ns.cv),
-        )
-    } else if ratios.len() >= 2 && !s.unpaired {
-        let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
-        let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), s.alpha, seed);
-        (
-            pct(stats::median(&ratios)),
-            (pct(lo), pct(hi)),
-            TestKind::WilcoxonPaired,
-            Some(stats::wilcoxon_signed_rank(&logs).p),
-            ratios.len(),
-            stats::cv(&ratios),
-        )
-    } else if bs.values.len() >= 2 && ns.values.len() >= 2 {
-        (
-            pct(ns.median / bs.median),
-            ratio_ci(&bs.values, &ns.values, stats::median, s.alpha, seed),
-            TestKind::MannWhitney,
-            Some(stats::mann_whitney(&bs.values, &ns.values).p),
-            0,
-            bs.cv.max(ns.cv),
-        )
-    } else if metric == Metric::Rate && bs.values.len() == 1 && ns.values.len() == 1 {
-        let seconds = |rs: &Observed| -> Vec<f64> {
-            rs.iter()
-                .filter(|(_, r)| r.status == Status::Ok)
-                .flat_map(|(_, r)| r.samples.iter().filter(|x| !x.warmup).map(|x| x.mps))
-                .collect()
+        .collect()
+}
+
+/// The relative spread, (max - min) / |median|, of figures that should
+/// repeat exactly.
+fn spread(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    (hi - lo) / stats::median(xs).abs()
+}
+
+/// What a metric's test found.
+struct Evidence {
+    change_pct: f64,
+    ci: (f64, f64),
+    test: TestKind,
+    p: Option<f64>,
+    pairs: usize,
+    noise_cv: f64,
+    /// Set when the test could not reach alpha with these sample sizes.
+    boots_needed: Option<usize>,
+}
+
+impl Judge<'_> {
+    fn metric(
+        &self,
+        metric: Metric,
+        base: &Observed,
+        new: &Observed,
+        seed: u64,
+    ) -> Option<MetricComparison> {
+        let (bv, nv) = (values(metric, base), values(metric, new));
+        if bv.is_empty() || nv.is_empty() {
+            return None;
+        }
+        let better = metric.better(base[0].1);
+        let (bs, ns) = (SideStats::of(bv), SideStats::of(nv));
+        let e = if !(bs.median > 0.0 && ns.median > 0.0) {
+            // a cost at or below zero (noise around a free path) has no ratio
+            Evidence {
+                change_pct: f64::NAN,
+                ci: (f64::NAN, f64::NAN),
+                test: TestKind::None,
+                p: None,
+                pairs: 0,
+                noise_cv: bs.cv.max(ns.cv),
+                boots_needed: None,
+            }
+        } else if self.meter == Meter::Icount {
+            self.counted(metric, base, new, &bs, &ns)
+        } else {
+            self.tested(metric, base, new, &bs, &ns, seed)
         };
-        let (bsec, nsec) = (seconds(base), seconds(new));
-        (
-            pct(ns.median / bs.median),
-            ratio_ci(&bsec, &nsec, stats::mean, s.alpha, seed),
-            TestKind::WelchPerSecond,
-            Some(stats::welch(&bsec, &nsec).p),
-            0,
-            stats::cv(&bsec).max(stats::cv(&nsec)),
-        )
-    } else {
-        (
-            pct(ns.median / bs.median),
-            (f64::NAN, f64::NAN),
-            TestKind::None,
-            None,
-            0,
-            bs.cv.max(ns.cv),
-        )
+        let verdict = if e.boots_needed.is_some() {
+            Verdict::Inconclusive
+        } else if e.test == TestKind::Counted {
+            counted_verdict(e.change_pct, e.noise_cv, better, self.limits)
+        } else {
+            verdict(
+                e.change_pct,
+                e.ci,
+                e.p,
+                e.noise_cv,
+                better,
+                self.limits,
+                self.s.alpha,
+            )
+        };
+        Some(MetricComparison {
+            metric,
+            better,
+            base: bs,
+            new: ns,
+            change_pct: e.change_pct,
+            ci_pct: e.ci,
+            test: e.test,
+            p: e.p,
+            pairs: e.pairs,
+            noise_cv: e.noise_cv,
+            boots_needed: e.boots_needed,
+            verdict,
+        })
+    }
+
+    /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
+    /// so one boot a side decides: the change against the threshold, with
+    /// an interval of the A/A bound or the spread seen, whichever is wider.
+    fn counted(
+        &self,
+        metric: Metric,
+        base: &Observed,
+        new: &Observed,
+        bs: &SideStats,
+        ns: &SideStats,
+    ) -> Evidence {
+        let ratios = paired_ratios(metric, base, new);
+        let paired = ratios.len() >= 2 && !self.s.unpaired;
+        let change_pct = if paired {
+            pct(stats::median(&ratios))
+        } else {
+            pct(ns.median / bs.median)
+        };
+        // the rate's samples within a boot show a guest that is not
+        // deterministic (a calibration or a timer landing in one boot)
+        let samples = seconds(base)
+            .iter()
+            .chain(&seconds(new))
+            .map(|x| stats::cv(x))
+            .filter(|c| c.is_finite())
+            .fold(0.0, f64::max);
+        let noise_cv = spread(&bs.values).max(spread(&ns.values)).max(samples);
+        let half = (ICOUNT_AA_PCT / 100.0).max(noise_cv) * 100.0;
+        Evidence {
+            change_pct,
+            ci: (change_pct - half, change_pct + half),
+            test: TestKind::Counted,
+            p: None,
+            pairs: if paired { ratios.len() } else { 0 },
+            noise_cv,
+            boots_needed: None,
+        }
+    }
+
+    /// Under the time meter: a rank test across boots (paired when
+    /// interleaved), else Welch on the seconds of single boots.
+    fn tested(
+        &self,
+        metric: Metric,
+        base: &Observed,
+        new: &Observed,
+        bs: &SideStats,
+        ns: &SideStats,
+        seed: u64,
+    ) -> Evidence {
+        let (alpha, n) = (self.s.alpha, (bs.values.len(), ns.values.len()));
+        let ratios = paired_ratios(metric, base, new);
+        if ratios.len() >= 2 && !self.s.unpaired {
+            let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+            let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), alpha, seed);
+            return Evidence {
+                change_pct: pct(stats::median(&ratios)),
+                ci: (pct(lo), pct(hi)),
+                test: TestKind::WilcoxonPaired,
+                p: Some(stats::wilcoxon_signed_rank(&logs).p),
+                pairs: ratios.len(),
+                noise_cv: stats::cv(&ratios),
+                boots_needed: (stats::wilcoxon_min_p(ratios.len()) >= alpha)
+                    .then(|| (1..64).find(|&k| stats::wilcoxon_min_p(k) < alpha))
+                    .flatten(),
+            };
+        }
+        let change_pct = pct(ns.median / bs.median);
+        if n.0 >= 2 && n.1 >= 2 {
+            return Evidence {
+                change_pct,
+                ci: ratio_ci(&bs.values, &ns.values, stats::median, alpha, seed),
+                test: TestKind::MannWhitney,
+                p: Some(stats::mann_whitney(&bs.values, &ns.values).p),
+                pairs: 0,
+                noise_cv: bs.cv.max(ns.cv),
+                boots_needed: (stats::mann_whitney_min_p(n.0, n.1) >= alpha)
+                    .then(|| (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha))
+                    .flatten(),
+            };
+        }
+        if metric == Metric::Rate && n == (1, 1) {
+            let (bsec, nsec) = (seconds(base).concat(), seconds(new).concat());
+            return Evidence {
+                change_pct,
+                ci: ratio_ci(&bsec, &nsec, stats::mean, alpha, seed),
+                test: TestKind::WelchPerSecond,
+                p: Some(stats::welch(&bsec, &nsec).p),
+                pairs: 0,
+                noise_cv: stats::cv(&bsec).max(stats::cv(&nsec)),
+                boots_needed: None,
+            };
+        }
+        // one boot against several, or an overhead of single boots: no
+        // test applies; a rank test would need this many a side
+        Evidence {
+            change_pct,
+            ci: (f64::NAN, f64::NAN),
+            test: TestKind::None,
+            p: None,
+            pairs: 0,
+            noise_cv: bs.cv.max(ns.cv),
+            boots_needed: (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha),
+        }
+    }
+}
+
+/// The icount verdict: a spread beyond the CV limit means the guest was
+/// not deterministic, unless the change clears the threshold by more than
+/// that spread.
+pub fn counted_verdict(change_pct: f64, noise_cv: f64, better: Better, l: Limits) -> Verdict {
+    if change_pct.is_nan() {
+        return Verdict::NoChange;
+    }
+    let noise_pct = noise_cv * 100.0;
+    if noise_cv > l.cv_limit && change_pct.abs() < l.threshold_pct + noise_pct {
+        return Verdict::Unstable;
+    }
+    if change_pct.abs() < l.threshold_pct {
+        return Verdict::NoChange;
+    }
+    direction(change_pct, better)
+}
+
+fn direction(change_pct: f64, better: Better) -> Verdict {
+    let worse = match better {
+        Better::Higher => change_pct < 0.0,
+        Better::Lower => change_pct > 0.0,
     };
-    let verdict = verdict(change_pct, ci, p, noise_cv, better, s);
-    Some(MetricComparison {
-        metric,
-        better,
-        base: bs,
-        new: ns,
-        change_pct,
-        ci_pct: ci,
-        test,
-        p,
-        pairs,
-        noise_cv,
-        verdict,
-    })
+    if worse {
+        Verdict::Regressed
+    } else {
+        Verdict::Improved
+    }
 }
 
 /// The verdict of one metric. Noise above the CV limit makes it
@@ -604,12 +835,13 @@ pub fn verdict(
     p: Option<f64>,
     noise_cv: f64,
     better: Better,
-    s: &Settings,
+    l: Limits,
+    alpha: f64,
 ) -> Verdict {
-    let t = s.threshold_pct;
-    let significant = p.is_some_and(|p| p < s.alpha);
+    let t = l.threshold_pct;
+    let significant = p.is_some_and(|p| p < alpha);
     let clear = significant && (lo >= t || hi <= -t);
-    if noise_cv > s.cv_limit && !clear {
+    if noise_cv > l.cv_limit && !clear {
         return Verdict::Unstable;
     }
     if !significant || change_pct.is_nan() {
@@ -618,15 +850,7 @@ pub fn verdict(
     if change_pct.abs() < t {
         return Verdict::WithinNoise;
     }
-    let worse = match better {
-        Better::Higher => change_pct < 0.0,
-        Better::Lower => change_pct > 0.0,
-    };
-    if worse {
-        Verdict::Regressed
-    } else {
-        Verdict::Improved
-    }
+    direction(change_pct, better)
 }
 
 #[cfg(test)]

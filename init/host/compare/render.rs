@@ -1,7 +1,8 @@
 //! `compare` output: a terminal table in the style of LKP reports and
 //! `veristat -C`, markdown for CI comments, JSON for machines.
 
-use super::{Comparison, Metric, MetricComparison, SideInfo, Verdict};
+use super::{Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict};
+use crate::report::Meter;
 use std::fmt::Write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,26 +58,31 @@ pub fn header(c: &Comparison) -> Vec<String> {
         format!("BASE: {}", side(&c.base)),
         format!("NEW:  {}", side(&c.new)),
         format!(
-            "{} under {}, {} CPUs; {}",
+            "{} under {}, meter {}, {} CPUs; {}",
             c.new.arch.join("/"),
             c.new.accel.join("/").to_uppercase(),
+            c.meter.as_str(),
             c.new
                 .cpus
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join("/"),
-            if c.paired {
-                "interleaved boots paired by round (Wilcoxon signed-rank on paired ratios)"
-            } else {
-                "unpaired (Mann-Whitney U on per-boot figures)"
+            match (c.meter, c.paired) {
+                (Meter::Icount, _) => {
+                    "instructions counted: one boot a side decides, against the threshold"
+                }
+                (Meter::Time, true) => {
+                    "interleaved boots paired by round (Wilcoxon signed-rank on paired ratios)"
+                }
+                (Meter::Time, false) => "unpaired (Mann-Whitney U on per-boot figures)",
             }
         ),
         format!(
             "threshold {}%, alpha {}, CV limit {}%, metrics {}",
-            s.threshold_pct,
+            c.limits.threshold_pct,
             s.alpha,
-            s.cv_limit * 100.0,
+            c.limits.cv_limit * 100.0,
             s.metrics
                 .iter()
                 .map(|m| m.as_str())
@@ -84,10 +90,16 @@ pub fn header(c: &Comparison) -> Vec<String> {
                 .join("+")
         ),
     ];
-    if c.new.accel.iter().any(|a| a == "tcg") {
-        lines.push(
+    match c.meter {
+        Meter::Icount => lines.push(format!(
+            "note: rates are events per 10^9 guest instructions ({}), costs instructions per event; \
+             an instruction count does not see cache or TLB misses, lock contention or IPIs",
+            Meter::Icount.rate_unit()
+        )),
+        Meter::Time if c.new.accel.iter().any(|a| a == "tcg") => lines.push(
             "note: TCG emulation; relative changes are meaningful, absolute rates are not".into(),
-        );
+        ),
+        Meter::Time => {}
     }
     if !c.paired && (c.base.runs < 4 || c.new.runs < 4) && c.base.runs > 1 {
         lines.push(
@@ -101,24 +113,35 @@ pub fn header(c: &Comparison) -> Vec<String> {
     lines
 }
 
-fn figure(m: Option<&MetricComparison>, new: bool) -> String {
+/// Digits that the meter's precision supports: icount figures repeat to
+/// 1e-4, so two more.
+fn digits(meter: Meter) -> usize {
+    match meter {
+        Meter::Time => 0,
+        Meter::Icount => 2,
+    }
+}
+
+fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
     m.map_or(String::new(), |m| {
         let s = if new { &m.new } else { &m.base };
+        let d = digits(meter);
         match m.metric {
-            Metric::Rate => format!("{:.3}", s.median),
-            Metric::Overhead => format!("{:.1}", s.median),
+            Metric::Rate => format!("{:.*}", 3 + d, s.median),
+            Metric::Overhead => format!("{:.*}", 1 + d, s.median),
         }
     })
 }
 
-fn change(m: Option<&MetricComparison>) -> String {
+fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
+    let d = 1 + digits(meter);
     match m {
         None => String::new(),
         Some(m) if m.change_pct.is_nan() => "-".into(),
-        Some(m) if m.ci_pct.0.is_nan() => format!("{:+.1}%", m.change_pct),
+        Some(m) if m.ci_pct.0.is_nan() => format!("{:+.*}%", d, m.change_pct),
         Some(m) => format!(
-            "{:+.1}% [{:+.1},{:+.1}]",
-            m.change_pct, m.ci_pct.0, m.ci_pct.1
+            "{:+.*}% [{:+.*},{:+.*}]",
+            d, m.change_pct, d, m.ci_pct.0, d, m.ci_pct.1
         ),
     }
 }
@@ -129,16 +152,29 @@ pub struct Row {
 }
 
 /// The column heads and one row per benchmark, for every format.
-pub fn rows(c: &Comparison) -> (Vec<&'static str>, Vec<Row>) {
+pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
     let want = |m: Metric| c.settings.metrics.contains(&m);
-    let mut head = vec!["BENCHMARK"];
+    let (rate, cost) = (c.meter.rate_unit(), c.meter.cost_unit());
+    let interval = match c.meter {
+        Meter::Time => "95% CI",
+        Meter::Icount => "A/A bound",
+    };
+    let mut head = vec!["BENCHMARK".to_string()];
     if want(Metric::Rate) {
-        head.extend(["BASE M/s", "NEW M/s", "RATE CHANGE [95% CI]"]);
+        head.extend([
+            format!("BASE {rate}"),
+            format!("NEW {rate}"),
+            format!("RATE CHANGE [{interval}]"),
+        ]);
     }
     if want(Metric::Overhead) {
-        head.extend(["BASE ns/ev", "NEW ns/ev", "OVERHEAD CHANGE [95% CI]"]);
+        head.extend([
+            format!("BASE {cost}"),
+            format!("NEW {cost}"),
+            format!("OVERHEAD CHANGE [{interval}]"),
+        ]);
     }
-    head.extend(["p", "VERDICT"]);
+    head.extend(["p".into(), "VERDICT".into()]);
     let rows = c
         .benches
         .iter()
@@ -148,7 +184,11 @@ pub fn rows(c: &Comparison) -> (Vec<&'static str>, Vec<Row>) {
             for metric in [Metric::Rate, Metric::Overhead] {
                 if want(metric) {
                     let m = get(metric);
-                    cells.extend([figure(m, false), figure(m, true), change(m)]);
+                    cells.extend([
+                        figure(m, false, c.meter),
+                        figure(m, true, c.meter),
+                        change(m, c.meter),
+                    ]);
                 }
             }
             let p = b
@@ -167,10 +207,13 @@ pub fn rows(c: &Comparison) -> (Vec<&'static str>, Vec<Row>) {
                 let basis: Vec<&str> = b.basis.iter().map(|m| m.as_str()).collect();
                 let _ = write!(v, " ({})", basis.join(","));
             }
+            if let Some(n) = b.metrics.iter().filter_map(|m| m.boots_needed).max() {
+                let _ = write!(v, " (the test needs {n} boots a side, or pairs)");
+            }
             if let Some(m) = b
                 .metrics
                 .iter()
-                .find(|m| m.test == super::TestKind::WelchPerSecond)
+                .find(|m| m.test == TestKind::WelchPerSecond)
             {
                 if b.basis.contains(&m.metric)
                     && matches!(b.verdict, Verdict::Regressed | Verdict::Improved)
@@ -198,6 +241,7 @@ fn totals(c: &Comparison) -> String {
         Verdict::WithinNoise,
         Verdict::NoChange,
         Verdict::Unstable,
+        Verdict::Inconclusive,
         Verdict::Unsupported,
         Verdict::Missing,
         Verdict::Failed,
@@ -239,7 +283,7 @@ fn table(c: &Comparison, color: bool) -> String {
         let paint = match r.verdict {
             Verdict::Regressed | Verdict::Failed => "\x1b[1;31m",
             Verdict::Improved => "\x1b[32m",
-            Verdict::Unstable | Verdict::Missing => "\x1b[33m",
+            Verdict::Unstable | Verdict::Inconclusive | Verdict::Missing => "\x1b[33m",
             _ => "",
         };
         if color && !paint.is_empty() {

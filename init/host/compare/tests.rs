@@ -168,8 +168,8 @@ fn direction_comes_from_the_result() {
 
 #[test]
 fn verdict_edges() {
-    let s = Settings::default();
-    let v = |change, ci, p, cv| verdict(change, ci, p, cv, Better::Higher, &s);
+    let l = Limits::of(Meter::Time, &Settings::default());
+    let v = |change, ci, p, cv| verdict(change, ci, p, cv, Better::Higher, l, 0.05);
     assert_eq!(v(-3.0, (-4.0, -2.0), Some(0.01), 0.01), Verdict::Regressed);
     assert_eq!(
         v(-2.99, (-4.0, -2.0), Some(0.01), 0.01),
@@ -383,4 +383,125 @@ mod fuzz {
             }
         }
     }
+}
+
+/// Sets as the icount meter gives them: every boot's figures equal to
+/// within `aa` (a fraction), samples within 1e-5 of their mean.
+fn counted(rates: &[&[(&str, f64)]], session: Option<&str>, aa: f64) -> RunSet {
+    let mut s = set(rates, session);
+    s.vm.meter = Meter::Icount;
+    for (i, run) in s.runs.iter_mut().enumerate() {
+        for r in &mut run.report.as_mut().unwrap().results {
+            let wobble = 1.0 + aa * (i % 2) as f64;
+            if let Some(sum) = r.summary.as_mut() {
+                sum.mean *= wobble;
+            }
+            for (k, x) in r.samples.iter_mut().enumerate() {
+                x.mps = r.summary.as_ref().unwrap().mean * (1.0 + 1e-5 * (k as f64 - 2.0));
+            }
+        }
+        crate::matrix::add_overheads(&mut run.report.as_mut().unwrap().results);
+    }
+    s
+}
+
+#[test]
+fn icount_decides_with_one_boot_a_side() {
+    let base = side(counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0));
+    // one spin in trig-kprobe's loop: -0.9%, as measured on Debian 6.1
+    let new = side(counted(&as_slices(&boots(1, 0.991, 0.0)), None, 0.0));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert_eq!(c.meter, Meter::Icount);
+    assert_eq!(c.limits.threshold_pct, 5.0 * ICOUNT_AA_PCT);
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    assert_eq!(k.metrics[0].test, TestKind::Counted);
+    let text = render(&c, Format::Table { color: false });
+    assert!(
+        text.contains("M/Ginsn") && text.contains("insn/event"),
+        "{text}"
+    );
+    assert!(text.contains("meter icount"), "{text}");
+    assert!(!text.contains("ns/ev"), "{text}");
+}
+
+#[test]
+fn icount_a_a_within_the_bound_flags_nothing() {
+    let b = boots(3, 1.0, 0.0);
+    let flat: Vec<Vec<(&str, f64)>> = b
+        .iter()
+        .map(|boot| {
+            boot.iter()
+                .map(|&(n, _)| {
+                    (
+                        n,
+                        if n == "trig-kprobe-multi" {
+                            -1.0
+                        } else if n == "trig-base" {
+                            2.0
+                        } else {
+                            0.8
+                        },
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let base = side(counted(&as_slices(&flat), None, ICOUNT_AA_PCT / 100.0));
+    let new = side(counted(&as_slices(&flat), None, 0.0));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert!(
+        c.benches
+            .iter()
+            .all(|b| matches!(b.verdict, Verdict::NoChange | Verdict::Unsupported)),
+        "{}",
+        render(&c, Format::Table { color: false })
+    );
+}
+
+#[test]
+fn icount_spread_beyond_the_limit_is_unstable() {
+    let flat = vec![vec![("trig-base", 2.0), ("trig-kprobe", 0.8)]; 2];
+    // boots 0.5% apart: not deterministic, and the change is small
+    let base = side(counted(&as_slices(&flat), None, 0.005));
+    let new = side(counted(&as_slices(&flat), None, 0.0));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Unstable);
+}
+
+#[test]
+fn meters_are_never_mixed() {
+    let base = side(set(&as_slices(&boots(1, 1.0, 0.0)), None));
+    let new = side(counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0));
+    let e = compare(&base, &new, &Settings::default()).unwrap_err();
+    assert!(e.contains("meter: BASE time vs NEW icount"), "{e}");
+}
+
+#[test]
+fn too_few_boots_are_inconclusive_not_no_change() {
+    // a doctored -20.0% on both of 2 paired rounds: no Wilcoxon p can
+    // reach 0.05 with 2 pairs, so the result cannot be "no change"
+    let base = side(set(&as_slices(&boots(2, 1.0, 0.0)), Some("s")));
+    let new = side(set(&as_slices(&boots(2, 0.8, 0.0)), Some("s")));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    assert_eq!(k.verdict, Verdict::Inconclusive);
+    assert_eq!(k.metrics[0].boots_needed, Some(6));
+    let text = render(&c, Format::Table { color: false });
+    assert!(text.contains("needs 6 boots"), "{text}");
+    // unpaired, 2 against 2: Mann-Whitney needs 4 a side
+    let s = Settings {
+        unpaired: true,
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &s).unwrap();
+    let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    assert_eq!(k.verdict, Verdict::Inconclusive);
+    assert_eq!(k.metrics[0].boots_needed, Some(4));
+    // one boot against three: no test at all
+    let base = side(set(&as_slices(&boots(1, 1.0, 0.0)), None));
+    let new = side(set(&as_slices(&boots(3, 0.8, 0.0)), None));
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Inconclusive);
 }
