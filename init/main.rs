@@ -6,13 +6,14 @@ mod cli;
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 use trig_init::changepoint;
 use trig_init::host::compare::{
     self,
     render::{render, Format},
 };
-use trig_init::host::{exit, history, html, kernel::Arch, vm as host_vm};
+use trig_init::host::{bmf, exit, history, html, kernel::Arch, vm as host_vm};
 use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
@@ -23,10 +24,14 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_TIMEOUT: i32 = 3;
 
 fn main() -> ExitCode {
-    if nix::unistd::getpid().as_raw() == 1 {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let subcommands: Vec<&str> = <Cmd as argh::SubCommands>::COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    if nix::unistd::getpid().as_raw() == 1 && guest::is_appliance(&argv, &subcommands) {
         guest::pid1_main();
     }
-    let argv: Vec<String> = std::env::args().skip(1).collect();
     // not argh::from_env, which exits 1 on a parse error: 1 means
     // "regressed" here, a usage error is 2
     let args = match TrigInit::from_args(&["trig-init"], &strs(&argv)) {
@@ -141,7 +146,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
         cpus: cmd.cpus,
         memory: cmd.memory,
-        runs: cmd.runs.max(1),
+        runs: cmd.runs,
         out: cmd.out.into(),
         accel: host_vm::AccelChoice::parse(&cmd.accel)?,
         meter: host_vm::MeterChoice::parse(&cmd.meter)?,
@@ -153,6 +158,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         quiet: cmd.quiet,
         json: cmd.json,
         run: run_options(&run_cmd)?,
+        timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
     };
     let done = match host_vm::run(&opts) {
         Ok(done) => done,
@@ -234,31 +240,79 @@ fn compare_inner(cmd: cli::CompareCmd) -> Result<bool, String> {
         unpaired: cmd.unpaired,
         ..compare::Settings::default()
     };
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let format = Format::parse(&cmd.format, color)?;
+    let stdout = Output::parse(&cmd.format, color(&cmd.color)?)?;
+    let mut files = Vec::new();
+    for (format, path) in [
+        (cmd.format.as_str(), &cmd.output),
+        ("json", &cmd.export_json),
+        ("markdown", &cmd.export_markdown),
+        ("table", &cmd.export_table),
+        ("bmf", &cmd.export_bmf),
+    ] {
+        if let Some(path) = path {
+            files.push((Output::parse(format, false)?, path));
+        }
+    }
     let c = compare::compare(&base, &new, &settings)?;
-    print!("{}", render(&c, format));
-    if let Some(path) = &cmd.output {
-        let plain = Format::parse(&cmd.format, false)?;
-        std::fs::write(path, render(&c, plain)).map_err(|e| format!("{path}: {e}"))?;
+    print!("{}", stdout.render(&c));
+    for (output, path) in files {
+        std::fs::write(path, output.render(&c)).map_err(|e| format!("{path}: {e}"))?;
     }
     Ok(c.regressed())
+}
+
+/// What `compare` writes: one of render's formats, or BMF.
+enum Output {
+    Rendered(Format),
+    Bmf,
+}
+
+impl Output {
+    fn parse(format: &str, color: bool) -> Result<Self, String> {
+        if format == "bmf" {
+            return Ok(Output::Bmf);
+        }
+        Format::parse(format, color)
+            .map(Output::Rendered)
+            .map_err(|e| format!("{e} (or bmf)"))
+    }
+
+    fn render(&self, c: &compare::Comparison) -> String {
+        match self {
+            Output::Rendered(format) => render(c, *format),
+            Output::Bmf => bmf::comparison(c),
+        }
+    }
 }
 
 /// Exit statuses of `history`: a new change point for the worse is 1.
 fn history(cmd: cli::HistoryCmd) -> ExitCode {
     let run = || -> Result<bool, String> {
-        if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change < 0.0 {
+        if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| !(m >= 0.0)) {
             return Err("--alpha must be in (0,1) and --min-change positive".into());
         }
         let metrics = compare::Metric::parse_choice(&cmd.metric)?;
-        let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
+        let dir: &Path = cmd.dir.as_ref();
+        let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
         let settings = changepoint::Settings {
             alpha: cmd.alpha,
-            min_change: cmd.min_change / 100.0,
+            min_change: cmd
+                .min_change
+                .unwrap_or_else(|| history::default_min_change_pct(&entries))
+                / 100.0,
             ..changepoint::Settings::default()
         };
-        let h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
+        let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
+        let recorded = if cmd.alert {
+            history::load_alerts(dir)?
+        } else {
+            Vec::new()
+        };
+        let fresh = if cmd.alert {
+            history::match_alerts(&mut h, &recorded)
+        } else {
+            Vec::new()
+        };
         match cmd.format.as_str() {
             "json" => println!(
                 "{}",
@@ -266,13 +320,20 @@ fn history(cmd: cli::HistoryCmd) -> ExitCode {
             ),
             "markdown" | "md" => print!("{}", history::render(&h, true)),
             "table" => print!("{}", history::render(&h, false)),
+            "bmf" => print!("{}", bmf::history(&h)),
             f => {
                 return Err(format!(
-                    "--format must be table, markdown or json, not '{f}'"
+                    "--format must be table, markdown, json or bmf, not '{f}'"
                 ))
             }
         }
-        Ok(h.found.iter().any(|f| f.new && f.regression))
+        if !cmd.alert {
+            return Ok(h.found.iter().any(|f| f.new && f.regression));
+        }
+        if !fresh.is_empty() {
+            history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;
+        }
+        Ok(fresh.iter().any(|a| a.regression))
     };
     match run() {
         Ok(regressed) => ExitCode::from(if regressed { COMPARE_REGRESSED } else { 0 }),
@@ -302,14 +363,16 @@ fn report(cmd: cli::ReportCmd) -> ExitCode {
             }
             _ => None,
         };
-        let h = history::analyse(
-            &cmd.dir,
-            entries,
-            &metrics,
-            &changepoint::Settings::default(),
-            3,
-        );
-        std::fs::write(&cmd.output, html::page(&h, latest.as_ref()))
+        let settings = changepoint::Settings {
+            min_change: history::default_min_change_pct(&entries) / 100.0,
+            ..changepoint::Settings::default()
+        };
+        let h = history::analyse(&cmd.dir, entries, &metrics, &settings, 3);
+        let options = html::Options {
+            repo_url: cmd.repo_url.clone(),
+            common_scale: cmd.common_scale,
+        };
+        std::fs::write(&cmd.output, html::page(&h, latest.as_ref(), &options))
             .map_err(|e| format!("{}: {e}", cmd.output))?;
         eprintln!(
             "trig-init report: wrote {} ({} results, {} change points)",

@@ -97,6 +97,13 @@ fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
         .map_err(|_| format!("{key}: '{v}' is not a valid number"))
 }
 
+/// Warm-up and duration under the icount meter, when not given: a tenth
+/// of a guest second settles caches and the first calls, and 0.2 s (four
+/// 50 ms samples) of counted instructions repeat from boot to boot to the
+/// last digit, at a fifth of the wall time of upstream's 1 + 5 s.
+pub const ICOUNT_WARMUP: f64 = 0.1;
+pub const ICOUNT_DURATION: f64 = 0.2;
+
 impl RunOptions {
     /// Applies one `key=value` option (the `trig.` prefix already removed).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {

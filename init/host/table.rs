@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::report::{RunSet, Status};
+use crate::report::{Meter, RunSet, Status};
 use crate::stats;
 use std::fmt::Write;
 
@@ -19,24 +19,37 @@ pub fn summary(set: &RunSet) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "kernel {} ({}), {} under {}, {} CPUs, {} boot(s)",
+        "kernel {} ({}), {} under {}, meter {}, {} CPUs, {} boot(s)",
         set.kernel.release,
         set.kernel.spec,
         set.vm.arch,
         set.vm.accel.to_uppercase(),
+        set.vm.meter.as_str(),
         set.vm.cpus,
         set.runs.len()
     );
-    if set.vm.accel == "tcg" {
+    let meter = set.vm.meter;
+    if meter == Meter::Icount {
+        let _ = writeln!(
+            out,
+            "note: icount meter: M/Ginsn is millions of events per 10^9 guest instructions, \
+             insn/event the instructions an event adds over its baseline"
+        );
+    } else if set.vm.accel == "tcg" {
         let _ = writeln!(
             out,
             "note: TCG emulation; compare ratios and kernels, not absolute rates"
         );
     }
+    // icount figures repeat to 1e-4: show the digits that carry
+    let d = if meter == Meter::Icount { 2 } else { 0 };
     let _ = writeln!(
         out,
-        "{:<30} {:>4} {:>20} {:>10}  STATUS",
-        "BENCHMARK", "RUNS", "M/s (mean ± sd)", "ns/event+"
+        "{:<30} {:>4} {:>20} {:>12}  STATUS",
+        "BENCHMARK",
+        "RUNS",
+        format!("{} (mean ± sd)", meter.rate_unit()),
+        format!("{}+", meter.cost_unit())
     );
     for name in names {
         let results: Vec<_> = reports
@@ -68,12 +81,12 @@ pub fn summary(set: &RunSet) -> String {
         let rate = if means.is_empty() {
             "-".to_string()
         } else {
-            format!("{:.3} ± {:.3}", stats::mean(&means), sd)
+            format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
         };
         let over = if over.is_empty() {
             String::new()
         } else {
-            format!("{:.1}", stats::mean(&over))
+            format!("{:.*}", 1 + d, stats::mean(&over))
         };
         let reason = results
             .iter()
@@ -82,7 +95,7 @@ pub fn summary(set: &RunSet) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{name:<30} {:>4} {rate:>20} {over:>10}  {}{reason}",
+            "{name:<30} {:>4} {rate:>20} {over:>12}  {}{reason}",
             means.len(),
             status.as_str()
         );

@@ -1,19 +1,22 @@
 //! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
 //! each boot's report, keep everything measured whatever goes wrong.
 
-use super::console::Console;
+use super::console::{self, Console};
 use super::exit;
+use super::files::{self, TempFile};
+use super::interrupt;
 use super::kernel::{self, Arch, Kernel};
 use super::qemu::{self, Accel};
 use super::{initramfs, table};
-use crate::options::RunOptions;
+use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::frame::Frame;
 use crate::report::{
     BenchResult, KernelInfo, Meter, Outcome, Pairing, Report, RunRecord, RunSet, VmInfo,
     SCHEMA_VERSION,
 };
 use crate::{matrix, registry};
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use nix::sys::signal::Signal;
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -115,15 +118,27 @@ pub struct VmOptions {
     /// Also print the results document here ("-" for stdout).
     pub json: Option<String>,
     pub run: RunOptions,
+    /// Whether -w or -d was given; if not, the icount meter runs its own
+    /// sub-second defaults.
+    pub timing_given: bool,
 }
 
 /// How long a KVM guest may take to reach /init before KVM is judged
 /// unusable (a working one takes about a second).
 const KVM_PROBE: Duration = Duration::from_secs(30);
 
+/// How long the host waits after a panic line for the rest of the oops
+/// before it kills QEMU (the guest may have been booted with `panic=0`).
+const PANIC_GRACE: Duration = Duration::from_secs(5);
+
+/// QEMU's own messages kept per boot.
+const KEEP_STDERR: u64 = 1 << 20;
+
 struct Boot {
     console: Console,
     hung: bool,
+    /// The signal that ended this boot early.
+    interrupted: Option<Signal>,
     wall: f64,
     boot_s: Option<f64>,
     qemu_stderr: String,
@@ -139,38 +154,34 @@ fn boot(
     mut on_progress: impl FnMut(usize, usize, &str, f64),
 ) -> Result<Boot, String> {
     let bin = qemu::binary(arch);
-    let mut child = Command::new(bin)
-        .args(args)
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    interrupt::die_with_parent(&mut cmd);
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start {bin}: {e} (is QEMU installed?)"))?;
     let start = Instant::now();
-    let (tx, rx) = mpsc::channel();
+    // bounded: a guest that floods the console waits for the host
+    let (tx, rx) = mpsc::sync_channel(4096);
     let stdout = child.stdout.take().expect("piped");
     std::thread::spawn(move || {
-        let mut r = BufReader::new(stdout);
-        let mut buf = Vec::new();
-        while matches!(r.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
-            let line = String::from_utf8_lossy(&buf)
-                .trim_end_matches('\n')
-                .to_string();
-            if tx.send(line).is_err() {
-                break;
-            }
-            buf.clear();
-        }
+        console::read_lines(stdout, console::MAX_LINE, |line| tx.send(line).is_ok())
     });
     let mut stderr = child.stderr.take().expect("piped");
     let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
+        let mut kept = Vec::new();
+        let _ = (&mut stderr).take(KEEP_STDERR).read_to_end(&mut kept);
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        String::from_utf8_lossy(&kept).into_owned()
     });
     let mut console = Console::default();
     let mut boot_s = None;
     let mut hung = false;
+    let mut interrupted = None;
+    let mut panicked_at = None;
     loop {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(line) => {
@@ -183,10 +194,15 @@ fn boot(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
+        if console.panicked {
+            panicked_at.get_or_insert_with(Instant::now);
+        }
+        interrupted = interrupt::caught();
         let late = start.elapsed() > timeout
             || give_up.is_some_and(|g| !console.reached_init && start.elapsed() > g);
-        if late {
-            hung = true;
+        let dead = panicked_at.is_some_and(|t: Instant| t.elapsed() > PANIC_GRACE);
+        if late || dead || interrupted.is_some() {
+            hung = late && !dead;
             let _ = child.kill();
             // drain what was printed before the kill
             while let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) {
@@ -204,6 +220,7 @@ fn boot(
     Ok(Boot {
         console,
         hung,
+        interrupted,
         wall: start.elapsed().as_secs_f64(),
         boot_s,
         qemu_stderr: err_reader.join().unwrap_or_default(),
@@ -238,21 +255,26 @@ pub fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
 }
 
 /// Judges a finished boot.
-fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunRecord {
+fn record(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
     let parsed = report_from_frames(&b.console.frames);
     let frame_errors: Vec<String> = b.console.errors.iter().map(|e| e.to_string()).collect();
-    let (status, message) = if !b.console.crash.is_empty() {
+    let at = b
+        .console
+        .progress
+        .as_ref()
+        .map(|(i, n, name)| format!(" during {name} ({i}/{n})"))
+        .unwrap_or_default();
+    let (status, mut message) = if !b.console.crash.is_empty() {
         (
             "crashed",
             Some(format!("kernel crashed: {}", b.console.crash.join(" / "))),
         )
+    } else if let Some(sig) = b.interrupted {
+        (
+            "interrupted",
+            Some(format!("trig-init got {sig}{at}; QEMU killed")),
+        )
     } else if b.hung {
-        let at = b
-            .console
-            .progress
-            .as_ref()
-            .map(|(i, n, name)| format!(" during {name} ({i}/{n})"))
-            .unwrap_or_default();
         (
             "hung",
             Some(format!(
@@ -299,11 +321,20 @@ fn record(index: usize, b: &Boot, timeout: Duration, log_path: &Path) -> RunReco
             ),
         }
     };
+    if b.console.dropped > 0 {
+        let note = format!(
+            "console output over {} MiB: {} bytes not kept",
+            console::KEEP >> 20,
+            b.console.dropped
+        );
+        message = Some(message.map_or(note.clone(), |m| format!("{m}; {note}")));
+    }
     RunRecord {
         index,
         status: status.into(),
         message,
-        console_log: log_path.display().to_string(),
+        // set when the log is written beside the results
+        console_log: String::new(),
         wall_s: b.wall,
         boot_s: b.boot_s,
         pairing: None,
@@ -392,31 +423,52 @@ impl Order {
 struct Target {
     kernel: Kernel,
     set: RunSet,
-    path: Option<PathBuf>,
+    /// The results file this command claimed, and the name it was
+    /// claimed for (RELEASE-STEM-TAG).
+    path: Option<(PathBuf, String)>,
 }
 
 impl Target {
-    /// Adds a boot and rewrites the results file, so that a later failure
-    /// loses nothing; `tag` keeps several kernels of one command apart.
-    fn add(&mut self, out: &Path, stem: &str, tag: &str, mut rec: RunRecord) -> Result<(), String> {
+    /// Adds a boot, writes its console log and rewrites the results file,
+    /// so that a later failure loses nothing; `tag` keeps several kernels
+    /// of one command apart.
+    fn add(
+        &mut self,
+        out: &Path,
+        stem: &str,
+        tag: &str,
+        mut rec: RunRecord,
+        log: &str,
+    ) -> Result<(), String> {
         if let Some(r) = &rec.report {
             self.set.kernel.release.clone_from(&r.system.release);
         }
-        let path = out.join(format!(
-            "{}-{stem}{tag}.json",
-            self.set.kernel.release.replace('/', "_")
-        ));
-        let final_log = path.with_extension(format!("boot{}.log", rec.index));
-        let _ = std::fs::rename(&rec.console_log, &final_log);
-        rec.console_log = final_log.display().to_string();
-        self.set.runs.push(rec);
-        if let Some(old) = self.path.as_ref().filter(|p| **p != path) {
-            let _ = std::fs::remove_file(old);
+        let name = format!("{}-{stem}{tag}", self.set.kernel.release.replace('/', "_"));
+        if self.path.as_ref().map(|(_, n)| n) != Some(&name) {
+            // another run into this directory in the same second gets
+            // NAME-2.json, never this one
+            let path = files::claim(|n| match n {
+                1 => out.join(format!("{name}.json")),
+                n => out.join(format!("{name}-{n}.json")),
+            })
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+            if let Some((old, _)) = self.path.replace((path, name)) {
+                let _ = std::fs::remove_file(old);
+            }
         }
+        let path = &self.path.as_ref().expect("claimed above").0;
+        let log_path = path.with_extension(format!("boot{}.log", rec.index));
+        match files::replace(&log_path, log.as_bytes()) {
+            Ok(()) => rec.console_log = log_path.display().to_string(),
+            Err(e) => {
+                let why = format!("console log {} not written: {e}", log_path.display());
+                eprintln!("trig-init: warning: {why}");
+                rec.message = Some(rec.message.map_or(why.clone(), |m| format!("{m}; {why}")));
+            }
+        }
+        self.set.runs.push(rec);
         let json = serde_json::to_string_pretty(&self.set).expect("results serialize");
-        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
-        self.path = Some(path);
-        Ok(())
+        files::replace(path, json.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 
@@ -431,6 +483,7 @@ pub struct Done {
 /// `order`, and each kernel gets its own results file.
 pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
     let usage = |e: String| (exit::USAGE, e);
+    check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
     let points = matrix::points(&selected, &opts.run).len();
@@ -455,13 +508,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             init_path.display()
         )));
     }
-    let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
-    std::fs::create_dir_all(&opts.out)
-        .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
     let stem = timestamp();
-    let initrd = opts.out.join(format!(".initramfs-{stem}.cpio"));
-    std::fs::write(&initrd, &cpio)
-        .map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
     let timeout = Duration::from_secs(
         opts.timeout
             .unwrap_or(u64::from(opts.run.watchdog_secs(points)) + 120),
@@ -473,7 +520,6 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             kernels.len()
         )));
     }
-    let run_args = opts.run.to_kernel_args();
     if opts.meter == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
         return Err(usage(
             "--meter icount counts instructions under TCG; it cannot run with --accel kvm".into(),
@@ -494,14 +540,19 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             Accel::Tcg
         }
     };
-    let vm_of = |accel: Accel| -> Result<(Meter, usize), (u8, String)> {
+    let vm_of = |accel: Accel| -> Result<(Meter, usize, Vec<String>), (u8, String)> {
         let meter = opts.meter.resolve(accel);
         if let Some(why) = meter_conflict(meter, &opts.run) {
             return Err(usage(why));
         }
-        Ok((meter, opts.cpus.unwrap_or_else(|| default_cpus(meter))))
+        let mut run = opts.run.clone();
+        if meter == Meter::Icount && !opts.timing_given {
+            (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
+        }
+        let cpus = opts.cpus.unwrap_or_else(|| default_cpus(meter));
+        Ok((meter, cpus, run.to_kernel_args()))
     };
-    let (mut meter, mut cpus) = vm_of(accel)?;
+    let (mut meter, mut cpus, run_args) = vm_of(accel)?;
     let mut targets: Vec<Target> = kernels
         .into_iter()
         .enumerate()
@@ -539,9 +590,33 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             }
         })
         .collect();
+    for t in &targets {
+        RunOptions::from_kernel_cmdline(&t.set.vm.append)
+            .map_err(|e| usage(format!("kernel {}: command line: {e}", t.kernel.spec)))?;
+    }
+    let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
+    // unique to this command: runs in the same second must not pair
+    let session = format!("{stem}-{}", std::process::id());
+    let initrd = opts.out.join(format!(".initramfs-{session}.cpio"));
+    let initrd = TempFile::create(initrd.clone(), &cpio)
+        .map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
+    interrupt::install().map_err(|e| (exit::INFRA, e))?;
+    let mut interrupted = None;
+    // a KVM that fails its first boot leaves TCG, and maybe other defaults
+    let mut retimed: Option<(String, String)> = None;
     let many = targets.len() > 1;
     let schedule = opts.order.schedule(targets.len(), opts.runs);
     for (n, &(round, k)) in schedule.iter().enumerate() {
+        if interrupted.is_some() {
+            break;
+        }
+        if let Some((from, to)) = &retimed {
+            for t in targets.iter_mut() {
+                t.set.vm.append = t.set.vm.append.replace(from, to);
+            }
+        }
         let target = &mut targets[k];
         let index = target.set.runs.len() + 1;
         let label = if many {
@@ -549,11 +624,10 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         } else {
             format!("{index}/{}", opts.runs)
         };
-        let log_path = opts.out.join(format!(".boot-{stem}-{}.log", n + 1));
         let b = loop {
             let vm = qemu::Vm {
                 kernel: &target.kernel,
-                initrd: &initrd,
+                initrd: initrd.path(),
                 cpus,
                 memory: &opts.memory,
                 cmdline: &target.set.vm.append,
@@ -569,7 +643,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                 progress_printer(opts.quiet, &label),
             )
             .map_err(|e| (exit::INFRA, e))?;
-            if give_up.is_some() && !b.console.reached_init {
+            if give_up.is_some() && !b.console.reached_init && b.interrupted.is_none() {
                 let why = b
                     .qemu_stderr
                     .lines()
@@ -577,7 +651,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     .unwrap_or("the guest never reached /init")
                     .to_string();
                 accel = Accel::Tcg;
-                (meter, cpus) = vm_of(accel)?;
+                let args;
+                (meter, cpus, args) = vm_of(accel)?;
+                // the command lines were written for the timed defaults
+                let (from, to) = (run_args.join(" "), args.join(" "));
+                target.set.vm.append = target.set.vm.append.replace(&from, &to);
+                retimed = Some((from, to));
                 eprintln!(
                     "trig-init: KVM is present but unusable ({why}); falling back to TCG, meter {}",
                     meter.as_str()
@@ -589,13 +668,14 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         if !opts.quiet && std::io::stderr().is_terminal() {
             eprintln!();
         }
-        let _ = std::fs::write(&log_path, &b.console.log);
-        let mut rec = record(index, &b, timeout, &log_path);
+        interrupted = b.interrupted;
+        let mut rec = record(index, &b, timeout);
         rec.pairing = Some(Pairing {
-            session: stem.clone(),
+            session: session.clone(),
             round,
         });
-        if !opts.quiet {
+        // quiet drops progress, never the reason of a failure
+        if !opts.quiet || rec.status != "ok" {
             eprintln!(
                 "trig-init: boot {label} ({}): {} in {:.1} s{}",
                 target.kernel.spec,
@@ -615,15 +695,16 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             String::new()
         };
         target
-            .add(&opts.out, &stem, &tag, rec)
+            .add(&opts.out, &stem, &tag, rec, &b.console.log)
             .map_err(|e| (exit::INFRA, e))?;
     }
-    let _ = std::fs::remove_file(&initrd);
+    drop(initrd);
+    let interrupted = interrupted.or_else(interrupt::caught);
     let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
     if !opts.quiet {
         for t in &targets {
             eprint!("{}", table::summary(&t.set));
-            if let Some(p) = &t.path {
+            if let Some((p, _)) = &t.path {
                 eprintln!("results: {}", p.display());
             }
         }
@@ -643,11 +724,62 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             std::fs::write(dest, json).map_err(|e| (exit::INFRA, format!("{dest}: {e}")))?;
         }
     }
+    if let Some(sig) = interrupted {
+        eprintln!(
+            "trig-init: interrupted by {sig}; the boots that finished are in the results file"
+        );
+    }
     Ok(Done {
-        status: sets.iter().map(exit_status).max().unwrap_or(exit::OK),
-        files: targets.iter().filter_map(|t| t.path.clone()).collect(),
+        status: interrupted.map_or_else(
+            || sets.iter().map(exit_status).max().unwrap_or(exit::OK),
+            interrupt::exit_status,
+        ),
+        files: targets
+            .iter()
+            .filter_map(|t| t.path.as_ref().map(|(p, _)| p.clone()))
+            .collect(),
         sets,
     })
+}
+
+/// Usage errors among the host's own options, found before anything is
+/// built or booted.
+fn check(opts: &VmOptions) -> Result<(), String> {
+    if opts.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    if opts.cpus == Some(0) {
+        return Err("--cpus must be at least 1".into());
+    }
+    if opts.timeout == Some(0) {
+        return Err("--timeout must be at least 1 s".into());
+    }
+    if !valid_memory(&opts.memory) {
+        return Err(format!(
+            "--memory '{}' is not a size such as 512M, 1G or 1.5G",
+            opts.memory
+        ));
+    }
+    // run options given here would override those after -- unseen
+    if let Some(w) = opts
+        .append
+        .split_whitespace()
+        .find(|w| w.starts_with("trig."))
+    {
+        return Err(format!(
+            "--append {w}: run options go after -- (or in --kernel-append, for one kernel)"
+        ));
+    }
+    Ok(())
+}
+
+/// QEMU's `-m`: a positive number, fractions allowed, in MiB or with a
+/// K, M, G or T suffix.
+fn valid_memory(m: &str) -> bool {
+    let digits = m.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']);
+    m.len() - digits.len() <= 1
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.parse::<f64>().is_ok_and(|v| v > 0.0)
 }
 
 /// 3 if any boot did not give a complete report, else 1 if any benchmark
