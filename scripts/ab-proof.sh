@@ -9,10 +9,12 @@
 #   - the ladder: for each injected benchmark and size, the measured change
 #     of rate and overhead and its verdict, and the smallest change flagged.
 #
-#   scripts/ab-proof.sh [KERNEL] [--runs N] [--ladder S,S,...] [--also KERNEL]...
-#                       [--results DIR] [-- RUN-OPTIONS]
-#     (default debian:6.1.0-54, 6 runs, ladder 2,8,32 spins, RUN-OPTIONS
-#      --filter 'trig-*' --filter 'rename-*' -w 0 -d 1)
+#   scripts/ab-proof.sh [KERNEL] [--meter icount|time] [--runs N] [--ladder S,S,...]
+#                       [--also KERNEL]... [--results DIR] [-- RUN-OPTIONS]
+#     icount (the default): debian:6.1.0, 1 boot a kernel, ladder 1,2,4
+#       spins, the whole matrix at the icount defaults;
+#     time: 6 interleaved runs, ladder 2,8,32, RUN-OPTIONS
+#       --filter 'trig-*' --filter 'rename-*' -w 0 -d 1.
 # Spins go into the producers of trig-rawtp, trig-kprobe, trig-fentry,
 # rename-rawtp and rename-kprobe only, never into their baselines, so the
 # overhead figures move by exactly the spins' cost. --also boots more
@@ -20,19 +22,27 @@
 # re-analyses an earlier run instead of booting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-kernel=debian:6.1.0-54; runs=6; results=""; also=(); ladder=2,8,32
-run_opts=(--filter 'trig-*' --filter 'rename-*' -w 0 -d 1)
+kernel=debian:6.1.0; meter=icount; runs=""; results=""; also=(); ladder=""
+run_opts=(); opts_given=0
 injected=(trig-rawtp trig-kprobe trig-fentry rename-rawtp rename-kprobe)
 while [ $# -gt 0 ]; do
   case $1 in
+    --meter) meter=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --also) also+=("$2"); shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
-    --) shift; run_opts=("$@"); break ;;
+    --) shift; run_opts=("$@"); opts_given=1; break ;;
     *) kernel=$1; shift ;;
   esac
 done
+if [ "$meter" = time ]; then
+  runs=${runs:-6}; ladder=${ladder:-2,8,32}
+  [ "$opts_given" = 1 ] || run_opts=(--filter 'trig-*' --filter 'rename-*' -w 0 -d 1)
+else
+  # one boot decides under icount; one spin is the smallest slowdown
+  runs=${runs:-1}; ladder=${ladder:-1,2,4}
+fi
 trig=target/trig-init
 if [ -z "$results" ]; then
   results=results/ab-proof-$(date +%Y%m%dT%H%M%S)
@@ -44,7 +54,7 @@ if [ -z "$results" ]; then
     appends+=(--kernel-append "trig.inject=$(printf "%s:$s," "${injected[@]}" | sed 's/,$//')")
   done
   start=$(date +%s)
-  "$trig" ab "${ks[@]}" "${appends[@]}" --runs "$runs" --out "$results" -q -- \
+  "$trig" ab "${ks[@]}" "${appends[@]}" --meter "$meter" --runs "$runs" --out "$results" -q -- \
     "${run_opts[@]}" >"$results/ab.txt" || true
   echo "ab-proof: ${#ks[@]} boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
 fi
@@ -70,9 +80,15 @@ def width(c, metric):
 def ratio_cv(m):
     r = [n / b for b, n in zip(m["base"]["values"], m["new"]["values"]) if b]
     return st.stdev(r) / st.mean(r) if len(r) > 1 else float("nan")
+def aa_max(c, metric):
+    ch = [abs(m["change_pct"]) for m in metrics(c, metric) if m["change_pct"] is not None]
+    return max(ch) if ch else float("nan")
 p, u = load("c12-paired"), load("c12-unpaired")
 print(f"A/A: {sum(1 for b in p['benches'] if b['metrics'])} benchmarks judged, "
-      f"{p['base']['runs']} + {p['new']['runs']} boots")
+      f"{p['base']['runs']} + {p['new']['runs']} boots, meter {p['meter']}, "
+      f"threshold {p['limits']['threshold_pct']}%")
+for metric in ("rate", "overhead"):
+    print(f"  largest A/A change, {metric}: {aa_max(p, metric):.5f}%")
 for name, c in (("paired", p), ("unpaired", u)):
     print(f"  {name:<8}: flagged {len(flagged(c))}: {', '.join(flagged(c)) or '-'}")
     print(f"            median 95% interval width: rate {width(c, 'rate'):.1f} points, "
@@ -90,6 +106,9 @@ for n in range(3, last + 1):
     if not inj:
         print(f"k{n} ({', '.join(c['new']['releases'])}): flagged {', '.join(flagged(c)) or '-'}")
         continue
+    hits = sorted(b["name"] for b in c["benches"] if b["verdict"] in ("regressed", "improved"))
+    exact = "exactly the injected" if hits == sorted(inj) else "NOT exactly the injected"
+    print(f"k{n} ({','.join(sorted(set(inj.values())))} spins): flagged {len(hits)}: {exact}")
     for b in c["benches"]:
         if b["name"] not in inj:
             if b["verdict"] in ("regressed", "improved"):
@@ -103,10 +122,11 @@ for n in range(3, last + 1):
                 smallest[key] = min(smallest.get(key, 1e9), abs(m["change_pct"]))
 print("ladder (injected spins per call; change of the median, 95% CI, Wilcoxon p, verdict):")
 for name, spins, metric, ch, ci, pv, v in sorted(rows):
-    ci = f"[{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci[0] is not None else "[-]"
-    print(f"  {name:<14} {spins:>3} spins {metric:<8} {ch:+7.1f}% {ci:<16} p={pv:.3f} {v}")
+    ci = f"[{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci[0] is not None else "[-]"
+    pv = f"p={pv:.3f}" if pv is not None else "counted"
+    print(f"  {name:<14} {spins:>3} spins {metric:<8} {ch:+8.3f}% {ci:<18} {pv} {v}")
 for metric in ("rate", "overhead"):
     got = {n: v for (n, m), v in smallest.items() if m == metric}
     print(f"smallest change flagged ({metric}): " +
-          (", ".join(f"{n} {v:.0f}%" for n, v in sorted(got.items())) or "none"))
+          (", ".join(f"{n} {v:.2f}%" for n, v in sorted(got.items())) or "none"))
 PY

@@ -2,29 +2,35 @@
 # Proves scripts/bisect.sh on a real kernel history with a planted
 # regression (issue "bisect proof"):
 #
-#   scripts/bisect-proof.sh [--commits N] [--delay-ns NS] [--plant K] [--break K]
-#                           [--unmeasured] [--seed S] [--tree DIR] [--runs R]
-#                           [--bench GLOB] [--reduced] [-- RUN-OPTIONS]
+#   scripts/bisect-proof.sh [--commits N] [--spins N | --delay-ns NS] [--plant K]
+#                           [--break K] [--unmeasured] [--seed S] [--tree DIR]
+#                           [--meter icount|time] [--runs R] [--bench GLOB]
+#                           [--reduced] [-- RUN-OPTIONS]
 #
 # Makes a git history from Debian's linux-source-6.1: the pristine tree,
 # then N (8) commits that touch unbuilt drivers' comments and strings, one
-# of which (K, random by seed unless given) plants ndelay(NS) (500) in
-# __set_task_comm(), which every rename-* benchmark goes through. With
+# of which (K, random by seed unless given) plants a slowdown in
+# __set_task_comm(), which every rename-* benchmark goes through: under
+# the icount meter (the default) N (1) increments of a volatile counter, a
+# few instructions, under 1% of a rename; under --meter time ndelay(NS)
+# (500), which TCG's wall clock needs to see. With
 # --unmeasured the planted delay goes to a path nothing measures (the
 # uname syscall) instead, and the bisect must refuse. --break K makes
 # commit K fail to build (fixed by the next), which must be skipped.
 # Then runs `git bisect run scripts/bisect.sh --bench 'rename-*'` and
 # checks that it ends on the planted commit. Prints steps and timings.
-# --reduced is the CI variant: 3 commits, rename-base alone, a 2 us delay
-# and 1-second runs (about 10 minutes with the first kernel build).
+# --reduced is the CI variant: 3 commits and rename-base alone (with
+# --meter time a 2 us delay and 1-second runs).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-commits=8; delay=500; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree; runs=6
-bench='rename-*'; run_opts=()
+commits=8; delay=""; spins=1; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree
+runs=""; meter=icount; reduced=0; bench='rename-*'; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --commits) commits=$2; shift 2 ;;
     --delay-ns) delay=$2; shift 2 ;;
+    --spins) spins=$2; shift 2 ;;
+    --meter) meter=$2; shift 2 ;;
     --plant) plant=$2; shift 2 ;;
     --break) brk=$2; shift 2 ;;
     --unmeasured) unmeasured=1; shift ;;
@@ -32,18 +38,29 @@ while [ $# -gt 0 ]; do
     --tree) tree=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
-    --reduced) commits=3; bench=rename-base; delay=2000; run_opts=(-w 0 -d 1); shift ;;
+    --reduced) commits=3; bench=rename-base; reduced=1; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "bisect-proof: unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ "$meter" = time ]; then
+  # TCG's wall clock sees only large slowdowns, and needs boots to see them
+  runs=${runs:-6}
+  if [ "$reduced" = 1 ]; then delay=${delay:-2000}; [ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 1); fi
+  delay=${delay:-500}
+  slow="ndelay($delay);"; what="ndelay($delay)"
+else
+  runs=${runs:-1}
+  slow="{ static volatile unsigned long trig_sink; unsigned int trig_i; for (trig_i = 0; trig_i < $spins; trig_i++) trig_sink++; }"
+  what="$spins volatile increment(s)"
+fi
 RANDOM=$seed
 plant=${plant:-$(( RANDOM % commits + 1 ))}
 if [ "$brk" = "$plant" ]; then
   echo "bisect-proof: --break $brk is the planted commit; pick another" >&2
   exit 2
 fi
-echo "bisect-proof: $commits commits, ndelay($delay) planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
+echo "bisect-proof: $commits commits, $what planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
 if [ ! -d "$tree/.git" ]; then
   [ -f /usr/src/linux-source-6.1.tar.xz ] || { echo "bisect-proof: no /usr/src/linux-source-6.1.tar.xz (scripts/setup.sh --kernel installs it)" >&2; exit 2; }
@@ -75,15 +92,15 @@ for k in $(seq 1 "$commits"); do
   if [ "$k" = "$plant" ]; then
     if [ "$unmeasured" = 1 ]; then
       # uname(): no benchmark calls it
-      perl -0pi -e 's/(SYSCALL_DEFINE1\(newuname, struct new_utsname __user \*, name\)\n\{\n\tstruct new_utsname tmp;\n\n)/$1\tndelay('"$delay"');\n/' kernel/sys.c
+      SLOW=$slow perl -0pi -e 's/(SYSCALL_DEFINE1\(newuname, struct new_utsname __user \*, name\)\n\{\n\tstruct new_utsname tmp;\n\n)/$1\t$ENV{SLOW}\n/' kernel/sys.c
       grep -q 'linux/delay.h' kernel/sys.c || sed -i '0,/#include <linux\/export.h>/s//#include <linux\/export.h>\n#include <linux\/delay.h>/' kernel/sys.c
-      grep -q "ndelay($delay)" kernel/sys.c || { echo "bisect-proof: could not plant into newuname" >&2; exit 1; }
-      commit "sys: slow down uname by ${delay} ns (planted, unmeasured)"
+      grep -qF "$slow" kernel/sys.c || { echo "bisect-proof: could not plant into newuname" >&2; exit 1; }
+      commit "sys: slow down uname by $what (planted, unmeasured)"
     else
-      perl -0pi -e 's/(void __set_task_comm\(struct task_struct \*tsk, const char \*buf, bool exec\)\n\{\n)/$1\tndelay('"$delay"');\n/' fs/exec.c
-      grep -q "ndelay($delay)" fs/exec.c || { echo "bisect-proof: could not plant into __set_task_comm" >&2; exit 1; }
+      SLOW=$slow perl -0pi -e 's/(void __set_task_comm\(struct task_struct \*tsk, const char \*buf, bool exec\)\n\{\n)/$1\t$ENV{SLOW}\n/' fs/exec.c
+      grep -qF "$slow" fs/exec.c || { echo "bisect-proof: could not plant into __set_task_comm" >&2; exit 1; }
       grep -q 'linux/delay.h' fs/exec.c || sed -i '0,/#include <linux\/slab.h>/s//#include <linux\/slab.h>\n#include <linux\/delay.h>/' fs/exec.c
-      commit "exec: slow down __set_task_comm by ${delay} ns (planted)"
+      commit "exec: slow down __set_task_comm by $what (planted)"
     fi
     planted=$(git rev-parse HEAD)
   elif [ "$k" = "$brk" ]; then
@@ -105,7 +122,8 @@ git log --oneline pristine..HEAD
 start=$(date +%s)
 git bisect start HEAD pristine >/dev/null
 set +e
-git bisect run "$top/scripts/bisect.sh" --bench "$bench" --threshold 5 --runs "$runs" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
+threshold=(); [ "$meter" = time ] && threshold=(--threshold 5)
+git bisect run "$top/scripts/bisect.sh" --bench "$bench" --meter "$meter" "${threshold[@]}" --runs "$runs" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
 rc=${PIPESTATUS[0]}
 set -e
 total=$(( $(date +%s) - start ))

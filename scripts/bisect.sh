@@ -5,10 +5,13 @@
 #   git bisect start BAD GOOD
 #   git bisect run /path/to/trig-init/scripts/bisect.sh --bench 'rename-*' --threshold 5
 #
-# Options: --bench GLOB (repeatable; default all), --threshold PCT (3),
-# --runs N interleaved boots per kernel (6: the fewest with which the
-# paired test can reach p < 0.05), --base tinyconfig|defconfig|CONFIG,
-# --state DIR (default .git/trig-bisect), -- RUN-OPTIONS (default -w 0 -d 2).
+# Options: --bench GLOB (repeatable; default all), --meter icount|time
+# (icount: instructions counted under TCG, one boot per kernel decides;
+# time: for KVM hosts), --threshold PCT (default the meter's: 0.25 for
+# icount, 3 for time), --runs N boots per kernel (icount 1; time 6, the
+# fewest with which the paired test can reach p < 0.05), --base
+# tinyconfig|defconfig|CONFIG, --state DIR (default .git/trig-bisect),
+# -- RUN-OPTIONS (default: icount's -w 0.1 -d 0.2; time -w 0 -d 2).
 #
 # The first call builds GOOD and BAD (in this tree and build directory,
 # restoring the commit under test), and refuses to bisect (exit 255, which
@@ -24,10 +27,11 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-benches=(); threshold=3; runs=6; base=tinyconfig; state=""; run_opts=()
+benches=(); threshold=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --bench) benches+=(--filter "$2"); shift 2 ;;
+    --meter) meter=$2; shift 2 ;;
     --threshold) threshold=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --base) base=$2; shift 2 ;;
@@ -36,7 +40,12 @@ while [ $# -gt 0 ]; do
     *) echo "bisect.sh: unknown option $1" >&2; exit 255 ;;
   esac
 done
-[ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 2)
+if [ "$meter" = time ]; then
+  runs=${runs:-6}
+  [ ${#run_opts[@]} -gt 0 ] || run_opts=(-w 0 -d 2)
+else
+  runs=${runs:-1}
+fi
 [ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
@@ -57,16 +66,16 @@ judge() {
   local image=$1 name=$2
   local out="$state/runs/$name"
   rm -rf "$out"; mkdir -p "$out"
-  "$trig" vm -q -k "$state/good.img" -k "$image" --runs "$runs" --out "$out" \
+  "$trig" vm -q -k "$state/good.img" -k "$image" --meter "$meter" --runs "$runs" --out "$out" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/vm.err"
   local vm=$?
   if [ $vm -ge 3 ]; then
     echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
     return 125
   fi
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" -o "$out/compare.txt" >&2
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} -o "$out/compare.txt" >&2
   [ $? -le 1 ] || return 125
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json --threshold "$threshold" --format json >"$out/compare.json"
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} --format json >"$out/compare.json"
   return 0
 }
 
@@ -119,7 +128,7 @@ if [ ! -f "$state/good.img" ]; then
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json"
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
-    echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold}% on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
+    echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter's threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
     rm -f "$state/good.img"
     exit 255
   fi

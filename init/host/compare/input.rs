@@ -3,7 +3,7 @@
 //! `trig-init run` reports, or directories of them.
 
 use super::Side;
-use crate::report::{Report, RunRecord, RunSet, VmInfo, SCHEMA_VERSION};
+use crate::report::{Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 
 /// Parses one results document; the error says what is wrong with it.
@@ -27,6 +27,7 @@ pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
         readable_version("results", s.schema_version)?;
         for r in s.runs.iter().filter_map(|r| r.report.as_ref()) {
             readable_version("report", r.schema_version)?;
+            positive_rates(r)?;
         }
     }
     Ok(sets)
@@ -42,12 +43,27 @@ fn readable_version(what: &str, v: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// A rate at or below zero is no measurement (a guest counts events): it
+/// would read as `no-change`, so the file is refused instead.
+fn positive_rates(r: &Report) -> Result<(), String> {
+    for b in r.results.iter().filter(|b| b.status == Status::Ok) {
+        if let Some(mean) = b.summary.as_ref().map(|s| s.mean).filter(|m| *m <= 0.0) {
+            return Err(format!(
+                "invalid input: {} has rate {mean}; an ok result's rate is above 0",
+                b.name
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn report_only(value: serde_json::Value) -> Result<Vec<RunSet>, String> {
     let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
     if value.get("results").is_some() {
         // a plain run: one boot-less "run" on whatever kernel it ran on
         let report: Report = serde_json::from_value(value).map_err(shape)?;
         readable_version("report", report.schema_version)?;
+        positive_rates(&report)?;
         return Ok(vec![from_report(report)]);
     }
     Err(
@@ -100,6 +116,8 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        // what `history --alert` keeps beside the results
+        .filter(|p| !p.ends_with(crate::host::history::ALERTS_FILE))
         .collect();
     files.sort();
     if files.is_empty() {

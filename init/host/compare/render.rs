@@ -101,7 +101,8 @@ pub fn header(c: &Comparison) -> Vec<String> {
         ),
         Meter::Time => {}
     }
-    if !c.paired && (c.base.runs < 4 || c.new.runs < 4) && c.base.runs > 1 {
+    if c.meter == Meter::Time && !c.paired && (c.base.runs < 4 || c.new.runs < 4) && c.base.runs > 1
+    {
         lines.push(
             "note: fewer than 4 boots per side; Mann-Whitney cannot reach p < 0.05 with so few"
                 .into(),
@@ -222,7 +223,7 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
                 }
             }
             if let Some(r) = &b.reason {
-                let _ = write!(v, ": {}", r.chars().take(80).collect::<String>());
+                let _ = write!(v, ": {}", words(r, 80));
             }
             cells.push(v);
             Row {
@@ -232,6 +233,17 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
         })
         .collect();
     (head, rows)
+}
+
+/// At most `max` characters of `text`, cut between words (the JSON keeps
+/// all of it).
+fn words(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let head = cut.rfind(' ').map_or(cut.as_str(), |i| &cut[..i]);
+    format!("{}…", head.trim_end_matches([',', ':', ';', ' ']))
 }
 
 fn totals(c: &Comparison) -> String {

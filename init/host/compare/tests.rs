@@ -382,6 +382,43 @@ mod fuzz {
                 let _ = compare(&s, &s, &Settings::default());
             }
         }
+
+        #[test]
+        fn extreme_figures_never_panic(figs in proptest::collection::vec(prop_oneof![
+            Just(1e300), Just(f64::MAX), Just(5e-324), Just(f64::INFINITY), Just(f64::NAN),
+            Just(0.0), 0.001f64..1e6,
+        ], 2..9)) {
+            let boots: Vec<Vec<(&str, f64)>> =
+                figs.iter().map(|&x| vec![("trig-base", x), ("trig-kprobe", x / 3.0)]).collect();
+            let (b, n) = boots.split_at(boots.len() / 2);
+            for session in [None, Some("s")] {
+                let (b, n) = (side(set(&as_slices(b), session)), side(set(&as_slices(n), session)));
+                if let Ok(c) = compare(&b, &n, &Settings::default()) {
+                    for f in [Format::Table { color: true }, Format::Markdown, Format::Json] {
+                        let _ = render(&c, f);
+                    }
+                }
+            }
+            let nights: Vec<_> = boots.iter().enumerate().map(|(i, boot)| {
+                let point = crate::host::history::Point {
+                    file: format!("n{i}.json"), created: None, release: "r".into(), commit: None,
+                };
+                (point, vec![set(&[boot.as_slice()], None)])
+            }).collect();
+            let h = crate::host::history::analyse(
+                "h", nights, &[Metric::Rate, Metric::Overhead], &Default::default(), 3,
+            );
+            let _ = crate::host::history::render(&h, false);
+        }
+    }
+}
+
+#[test]
+fn zero_and_negative_rates_are_invalid_input() {
+    let good = serde_json::to_string(&set(&[&[("trig-base", 2.0)]], None)).unwrap();
+    for bad in ["0.0", "-2.0"] {
+        let e = parse(&good.replace("\"mean\":2.0", &format!("\"mean\":{bad}"))).unwrap_err();
+        assert!(e.contains("invalid input: trig-base has rate"), "{e}");
     }
 }
 
@@ -504,4 +541,20 @@ fn too_few_boots_are_inconclusive_not_no_change() {
     let new = side(set(&as_slices(&boots(3, 0.8, 0.0)), None));
     let c = compare(&base, &new, &Settings::default()).unwrap();
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Inconclusive);
+}
+
+#[test]
+fn reasons_are_cut_between_words() {
+    let base = set(&[&[("trig-base", 2.0), ("trig-kprobe-multi", -1.0)]], None);
+    let mut new = base.clone();
+    new.runs[0].report.as_mut().unwrap().results[1].reason =
+        Some("needs kprobe_multi (5.18+, CONFIG_FPROBE, not found by the probe): attach: failed to attach".into());
+    let c = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    let text = render(&c, Format::Table { color: false });
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("trig-kprobe-multi"))
+        .unwrap();
+    assert!(line.ends_with('…') && !line.contains("attac…"), "{line}");
+    assert!(!line.contains("attach:…"), "{line}");
 }
