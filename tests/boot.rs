@@ -20,9 +20,7 @@ fn vm(extra: &[&str], run: &[&str]) -> (Option<i32>, String, Value) {
     let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
     let kernel = test_kernel();
     let out = tempdir();
-    let mut args = vec![
-        "vm", "-k", &kernel, "--out", &out, "--json", "-", "--cpus", "2",
-    ];
+    let mut args = vec!["vm", "-k", &kernel, "--out", &out, "--json", "-"];
     args.extend_from_slice(extra);
     args.push("--");
     args.extend_from_slice(run);
@@ -84,11 +82,11 @@ fn ok_or_cleanly_unsupported(doc: &Value) {
 
 #[test]
 fn whole_matrix_on_debian_6_1() {
-    let (code, err, doc) = vm(
-        &[],
-        &["-w", "0", "-d", "1", "--cmp-str-len", "8,512", "--harness"],
-    );
+    // the default meter under TCG: instructions, sub-second runs
+    let (code, err, doc) = vm(&[], &["--cmp-str-len", "8,512", "--harness"]);
     assert_eq!(code, Some(0), "{err}");
+    assert_eq!(doc["vm"]["meter"], "icount", "{err}");
+    assert_eq!(doc["vm"]["cpus"], 1);
     let run = &doc["runs"][0];
     assert_eq!(run["status"], "ok", "{err}");
     let report = &run["report"];
@@ -167,8 +165,11 @@ fn whole_matrix_on_debian_6_1() {
     );
 }
 
+/// The proof in small: under icount one boot a side decides, two
+/// boots of one kernel agree, and one spin iteration per call in one
+/// benchmark's loop is flagged, and nothing else is.
 #[test]
-fn interleaved_ab_flags_an_injected_slowdown_only() {
+fn icount_flags_one_spin_and_nothing_else() {
     let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
     let kernel = test_kernel();
     let out = tempdir();
@@ -178,68 +179,84 @@ fn interleaved_ab_flags_an_injected_slowdown_only() {
         &kernel,
         "-k",
         &kernel,
-        "--runs",
-        "6",
+        "-k",
+        &kernel,
         "--out",
         &out,
         "-q",
         "--kernel-append",
         "",
         "--kernel-append",
-        "trig.inject=trig-kprobe:400",
+        "",
+        "--kernel-append",
+        "trig.inject=trig-kprobe:1,rename-kprobe:1",
         "--",
         "--filter",
         "trig-base",
         "--filter",
         "trig-kprobe",
-        "-w",
-        "0",
-        "-d",
-        "1",
+        "--filter",
+        "rename-base",
+        "--filter",
+        "rename-kprobe",
     ]);
     let table = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{table}{}", stderr(&o));
-    let line = |name: &str| {
-        table
-            .lines()
+    assert!(table.contains("meter icount"), "{table}");
+    // k2 against k1 (A/A), then k3 (injected) against k1
+    let (aa, injected) = table
+        .split_once("BASE:")
+        .and_then(|(_, rest)| rest.split_once("BASE:"))
+        .unwrap_or_else(|| panic!("two comparisons in {table}"));
+    let verdict = |part: &str, name: &str| {
+        part.lines()
             .find(|l| l.starts_with(&format!("{name} ")))
-            .unwrap_or_else(|| panic!("{name} not in {table}"))
+            .unwrap_or_else(|| panic!("{name} not in {part}"))
             .to_string()
     };
-    assert!(line("trig-kprobe").contains("regressed"), "{table}");
-    // trig-base is compared too; whether it stays quiet is a rate (about
-    // 3% per benchmark at 6 pairs), measured by scripts/ab-proof.sh, not
-    // something one run can assert; its row must be there
-    line("trig-base");
-    assert!(table.contains("paired by round"), "{table}");
-    assert!(
-        table.contains("injected slowdown trig-kprobe:400"),
-        "{table}"
-    );
-    // both kernels' results files are there, and compare agrees on them
+    for name in ["trig-base", "trig-kprobe", "rename-base", "rename-kprobe"] {
+        assert!(verdict(aa, name).ends_with("no-change"), "{table}");
+    }
+    for name in ["trig-kprobe", "rename-kprobe"] {
+        assert!(verdict(injected, name).contains("regressed"), "{table}");
+    }
+    for name in ["trig-base", "rename-base"] {
+        assert!(verdict(injected, name).ends_with("no-change"), "{table}");
+    }
+    // the two uninjected boots agree within the meter's A/A bound
     let files: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path().display().to_string()))
         .filter(|p| p.ends_with(".json"))
         .collect();
-    assert_eq!(files.len(), 2, "{files:?}");
-    let (k1, k2) = if files[0].ends_with("-k1.json") {
-        (&files[0], &files[1])
-    } else {
-        (&files[1], &files[0])
-    };
-    let c = trig_init(&["compare", k1, k2, "--format", "json"]);
-    assert_eq!(c.status.code(), Some(1), "{}", stderr(&c));
+    assert_eq!(files.len(), 3, "{files:?}");
+    let file = |k: &str| files.iter().find(|f| f.ends_with(k)).unwrap();
+    let c = trig_init(&[
+        "compare",
+        file("-k1.json"),
+        file("-k2.json"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(c.status.code(), Some(0), "{}", stderr(&c));
     let doc: Value = serde_json::from_slice(&c.stdout).unwrap();
-    assert_eq!(doc["paired"], true);
-    let kprobe = doc["benches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == "trig-kprobe")
-        .unwrap();
-    assert_eq!(kprobe["verdict"], "regressed");
-    assert_eq!(kprobe["metrics"][0]["pairs"], 6);
+    assert_eq!(doc["meter"], "icount");
+    for b in doc["benches"].as_array().unwrap() {
+        for m in b["metrics"].as_array().unwrap() {
+            let change = m["change_pct"].as_f64().unwrap().abs();
+            assert!(change <= 0.05, "{}: {change}% apart", b["name"]);
+        }
+    }
+}
+
+#[test]
+fn icount_refuses_producer_scaling() {
+    let (code, err, _) = vm(
+        &["--meter", "icount"],
+        &["-p", "1,2", "--filter", "trig-base"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--meter time"), "{err}");
 }
 
 /// The arm64 binary (scripts/build.sh --arch aarch64) on Debian's arm64
@@ -256,7 +273,7 @@ fn arm64_matrix_on_debian_6_1() {
     );
     let (code, err, doc) = vm(
         &["--arch", "aarch64", "--init", init],
-        &["-w", "0", "-d", "1", "--cmp-str-len", "8"],
+        &["--cmp-str-len", "8"],
     );
     assert_eq!(code, Some(0), "{err}");
     let report = &doc["runs"][0]["report"];
@@ -292,8 +309,9 @@ fn arm64_matrix_on_debian_6_1() {
 
 #[test]
 fn producers_list_and_rename_rule() {
+    // producer scaling is a wall-clock question
     let (code, err, doc) = vm(
-        &[],
+        &["--meter", "time", "--cpus", "2"],
         &[
             "-w",
             "0",
@@ -350,16 +368,17 @@ fn kernel_panic_is_quoted() {
 
 #[test]
 fn guest_watchdog_keeps_finished_results() {
-    // a 3 s watchdog over two 2 s benchmarks: the first is kept
+    // a 1 s watchdog (guest time: instructions under icount) over two
+    // 0.6 s benchmarks: the first is kept
     let (code, err, doc) = vm(
         &[],
         &[
             "-w",
             "0",
             "-d",
-            "2",
+            "0.6",
             "--timeout",
-            "3",
+            "1",
             "--filter",
             "trig-base",
             "--filter",

@@ -58,7 +58,8 @@ fn whole_matrix(kernel: &str, vm_args: &[&str], lacks: &dyn Fn(&str, &str) -> bo
     let out = out.display().to_string();
     let mut args = vec!["vm", "-k", kernel, "--out", &out, "--json", "-"];
     args.extend(vm_args);
-    args.extend(["--", "-w", "0", "-d", "1", "--cmp-str-len", "8"]);
+    // the icount meter's sub-second defaults
+    args.extend(["--", "--cmp-str-len", "8"]);
     let o = trig_init(&args);
     let doc: Value = serde_json::from_slice(&o.stdout).expect("results JSON");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
