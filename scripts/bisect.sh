@@ -128,7 +128,7 @@ if [ ! -f "$state/good.img" ]; then
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json"
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
-    echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter's threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
+    echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
     rm -f "$state/good.img"
     exit 255
   fi
