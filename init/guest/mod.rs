@@ -4,6 +4,7 @@
 pub mod mounts;
 pub mod power;
 
+use crate::host::interrupt;
 use crate::matrix;
 use crate::options::RunOptions;
 use crate::registry;
@@ -11,6 +12,7 @@ use crate::report::MountOutcome;
 use crate::runner::{Run, Sink};
 use nix::fcntl::{open, OFlag};
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
+use nix::sys::signal::SigSet;
 use nix::sys::stat::Mode;
 use std::time::Duration;
 
@@ -61,6 +63,9 @@ pub fn execute(
         run.finish("error", Some(e.clone()));
         return Err(e);
     }
+    if !pid1 {
+        emit_on_signal(run.clone());
+    }
     let secs = opts.watchdog_secs(points.len());
     let watchdog = run.clone();
     std::thread::spawn(move || {
@@ -85,6 +90,35 @@ pub fn execute(
         ),
     };
     Ok(run.all_ok())
+}
+
+/// A plain run told to stop (SIGINT, SIGTERM, SIGHUP) emits what it
+/// measured so far, then exits 128 + the signal, as a shell reports it.
+fn emit_on_signal(run: Run) {
+    let mut set = SigSet::empty();
+    for sig in interrupt::SIGNALS {
+        set.add(sig);
+    }
+    // blocked here and so in every thread started later: only the waiter
+    // below takes them
+    if set.thread_block().is_err() {
+        return;
+    }
+    std::thread::spawn(move || {
+        if let Ok(sig) = set.wait() {
+            run.finish("interrupted", Some(format!("interrupted by {sig}")));
+            std::process::exit(i32::from(interrupt::exit_status(sig)));
+        }
+    });
+}
+
+/// Whether a PID 1 is the appliance: started by the kernel, which passes
+/// init no option and no subcommand name, only stray words of its command
+/// line. A PID 1 of a namespace asked for `list` runs `list`.
+/// `args` are those after the program's name.
+pub fn is_appliance(args: &[String], subcommands: &[&str]) -> bool {
+    args.iter()
+        .all(|a| !a.starts_with('-') && !subcommands.contains(&a.as_str()))
 }
 
 /// PID 1: set up the guest, run what the kernel command line asks, power
@@ -112,4 +146,20 @@ pub fn pid1_main() -> ! {
         run.finish("panic", Some(format!("trig-init panicked: {msg}")));
     }
     power::power_off()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_appliance;
+
+    #[test]
+    fn pid_1_is_the_appliance_only_without_a_subcommand() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let subs = ["run", "list", "vm"];
+        assert!(is_appliance(&args(&[]), &subs));
+        // words of the kernel command line that it does not know
+        assert!(is_appliance(&args(&["splash"]), &subs));
+        assert!(!is_appliance(&args(&["list"]), &subs));
+        assert!(!is_appliance(&args(&["--help"]), &subs));
+    }
 }

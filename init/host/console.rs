@@ -3,9 +3,13 @@
 use crate::report::frame::{Frame, FrameError, Parser};
 use crate::runner::PROGRESS;
 
+/// The line of a panic: after it the kernel does nothing more (with
+/// `panic=0` it just hangs), so the host waits only a little longer.
+pub const PANIC: &str = "Kernel panic - not syncing";
+
 /// Lines that mean the kernel crashed.
 const CRASH_MARKERS: &[&str] = &[
-    "Kernel panic - not syncing",
+    PANIC,
     "BUG: ",
     "Oops: ",
     "general protection fault",
@@ -16,6 +20,46 @@ const CRASH_MARKERS: &[&str] = &[
 /// The guest's first words as PID 1 (see guest::pid1_main).
 pub const INIT_MARKER: &str = "as PID 1";
 
+/// Console output kept per boot, in memory and in its log: a runaway
+/// guest prints at the serial speed for the whole timeout.
+pub const KEEP: usize = 64 << 20;
+/// Longer lines are cut into pieces of this size.
+pub const MAX_LINE: usize = 64 << 10;
+
+/// Calls `line` with each line of `r` (without its newline, lossily
+/// decoded, at most `max` bytes: longer ones come in pieces) until the
+/// end of `r` or until `line` returns false.
+pub fn read_lines(r: impl std::io::Read, max: usize, mut line: impl FnMut(String) -> bool) {
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::new(r);
+    let mut buf = Vec::new();
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(c) => c,
+        };
+        let room = max - buf.len();
+        let (take, end) = match chunk.iter().take(room).position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len().min(room), buf.len() + chunk.len() >= max),
+        };
+        buf.extend_from_slice(&chunk[..take]);
+        r.consume(take);
+        if end {
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            }
+            if !line(String::from_utf8_lossy(&buf).into_owned()) {
+                return;
+            }
+            buf.clear();
+        }
+    }
+    if !buf.is_empty() {
+        line(String::from_utf8_lossy(&buf).into_owned());
+    }
+}
+
 /// Everything learnt from a console so far.
 #[derive(Default)]
 pub struct Console {
@@ -25,6 +69,10 @@ pub struct Console {
     /// The crash line and a few after it.
     pub crash: Vec<String>,
     pub reached_init: bool,
+    /// Whether a panic line came (see [`PANIC`]).
+    pub panicked: bool,
+    /// Bytes of output not kept in `log`, beyond [`KEEP`].
+    pub dropped: u64,
     /// The latest `i/n name` progress marker.
     pub progress: Option<(usize, usize, String)>,
     parser: Parser,
@@ -41,14 +89,19 @@ pub fn parse_progress(line: &str) -> Option<(usize, usize, String)> {
 impl Console {
     /// Takes one line; returns a new progress marker if it was one.
     pub fn feed(&mut self, line: &str) -> Option<(usize, usize, String)> {
-        self.log.push_str(line);
-        self.log.push('\n');
+        if self.log.len() + line.len() < KEEP {
+            self.log.push_str(line);
+            self.log.push('\n');
+        } else {
+            self.dropped += line.len() as u64 + 1;
+        }
         let clean = line.trim_end_matches('\r');
         // the crash line, then a few lines of its context
         let in_crash = !self.crash.is_empty() && self.crash.len() < 8;
         if in_crash || (self.crash.is_empty() && CRASH_MARKERS.iter().any(|m| clean.contains(m))) {
             self.crash.push(clean.to_string());
         }
+        self.panicked |= clean.contains(PANIC);
         if clean.contains(INIT_MARKER) {
             self.reached_init = true;
         }
@@ -67,6 +120,14 @@ impl Console {
     /// Call when the output ended.
     pub fn close(&mut self) {
         self.errors.extend(self.parser.finish());
+        if self.dropped > 0 {
+            let note = format!(
+                "[trig-init: console output over {} MiB; {} more bytes not kept]\n",
+                KEEP >> 20,
+                self.dropped
+            );
+            self.log.push_str(&note);
+        }
     }
 }
 
@@ -104,6 +165,48 @@ mod tests {
         c.close();
         assert!(c.reached_init && c.crash.is_empty() && c.errors.is_empty());
         assert_eq!(c.frames.len(), 1);
+    }
+
+    #[test]
+    fn output_kept_is_capped_and_frames_still_parsed() {
+        let mut c = Console::default();
+        let line = "x".repeat(1 << 20);
+        for _ in 0..80 {
+            c.feed(&line);
+        }
+        for l in encode("report", "{}") {
+            c.feed(l.trim_end());
+        }
+        c.close();
+        assert!(c.log.len() <= KEEP + 200, "{}", c.log.len());
+        assert!(c.dropped >= 16 << 20, "{}", c.dropped);
+        assert!(c.log.ends_with("not kept]\n"));
+        assert_eq!(c.frames.len(), 1, "a report after the flood still counts");
+    }
+
+    #[test]
+    fn a_report_quoting_crash_messages_is_no_crash() {
+        // the frame payload escapes spaces, so markers with one never match
+        assert!(CRASH_MARKERS.iter().all(|m| m.contains(' ')));
+        let json = r#"{"cmdline":"x=BUG: y=Kernel panic - not syncing","m":"@@TRIG-END report"}"#;
+        let mut c = Console::default();
+        for l in encode("report", json) {
+            c.feed(l.trim_end());
+        }
+        c.close();
+        assert!(c.crash.is_empty() && !c.panicked && c.errors.is_empty());
+        assert_eq!(c.frames.len(), 1);
+    }
+
+    #[test]
+    fn long_lines_come_in_pieces() {
+        let text = format!("{}\nshort\n{}", "y".repeat(25), "z".repeat(3));
+        let mut lines = Vec::new();
+        read_lines(text.as_bytes(), 10, |l| {
+            lines.push(l);
+            true
+        });
+        assert_eq!(lines, ["yyyyyyyyyy", "yyyyyyyyyy", "yyyyy", "short", "zzz"]);
     }
 
     #[test]

@@ -3,9 +3,11 @@
 
 pub mod compare;
 pub mod console;
+pub mod files;
 pub mod history;
 pub mod html;
 pub mod initramfs;
+pub mod interrupt;
 pub mod kernel;
 pub mod qemu;
 pub mod table;

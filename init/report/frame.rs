@@ -2,14 +2,22 @@
 //!
 //! ```text
 //! @@TRIG-BEGIN report
-//! @@TRIG 0 {"schema_version":1,...
-//! @@TRIG 1 ...,"outcome":{"status":"complete"}}
+//! @@TRIG 0 200 1f2e3d4c {"schema_version":1,...
+//! @@TRIG 1 121 5a6b7c8d ...,"outcome":{"status":"complete"}}
 //! @@TRIG-END report lines=2 len=5321 crc32=89abcdef
 //! ```
-//! Each line is written with one write(2), so kernel messages land between
-//! lines rather than inside them; the marker may follow other text on a line
-//! (a kernel message without its newline) and CR/LF endings are accepted.
-//! The end line's length and CRC32 reject anything lost or mangled.
+//! Each line is written with one write(2), so kernel messages mostly land
+//! between lines; the marker may follow other text on a line (a kernel
+//! message without its newline) and CR/LF endings are accepted. A kernel
+//! message that lands inside a data line is cut out again by the line's
+//! length and CRC32 (it sits in the line, or ends it and the rest of the
+//! line follows on a later one). The end line's length and CRC32 reject
+//! anything lost or mangled beyond that.
+//!
+//! The payload is compact JSON, and every '@' and space in it (both only
+//! inside its strings) goes as `\u0040` and `\u0020`: the same JSON, in
+//! which no frame marker and no kernel crash message (each has a space)
+//! can be forged by content such as an echoed command line.
 
 use std::fmt;
 
@@ -20,17 +28,28 @@ const END: &str = "@@TRIG-END ";
 /// line small.
 const CHUNK: usize = 200;
 
-/// Lines (each ending in '\n') that carry `json` as a frame of `kind`.
+/// How many later lines may hold the rest of a data line that a kernel
+/// message broke.
+const RESYNC_LINES: usize = 8;
+
+/// Lines (each ending in '\n') that carry `json`, compact JSON (as
+/// serde_json::to_string writes it), as a frame of `kind`.
 pub fn encode(kind: &str, json: &str) -> Vec<String> {
+    let json = json.replace('@', "\\u0040").replace(' ', "\\u0020");
     let mut lines = vec![format!("{BEGIN}{kind}\n")];
-    let mut rest = json;
+    let mut rest = json.as_str();
     let mut seq = 0;
     while !rest.is_empty() {
         let mut cut = rest.len().min(CHUNK);
         while !rest.is_char_boundary(cut) {
             cut -= 1;
         }
-        lines.push(format!("{LINE}{seq} {}\n", &rest[..cut]));
+        let data = &rest[..cut];
+        lines.push(format!(
+            "{LINE}{seq} {} {:08x} {data}\n",
+            data.len(),
+            crc32fast::hash(data.as_bytes())
+        ));
         rest = &rest[cut..];
         seq += 1;
     }
@@ -93,6 +112,68 @@ struct Open {
     payload: String,
     lines: usize,
     broken: Option<FrameError>,
+    /// A data line broken by other output, waiting for its rest.
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    data: String,
+    len: usize,
+    crc: u32,
+    waited: usize,
+}
+
+fn matches(data: &str, len: usize, crc: u32) -> bool {
+    data.len() == len && crc32fast::hash(data.as_bytes()) == crc
+}
+
+/// `data` without the foreign text inside or at the end of it, if
+/// cutting out `data.len() - len` bytes somewhere gives the line sent.
+fn cut_out(data: &str, len: usize, crc: u32) -> Option<String> {
+    let extra = data.len().checked_sub(len)?;
+    (0..=len)
+        .filter(|&at| data.is_char_boundary(at) && data.is_char_boundary(at + extra))
+        .map(|at| format!("{}{}", &data[..at], &data[at + extra..]))
+        .find(|d| matches(d, len, crc))
+}
+
+impl Open {
+    /// A data line's first part, foreign text, then the rest on `line`.
+    fn resume(&mut self, line: &str) {
+        let Some(p) = self.pending.as_mut() else {
+            return;
+        };
+        let joined = len_prefix(&p.data, p.len.checked_sub(line.len()))
+            .map(|head| format!("{head}{line}"))
+            .filter(|d| matches(d, p.len, p.crc));
+        p.waited += 1;
+        if let Some(d) = joined {
+            self.pending = None;
+            self.accept(&d);
+        } else if p.waited > RESYNC_LINES {
+            self.garbled();
+        }
+    }
+
+    fn accept(&mut self, data: &str) {
+        self.payload.push_str(data);
+        self.lines += 1;
+    }
+
+    fn garbled(&mut self) {
+        self.pending = None;
+        self.broken = Some(FrameError::Mismatch {
+            kind: self.kind.clone(),
+            what: format!(
+                "data line {} garbled by other output (length or crc32)",
+                self.lines
+            ),
+        });
+    }
+}
+
+fn len_prefix(s: &str, n: Option<usize>) -> Option<&str> {
+    n.filter(|&n| s.is_char_boundary(n)).map(|n| &s[..n])
 }
 
 /// Incremental parser: feed console lines as they arrive.
@@ -106,6 +187,16 @@ impl Parser {
     /// a frame or an error when the line completes or breaks one.
     pub fn feed(&mut self, line: &str) -> Option<Result<Frame, FrameError>> {
         let line = line.trim_end_matches(['\r', '\n']);
+        let marked = [BEGIN, END, LINE].iter().any(|m| line.contains(m));
+        if let Some(open) = self.open.as_mut() {
+            if !marked {
+                open.resume(line);
+                return None;
+            }
+            if open.pending.is_some() {
+                open.garbled();
+            }
+        }
         if let Some(i) = line.find(BEGIN) {
             let kind = line[i + BEGIN.len()..].trim().to_string();
             let prev = self.open.replace(Open {
@@ -113,6 +204,7 @@ impl Parser {
                 payload: String::new(),
                 lines: 0,
                 broken: None,
+                pending: None,
             });
             // A new frame while one is open: the open one was cut short.
             return prev.map(|o| {
@@ -137,26 +229,46 @@ impl Parser {
                 return None;
             }
             let rest = &line[i + LINE.len()..];
-            let (seq, data) = rest.split_once(' ').unwrap_or((rest, ""));
-            if seq.parse::<usize>().ok() != Some(open.lines) {
+            let mut fields = rest.splitn(4, ' ');
+            let (seq, len, crc) = (fields.next(), fields.next(), fields.next());
+            let data = fields.next().unwrap_or_default();
+            if seq.and_then(|s| s.parse::<usize>().ok()) != Some(open.lines) {
                 open.broken = Some(FrameError::Sequence {
                     kind: open.kind.clone(),
                     expected: open.lines,
-                    got: seq.to_string(),
+                    got: seq.unwrap_or_default().to_string(),
                 });
                 return None;
             }
-            open.payload.push_str(data);
-            open.lines += 1;
+            let len = len.and_then(|l| l.parse::<usize>().ok());
+            let crc = crc.and_then(|c| u32::from_str_radix(c, 16).ok());
+            let (Some(len), Some(crc)) = (len, crc) else {
+                open.garbled();
+                return None;
+            };
+            if matches(data, len, crc) {
+                open.accept(data);
+            } else if let Some(d) = cut_out(data, len, crc) {
+                open.accept(&d);
+            } else {
+                open.pending = Some(Pending {
+                    data: data.to_string(),
+                    len,
+                    crc,
+                    waited: 0,
+                });
+            }
         }
         None
     }
 
     /// Call at the end of the output: an open frame is truncated.
     pub fn finish(&mut self) -> Option<FrameError> {
-        self.open.take().map(|o| FrameError::Truncated {
-            kind: o.kind,
-            lines: o.lines,
+        self.open.take().map(|o| {
+            o.broken.unwrap_or(FrameError::Truncated {
+                kind: o.kind,
+                lines: o.lines,
+            })
         })
     }
 }
@@ -299,6 +411,79 @@ mod tests {
         assert!(errors[0].to_string().contains("crc32"), "{}", errors[0]);
     }
 
+    fn value(json: &str) -> serde_json::Value {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn payload_cannot_forge_markers() {
+        let json = serde_json::json!({
+            "cmdline": "x=@@TRIG-END report lines=0 len=0 crc32=0 y=@@TRIG-BEGIN bench @@TRIG 9 z",
+            "reason": "BUG: Kernel panic - not syncing: Oops: general protection fault",
+        })
+        .to_string();
+        let lines = encode("report", &json);
+        assert!(lines[1..lines.len() - 1]
+            .iter()
+            .all(|l| !l[LINE.len()..].contains("@@") && l.matches(' ').count() == 4));
+        let (frames, errors) = parse(&lines.concat());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(value(&frames[0].payload), value(&json));
+    }
+
+    /// A kernel message, with its newline, at byte `at` of `text`.
+    fn printk_at(text: &str, at: usize) -> Option<String> {
+        text.is_char_boundary(at).then(|| {
+            format!(
+                "{}[   12.345678] random: crng init done\r\n{}",
+                &text[..at],
+                &text[at..]
+            )
+        })
+    }
+
+    #[test]
+    fn a_printk_inside_a_data_line_is_cut_out() {
+        let json = doc();
+        let lines = encode("report", &json);
+        for i in 1..lines.len() - 1 {
+            let data_from = lines[i].match_indices(' ').nth(3).unwrap().0 + 1;
+            for at in (data_from..lines[i].len()).step_by(5) {
+                let Some(broken) = printk_at(&lines[i], at) else {
+                    continue;
+                };
+                let mut l = lines.clone();
+                l[i] = broken;
+                // and one without its newline, inside the line
+                let mut glued = lines.clone();
+                glued[i] = format!("{}[ 1.0] x{}", &lines[i][..at], &lines[i][at..]);
+                for text in [l.concat(), glued.concat()] {
+                    let (frames, errors) = parse(&text);
+                    assert!(errors.is_empty(), "line {i} at {at}: {errors:?}");
+                    assert_eq!(frames[0].payload, json);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_twice_sent_frame_survives_a_printk_anywhere() {
+        let json = doc();
+        let twice = [encode("report", &json), encode("report", &json)]
+            .concat()
+            .concat();
+        for at in 0..twice.len() {
+            let Some(text) = printk_at(&twice, at) else {
+                continue;
+            };
+            let (frames, _) = parse(&text);
+            assert!(
+                frames.iter().any(|f| f.payload == json),
+                "printk at {at} lost both copies"
+            );
+        }
+    }
+
     #[test]
     fn lost_line_is_a_sequence_error() {
         let mut lines = encode("report", &doc());
@@ -311,11 +496,13 @@ mod tests {
     }
 
     #[test]
-    fn garbled_line_inside_is_a_length_error() {
+    fn a_line_that_cannot_be_mended_breaks_the_frame() {
         let mut lines = encode("report", &doc());
-        lines[1] = lines[1].replace('\n', "[ 2.0] oops\n");
-        let (_, errors) = parse(&lines.concat());
-        assert!(errors[0].to_string().contains("bytes"), "{}", errors[0]);
+        lines[1] = lines[1].replacen("ab", "abab", 1);
+        lines[2] = lines[2].replacen("ab", "", 1);
+        let (frames, errors) = parse(&lines.concat());
+        assert!(frames.is_empty());
+        assert!(errors[0].to_string().contains("garbled"), "{}", errors[0]);
     }
 
     #[test]
