@@ -48,6 +48,19 @@ pub struct ChangePoint {
     pub ci_pct: (f64, f64),
 }
 
+/// The fewest points in which any change point can be found: even a step
+/// that sets the last `min_size` points perfectly apart from the rest is
+/// matched by 2 of the C(n, min_size) orders a permutation can take (the
+/// same points at that end or at the other), so its p cannot fall below
+/// 2 / C(n, min_size), and must fall below alpha.
+pub fn min_points(s: &Settings) -> usize {
+    let m = s.min_size.max(1);
+    let orders = |n: usize| (1..=m).fold(1.0, |c, i| c * (n - m + i) as f64 / i as f64);
+    (2 * m..100_000)
+        .find(|&n| 2.0 / orders(n) < s.alpha)
+        .unwrap_or(100_000)
+}
+
 /// The split of `x` with the largest energy statistic Q, and Q. The
 /// distance sums move one point from the right side to the left per
 /// split, so the scan is O(n^2).
@@ -148,7 +161,9 @@ pub fn detect(x: &[f64], s: &Settings) -> Vec<ChangePoint> {
         let exceed = (0..s.permutations)
             .filter(|_| {
                 rng.shuffle(&mut shuffled);
-                best_split(&shuffled, s.min_size).is_some_and(|(_, qp)| qp >= q)
+                // the same split in another order sums its distances in
+                // another order: a tie must not hide in the rounding
+                best_split(&shuffled, s.min_size).is_some_and(|(_, qp)| qp >= q * (1.0 - 1e-9))
             })
             .count();
         let p = (exceed + 1) as f64 / (s.permutations + 1) as f64;
@@ -250,6 +265,22 @@ mod tests {
         let x = noisy(&mut rng, 40, |i| 1.0 + 0.3 * i as f64 / 40.0, 0.01);
         let cps = detect(&x, &Settings::default());
         assert!(cps.is_empty(), "{cps:?}");
+    }
+
+    #[test]
+    fn min_points_is_where_a_clean_step_can_first_be_found() {
+        let s = Settings::default();
+        // C(12, 3) = 220 orders: p can reach 2/220 < 0.01; C(11, 3) = 165
+        assert_eq!(min_points(&s), 12);
+        let step = |n: usize| -> Vec<f64> {
+            (0..n)
+                .map(|i| if i + 3 < n { 2.0 } else { 1.0 } + 0.001 * (i % 3) as f64)
+                .collect()
+        };
+        assert!(detect(&step(11), &s).is_empty());
+        let at_20: Vec<usize> = detect(&step(20), &s).iter().map(|c| c.index).collect();
+        assert_eq!(at_20, vec![17]);
+        assert_eq!(min_points(&Settings { alpha: 0.05, ..s }), 8);
     }
 
     #[test]

@@ -288,7 +288,8 @@ impl Output {
 /// Exit statuses of `history`: a new change point for the worse is 1.
 fn history(cmd: cli::HistoryCmd) -> ExitCode {
     let run = || -> Result<bool, String> {
-        if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| !(m >= 0.0)) {
+        if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0)
+        {
             return Err("--alpha must be in (0,1) and --min-change positive".into());
         }
         let metrics = compare::Metric::parse_choice(&cmd.metric)?;

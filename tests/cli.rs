@@ -1,6 +1,7 @@
 //! The command line on the host: errors that name their cause.
 
 mod common;
+mod synth;
 use common::{stderr, trig_init};
 
 #[test]
@@ -128,4 +129,208 @@ fn ab_needs_two_kernels() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("trig-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// BASE and NEW results files, trig-kprobe 15% slower in NEW, five boots
+/// a side: compare flags it.
+fn regressed_pair(dir: &std::path::Path) -> (String, String) {
+    let write = |name: &str, doc: serde_json::Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    (
+        write(
+            "base.json",
+            synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 5, 0.01),
+        ),
+        write(
+            "new.json",
+            synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.68, 5, 0.01),
+        ),
+    )
+}
+
+#[test]
+fn parse_errors_are_usage_errors() {
+    for args in [
+        &["compare", "--bogus"][..],
+        &["compare", "--threshold", "abc", "a", "b"],
+        &["history"],
+        &["vm", "--bogus"],
+        &["ab", "--bogus"],
+        &["run", "--bogus"],
+        &["bogus"],
+        &["report"],
+        &["compare", "--color", "sometimes", "a", "b"],
+    ] {
+        let o = trig_init(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn version_and_help() {
+    let o = trig_init(&["--version"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with(&format!("trig-init {} (", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    let o = trig_init(&["--help"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("With no subcommand, runs the whole matrix"),
+        "{out}"
+    );
+    let o = trig_init(&["ab", "--help"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("Usage: trig-init ab")
+            && out.contains("Boot two or more kernels interleaved")
+            && out.contains("--kernel-append"),
+        "{out}"
+    );
+}
+
+#[test]
+fn no_arguments_says_it_runs_the_matrix() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("trig-init: no command given: running the whole matrix"),
+        "{first}"
+    );
+}
+
+#[test]
+fn colour_follows_no_color_and_the_flag() {
+    let dir = scratch("colour");
+    let (base, new) = regressed_pair(&dir);
+    let run = |color: &str, no_color: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"));
+        cmd.args(["compare", &base, &new, "--color", color]);
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).contains("\x1b[")
+    };
+    assert!(run("always", false) && run("always", true));
+    assert!(!run("never", false) && !run("auto", false) && !run("auto", true));
+    // auto on a terminal: `script` gives the command one
+    let on_tty = |no_color: &str| {
+        std::process::Command::new("script")
+            .args([
+                "-qec",
+                &format!(
+                    "NO_COLOR={no_color} {} compare {base} {new}",
+                    env!("CARGO_BIN_EXE_trig-init")
+                ),
+                "/dev/null",
+            ])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).contains("\x1b[1;31m"))
+    };
+    if let (Some(plain), Some(coloured)) = (on_tty("1"), on_tty("")) {
+        assert!(
+            !plain && coloured,
+            "NO_COLOR=1 {plain}, NO_COLOR= {coloured}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn compare_writes_several_formats_in_one_run() {
+    let dir = scratch("exports");
+    let (base, new) = regressed_pair(&dir);
+    let path = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let o = trig_init(&[
+        "compare",
+        &base,
+        &new,
+        "--color",
+        "always",
+        "-o",
+        &path("out.txt"),
+        "--export-json",
+        &path("c.json"),
+        "--export-markdown",
+        &path("c.md"),
+        "--export-bmf",
+        &path("c.bmf"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    // the file is never coloured, stdout is when asked
+    assert!(!read("out.txt").contains('\x1b') && read("out.txt").contains("trig-kprobe"));
+    let json: serde_json::Value = serde_json::from_str(&read("c.json")).unwrap();
+    assert!(json["benches"].as_array().is_some_and(|b| !b.is_empty()));
+    assert!(read("c.md").contains("| trig-kprobe"), "{}", read("c.md"));
+    let bmf = assert_bmf(&read("c.bmf"));
+    let v = bmf["trig-kprobe"]["rate-m-per-s"]["value"]
+        .as_f64()
+        .unwrap();
+    assert!((v - 0.68).abs() < 0.01, "{v}");
+    // the same through --format, and from a history
+    let o = trig_init(&["compare", &base, &new, "--format", "bmf"]);
+    assert_bmf(&String::from_utf8_lossy(&o.stdout));
+    std::fs::remove_file(dir.join("c.json")).unwrap();
+    let o = trig_init(&["history", dir.to_str().unwrap(), "--format", "bmf"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bmf = assert_bmf(&String::from_utf8_lossy(&o.stdout));
+    assert!(bmf["trig-base"]["rate-m-per-s"]["value"].as_f64().is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Bencher Metric Format as bencher.dev documents it: benchmarks, each of
+/// measures, each with a numeric `value` and optional numeric
+/// `lower_value` and `upper_value` around it, and nothing else.
+fn assert_bmf(text: &str) -> serde_json::Map<String, serde_json::Value> {
+    let doc: serde_json::Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let doc = doc.as_object().expect("an object of benchmarks").clone();
+    assert!(!doc.is_empty());
+    for (bench, measures) in &doc {
+        let measures = measures.as_object().unwrap_or_else(|| panic!("{bench}"));
+        for (slug, m) in measures {
+            assert!(!slug.is_empty() && slug.len() <= 64, "{slug}");
+            let m = m.as_object().unwrap();
+            let num = |k: &str| m.get(k).map(|v| v.as_f64().expect("a number"));
+            let value = num("value").expect("value");
+            assert!(num("lower_value").is_none_or(|l| l <= value));
+            assert!(num("upper_value").is_none_or(|u| value <= u));
+            assert!(m
+                .keys()
+                .all(|k| ["value", "lower_value", "upper_value"].contains(&k.as_str())));
+        }
+    }
+    doc
 }

@@ -2,8 +2,9 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use super::compare::{render, Comparison, Verdict};
-use super::history::{History, Series};
+use super::compare::{render, Comparison, Metric, Verdict};
+use super::history::{self, History, Series};
+use crate::stats;
 use std::fmt::Write;
 
 fn esc(s: &str) -> String {
@@ -13,60 +14,187 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-const W: f64 = 360.0;
-const H: f64 = 150.0;
-const PAD: f64 = 34.0;
+const W: f64 = 420.0;
+const H: f64 = 190.0;
+/// Room for the y-axis labels on the left and the x-axis labels below.
+const LEFT: f64 = 46.0;
+const RIGHT: f64 = 8.0;
+const TOP: f64 = 16.0;
+const BOTTOM: f64 = 30.0;
 
-/// A trend chart: the median of each result with its lowest-highest boot
-/// as a bar, and a dashed line before the first result after each change.
-fn chart(s: &Series, h: &History) -> String {
-    let vals: Vec<(usize, f64, (f64, f64))> = s
-        .medians
+/// How the page is drawn (`trig-init report` options).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Commits link to URL/commit/HASH (GitHub's and GitLab's form).
+    pub repo_url: Option<String>,
+    /// Every chart in percent from its series' median, on one range.
+    pub common_scale: bool,
+}
+
+impl Options {
+    /// `inner` (markup) as a link to the commit's page, when the
+    /// repository is known.
+    fn linked(&self, commit: Option<&str>, inner: String) -> String {
+        match (&self.repo_url, commit) {
+            (Some(url), Some(c)) => format!(
+                r#"<a href="{}/commit/{}">{inner}</a>"#,
+                esc(url.trim_end_matches('/')),
+                esc(c)
+            ),
+            _ => inner,
+        }
+    }
+}
+
+/// What a chart's y axis shows: the series' own figures, or percent from
+/// its median on a range common to every chart.
+#[derive(Clone, Copy)]
+enum Scale {
+    Own,
+    Common(f64, f64),
+}
+
+/// A series' values as drawn: (result index, median, lowest, highest).
+fn drawn(s: &Series, scale: Scale) -> Vec<(usize, f64, f64, f64)> {
+    let known: Vec<f64> = s.medians.iter().flatten().copied().collect();
+    let mid = if known.is_empty() {
+        1.0
+    } else {
+        stats::median(&known)
+    };
+    let f = |v: f64| match scale {
+        Scale::Own => v,
+        Scale::Common(..) => (v / mid - 1.0) * 100.0,
+    };
+    s.medians
         .iter()
         .zip(&s.spread)
         .enumerate()
-        .filter_map(|(i, (m, sp))| Some((i, (*m)?, (*sp)?)))
-        .collect();
-    let lo = vals.iter().map(|v| v.2 .0).fold(f64::INFINITY, f64::min);
-    let hi = vals
+        .filter_map(|(i, (m, sp))| {
+            let (lo, hi) = (*sp)?;
+            Some((i, f((*m)?), f(lo), f(hi)))
+        })
+        .collect()
+}
+
+/// Round tick positions (1, 2 or 5 times a power of ten apart) over
+/// [lo, hi].
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let raw = (hi - lo) / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
-        .map(|v| v.2 .1)
-        .fold(f64::NEG_INFINITY, f64::max);
+        .map(|k| k * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+fn tick_label(v: f64, step: f64) -> String {
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// The short x-axis label of a result: its commit, else its date.
+fn x_label(h: &History, i: usize) -> String {
+    let p = &h.points[i];
+    match (&p.commit, &p.created) {
+        (Some(c), _) => c[..c.len().min(8)].to_string(),
+        (None, Some(t)) if t.len() >= 8 => format!("{}-{}", &t[4..6], &t[6..8]),
+        _ => format!("#{}", i + 1),
+    }
+}
+
+/// A trend chart: the median of each result with its lowest-highest boot
+/// as a bar, the mean of each segment between change points, a dashed
+/// line before the first result after each change, and labelled axes.
+fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
+    let vals = drawn(s, scale);
+    let (lo, hi) = match scale {
+        Scale::Common(lo, hi) => (lo, hi),
+        Scale::Own => (
+            vals.iter().map(|v| v.2).fold(f64::INFINITY, f64::min),
+            vals.iter().map(|v| v.3).fold(f64::NEG_INFINITY, f64::max),
+        ),
+    };
     let (lo, hi) = if hi > lo {
-        (lo, hi)
+        let pad = (hi - lo) * 0.05;
+        (lo - pad, hi + pad)
     } else {
         (lo - 1.0, hi + 1.0)
     };
     let n = h.points.len().max(2);
-    let x = |i: f64| PAD + i * (W - PAD - 8.0) / (n - 1) as f64;
-    let y = |v: f64| H - 18.0 - (v - lo) / (hi - lo) * (H - 30.0);
+    let x = |i: f64| LEFT + (i + 0.5) * (W - LEFT - RIGHT) / n as f64;
+    let y = |v: f64| H - BOTTOM - (v - lo) / (hi - lo) * (H - TOP - BOTTOM);
     let mut svg = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}"><rect width="{W}" height="{H}" fill="#fff" stroke="#ccc"/>"##
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif"><rect width="{W}" height="{H}" fill="#fff" stroke="#ccc"/>"##
     );
-    for v in [lo, hi] {
+    let ys = ticks(lo, hi);
+    let step = if ys.len() > 1 { ys[1] - ys[0] } else { hi - lo };
+    for v in &ys {
         let _ = write!(
             svg,
-            r##"<text x="2" y="{:.1}" font-size="9" fill="#555">{}</text>"##,
-            y(v) + 3.0,
-            short(v)
+            r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" font-size="9" fill="#555" text-anchor="end">{4}</text>"##,
+            y(*v),
+            W - RIGHT,
+            LEFT - 4.0,
+            y(*v) + 3.0,
+            tick_label(*v, step)
         );
     }
-    for f in h
+    let every = h.points.len().div_ceil(6).max(1);
+    for i in (0..h.points.len()).filter(|i| i % every == 0 || i + 1 == h.points.len()) {
+        let label = x_label(h, i);
+        let text = format!(
+            r##"<text x="{:.1}" y="{:.1}" font-size="8" fill="#555" text-anchor="middle">{}</text>"##,
+            x(i as f64),
+            H - BOTTOM + 12.0,
+            esc(&label)
+        );
+        svg += &opts.linked(h.points[i].commit.as_deref(), text);
+    }
+    let found: Vec<_> = h
         .found
         .iter()
         .filter(|f| f.bench == s.bench && f.metric == s.metric)
-    {
+        .collect();
+    // segment means, as Otava draws them
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(found.iter().map(|f| f.at))
+        .chain(std::iter::once(h.points.len()))
+        .collect();
+    for w in bounds.windows(2) {
+        let seg: Vec<f64> = vals
+            .iter()
+            .filter(|v| (w[0]..w[1]).contains(&v.0))
+            .map(|v| v.1)
+            .collect();
+        if !seg.is_empty() {
+            let m = stats::mean(&seg);
+            let _ = write!(
+                svg,
+                r##"<line x1="{:.1}" y1="{2:.1}" x2="{:.1}" y2="{2:.1}" stroke="#e08a00" stroke-width="2" opacity="0.8"><title>segment mean {3}</title></line>"##,
+                x(w[0] as f64 - 0.4),
+                x(w[1] as f64 - 0.6),
+                y(m),
+                short(m)
+            );
+        }
+    }
+    for f in &found {
         let cx = x(f.at as f64 - 0.5);
         let colour = if f.regression { "#c00" } else { "#080" };
         let _ = write!(
             svg,
-            r##"<line x1="{cx:.1}" y1="6" x2="{cx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="4 3"/><text x="{:.1}" y="12" font-size="10" fill="{colour}">{:+.1}%</text>"##,
-            H - 14.0,
+            r##"<line x1="{cx:.1}" y1="{TOP}" x2="{cx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="4 3"/><text x="{:.1}" y="11" font-size="10" fill="{colour}">{:+.1}%</text>"##,
+            H - BOTTOM,
             cx + 3.0,
             f.change.change_pct
         );
     }
-    for &(i, _, (a, b)) in &vals {
+    for &(i, _, a, b) in &vals {
         let _ = write!(
             svg,
             r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#9ab"/>"##,
@@ -77,14 +205,14 @@ fn chart(s: &Series, h: &History) -> String {
     }
     let pts: Vec<String> = vals
         .iter()
-        .map(|&(i, m, _)| format!("{:.1},{:.1}", x(i as f64), y(m)))
+        .map(|&(i, m, _, _)| format!("{:.1},{:.1}", x(i as f64), y(m)))
         .collect();
     let _ = write!(
         svg,
         r##"<polyline points="{}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>"##,
         pts.join(" ")
     );
-    for &(i, m, _) in &vals {
+    for &(i, m, _, _) in &vals {
         let _ = write!(
             svg,
             r##"<circle cx="{:.1}" cy="{:.1}" r="2.2" fill="#1f5fa8"><title>{}: {}</title></circle>"##,
@@ -105,7 +233,7 @@ fn short(v: f64) -> String {
     }
 }
 
-pub fn page(h: &History, latest: Option<&Comparison>) -> String {
+pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String {
     let mut out = String::from(
         r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>trig-init history</title><style>
 body{font-family:sans-serif;margin:1.5em;color:#222}h1{font-size:1.4em}
@@ -123,14 +251,15 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
     if let (Some(a), Some(b)) = (h.points.first(), h.points.last()) {
         let _ = write!(
             out,
-            "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; dashed lines: change points (red slower, green faster).</p>",
+            "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; orange: mean of each segment between change points; dashed lines: change points (red slower, green faster); x axis: commit, or date. Change points: {}.</p>",
             esc(&a.label()),
-            esc(&b.label())
+            esc(&b.label()),
+            esc(&history::needs(h))
         );
     }
     out += "<h2>Change points</h2>";
     if h.found.is_empty() {
-        out += "<p>none</p>";
+        let _ = write!(out, "<p>{}</p>", esc(&history::no_change_points(h)));
     } else {
         out += "<table><tr><th>first result after</th><th>benchmark</th><th>metric</th><th>before</th><th>after</th><th>change [95% CI]</th><th>p</th><th>moved with</th></tr>";
         for f in &h.found {
@@ -139,7 +268,7 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
                 out,
                 "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{:.3}</td><td>{}</td></tr>",
                 if f.regression { "regressed" } else { "improved" },
-                esc(&h.points[f.at].label()),
+                opts.linked(h.points[f.at].commit.as_deref(), esc(&h.points[f.at].label())),
                 esc(&f.bench),
                 f.metric.as_str(),
                 short(c.before),
@@ -180,17 +309,44 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
         out += "</table>";
     }
     out += "<h2>Trends</h2><div class=\"grid\">";
-    for s in &h.series {
-        let unit = match s.metric {
-            super::compare::Metric::Rate => "M/s",
-            super::compare::Metric::Overhead => "ns/event over baseline",
+    let scale = if opts.common_scale {
+        let all: Vec<_> = h
+            .series
+            .iter()
+            .flat_map(|s| drawn(s, Scale::Common(0.0, 0.0)))
+            .collect();
+        Scale::Common(
+            all.iter().map(|v| v.2).fold(-1.0, f64::min),
+            all.iter().map(|v| v.3).fold(1.0, f64::max),
+        )
+    } else {
+        Scale::Own
+    };
+    // charts with a change point first, regressions before improvements
+    let mut series: Vec<&Series> = h.series.iter().collect();
+    series.sort_by_key(|s| {
+        let mut own = h
+            .found
+            .iter()
+            .filter(|f| f.bench == s.bench && f.metric == s.metric);
+        match (own.clone().any(|f| f.regression), own.next().is_some()) {
+            (true, _) => 0,
+            (false, true) => 1,
+            _ => 2,
+        }
+    });
+    for s in series {
+        let unit = match (scale, s.metric) {
+            (Scale::Common(..), _) => "% from its median".to_string(),
+            (Scale::Own, Metric::Rate) => h.meter.rate_unit().to_string(),
+            (Scale::Own, Metric::Overhead) => format!("{} over baseline", h.meter.cost_unit()),
         };
         let _ = write!(
             out,
             "<div class=\"c\"><b>{}</b> {} ({unit})<br>{}</div>",
             esc(&s.bench),
             s.metric.as_str(),
-            chart(s, h)
+            chart(s, h, scale, opts)
         );
     }
     out + "</div></body></html>\n"
@@ -199,18 +355,21 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::compare::Metric;
+    use crate::host::history::{analyse, tests::nights};
 
-    #[test]
-    fn page_is_self_contained_and_marks_change_points() {
-        let h = crate::host::history::analyse(
+    fn history(n: usize, step: usize) -> History {
+        analyse(
             "h",
-            crate::host::history::tests::nights(20, 12),
+            nights(n, step),
             &[Metric::Rate],
             &crate::changepoint::Settings::default(),
             3,
-        );
-        let html = page(&h, None);
+        )
+    }
+
+    #[test]
+    fn page_is_self_contained_and_marks_change_points() {
+        let html = page(&history(20, 12), None, &Options::default());
         assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
         assert_eq!(html.matches("<svg").count(), 3);
         assert_eq!(html.matches("stroke-dasharray").count(), 2);
@@ -220,5 +379,59 @@ mod tests {
                     == html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
         );
         assert!(!html.contains("<script") && !html.contains("src="));
+        // charts with a change point first: trig-base's is last
+        let pos = |b: &str| html.find(&format!("<b>{b}</b>")).unwrap();
+        assert!(pos("trig-kprobe") < pos("trig-base") && pos("trig-kretprobe") < pos("trig-base"));
+        // two segment means on a chart with one change point, one without
+        assert_eq!(html.matches("segment mean").count(), 2 + 2 + 1);
+        // x labels are commits, units the time meter's
+        assert!(html.contains(">00ababab</text>") && html.contains("(M/s)"));
+    }
+
+    #[test]
+    fn commits_link_to_the_repository_and_scales_can_be_shared() {
+        let opts = Options {
+            repo_url: Some("https://github.com/torvalds/linux/".into()),
+            common_scale: true,
+        };
+        let html = page(&history(20, 12), None, &opts);
+        let hash = format!("12{}", "ab".repeat(19));
+        assert!(
+            html.contains(&format!(
+                "href=\"https://github.com/torvalds/linux/commit/{hash}\""
+            )),
+            "{html}"
+        );
+        assert_eq!(html.matches("% from its median").count(), 3);
+        // one y range for all: the same tick labels on every chart
+        let first_tick = |svg: &str| {
+            svg.split("text-anchor=\"end\">")
+                .nth(1)
+                .map(|t| t[..t.find('<').unwrap()].to_string())
+        };
+        let svgs: Vec<_> = html.split("<svg").skip(1).map(first_tick).collect();
+        assert!(svgs.windows(2).all(|w| w[0] == w[1]), "{svgs:?}");
+    }
+
+    #[test]
+    fn a_short_history_says_why_it_has_no_change_point() {
+        let html = page(&history(5, 3), None, &Options::default());
+        assert!(
+            html.contains("5 results, and a change point needs at least 12"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn ticks_are_round() {
+        let t = ticks(0.71, 0.83);
+        let want = [0.72, 0.74, 0.76, 0.78, 0.80, 0.82];
+        assert_eq!(t.len(), want.len(), "{t:?}");
+        assert!(
+            t.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-9),
+            "{t:?}"
+        );
+        assert_eq!(tick_label(t[4], 0.02), "0.80");
+        assert_eq!(ticks(-3.0, 12.0), vec![0.0, 5.0, 10.0]);
     }
 }

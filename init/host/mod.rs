@@ -1,6 +1,7 @@
 //! The host side: boot kernels with trig-init as /init and collect the
 //! results.
 
+pub mod bmf;
 pub mod compare;
 pub mod console;
 pub mod files;

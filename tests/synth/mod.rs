@@ -1,0 +1,50 @@
+//! Synthetic `trig-init vm` results files, for tests of the host
+//! commands that read them (compare, history, report, nightly.sh).
+
+use serde_json::{json, Value};
+use trig_init::report::{BenchResult, Better, RunSet, Summary};
+
+/// A results file of one kernel: `boots` boots in which trig-base runs
+/// at 2 M/s and trig-kprobe at `kprobe` M/s, each boot off by up to
+/// `spread` (relative) in a fixed pattern.
+pub fn results(
+    release: &str,
+    commit: &str,
+    created: &str,
+    kprobe: f64,
+    boots: usize,
+    spread: f64,
+) -> Value {
+    let runs: Vec<Value> = (0..boots)
+        .map(|i| {
+            let w = 1.0 + spread * ((i * 7 % 5) as f64 / 2.0 - 1.0);
+            let results: Vec<BenchResult> = [("trig-base", 2.0 * w), ("trig-kprobe", kprobe * w)]
+                .iter()
+                .map(|(name, mean)| BenchResult {
+                    summary: Some(Summary {
+                        mean: *mean,
+                        stddev: 0.0,
+                        per_producer: *mean,
+                        cv: 0.0,
+                        samples: 5,
+                    }),
+                    ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
+                })
+                .collect();
+            json!({"index": i + 1, "status": "ok", "console_log": "", "wall_s": 1.0,
+                "report": {"schema_version": 1, "tool": {"name": "t", "version": "0", "git_rev": "x"},
+                    "system": {"release": release, "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 2, "pid1": true},
+                    "capabilities": {}, "params": trig_init::options::RunOptions::default().params(1),
+                    "mounts": [], "results": results, "outcome": {"status": "complete"}}})
+        })
+        .collect();
+    let doc = json!({
+        "schema_version": 1, "created": created,
+        "kernel": {"spec": "x", "path": "", "release": release, "commit": commit},
+        "vm": {"arch": "x86_64", "accel": "tcg", "cpus": 2, "memory": "1G", "append": ""},
+        "runs": runs,
+    });
+    // what the readers accept
+    serde_json::from_value::<RunSet>(doc.clone()).expect("a valid results file");
+    doc
+}
