@@ -1,5 +1,6 @@
 //! The summary table of a kernel's runs.
 
+use super::compare::render::words;
 use crate::report::{Meter, RunSet, Status};
 use crate::stats;
 use std::fmt::Write;
@@ -83,15 +84,11 @@ pub fn summary(set: &RunSet) -> String {
         } else {
             format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
         };
-        let over = if over.is_empty() {
-            String::new()
-        } else {
-            format!("{:.*}", 1 + d, stats::mean(&over))
-        };
+        let over = overhead_cell(&over, 1 + d);
         let reason = results
             .iter()
             .find_map(|b| b.reason.as_deref())
-            .map(|r| format!(" ({})", r.chars().take(90).collect::<String>()))
+            .map(|r| format!(" ({})", words(r, 90)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
@@ -101,4 +98,29 @@ pub fn summary(set: &RunSet) -> String {
         );
     }
     out
+}
+
+/// The mean overhead per event; at or below zero the benchmark ran no
+/// slower than its baseline, within the noise: no cost to show.
+fn overhead_cell(over: &[f64], digits: usize) -> String {
+    match stats::mean(over) {
+        _ if over.is_empty() => String::new(),
+        m if m <= 0.0 => "\u{2264}0 (noise)".into(),
+        m => format!("{m:.digits$}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_negative_cost_and_no_word_cut_in_two() {
+        assert_eq!(overhead_cell(&[-1039.5], 1), "\u{2264}0 (noise)");
+        assert_eq!(overhead_cell(&[12.34], 1), "12.3");
+        assert_eq!(overhead_cell(&[], 1), "");
+        let r =
+            "attach: failed to attach kprobe_multi to bpf_fentry_test1: Operation not supported";
+        assert_eq!(words(r, 30), "attach: failed to attach\u{2026}");
+    }
 }

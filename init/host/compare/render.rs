@@ -237,7 +237,7 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
 
 /// At most `max` characters of `text`, cut between words (the JSON keeps
 /// all of it).
-fn words(text: &str, max: usize) -> String {
+pub(crate) fn words(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
