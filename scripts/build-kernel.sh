@@ -3,6 +3,7 @@
 #
 #   scripts/build-kernel.sh SRC [--arch x86_64|arm64] [--base tinyconfig|defconfig|CONFIG]
 #                               [--out DIR] [--vmtest] [--config-only] [--keep-going]
+#                               [-- MAKE-VARIABLES...]
 #
 # Configures SRC out of tree (make O=DIR) from the base plus kconfigs/
 # (common, the architecture's, and vmtest's with --vmtest), runs
@@ -13,14 +14,18 @@
 # and prints the bootable image's path on the last line of stdout.
 # --keep-going builds even when options were dropped (arm64 6.1 has no
 # FPROBE, so no kprobe_multi: those benchmarks are then unsupported).
+# MAKE-VARIABLES go to every make call: `-- LLVM=1` builds with clang,
+# `-- CC="ccache gcc"` through ccache (the kernel's Makefile sets CC, so
+# only the command line overrides it). SRC must not be configured in tree
+# (a .config in SRC makes O= builds refuse): `make mrproper` there first.
 # Exit: 0 built, 1 build failed, 2 usage, 3 options dropped.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage() { echo "usage: $0 SRC [--arch x86_64|arm64] [--base tinyconfig|defconfig|CONFIG] [--out DIR] [--vmtest] [--config-only] [--keep-going]" >&2; exit 2; }
+usage() { echo "usage: $0 SRC [--arch x86_64|arm64] [--base tinyconfig|defconfig|CONFIG] [--out DIR] [--vmtest] [--config-only] [--keep-going] [-- MAKE-VARIABLES...]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 src=$(cd "$1" && pwd) || usage
 shift
-arch=$(uname -m); base=tinyconfig; out=""; vmtest=0; config_only=0; keep_going=0
+arch=$(uname -m); base=tinyconfig; out=""; vmtest=0; config_only=0; keep_going=0; make_vars=()
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=${2:?}; shift 2 ;;
@@ -29,6 +34,7 @@ while [ $# -gt 0 ]; do
     --vmtest) vmtest=1; shift ;;
     --config-only) config_only=1; shift ;;
     --keep-going) keep_going=1; shift ;;
+    --) shift; make_vars=("$@"); break ;;
     *) usage ;;
   esac
 done
@@ -40,10 +46,15 @@ esac
 out=${out:-$src/build-trig-$arch}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+if [ -f "$src/.config" ]; then
+  echo "build-kernel: $src is configured in tree; out-of-tree builds (O=) refuse that: run 'make mrproper' in it first" >&2
+  exit 2
+fi
 make_args=(-C "$src" O="$out" ARCH="$karch")
 if [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
   make_args+=(CROSS_COMPILE=aarch64-linux-gnu-)
 fi
+make_args+=(${make_vars[@]+"${make_vars[@]}"})
 frags=("$top/kconfigs/common.config" "$top/kconfigs/$frag.config")
 [ "$vmtest" = 1 ] && frags+=("$top/kconfigs/vmtest.config")
 
