@@ -246,7 +246,10 @@ mod tests {
         assert_eq!(m.samples.len(), 2);
         assert!(m.samples[0].warmup && !m.samples[1].warmup);
         assert_eq!(m.total_user, calls.load(Ordering::Relaxed));
-        assert!(m.samples.iter().all(|s| s.mps > 0.0 && s.bpf == 0));
+        // on a loaded host a producer may miss a whole sample; the counts
+        // must still all be user-space ones and add up (above)
+        assert!(m.samples.iter().all(|s| s.bpf == 0));
+        assert!(m.samples.iter().any(|s| s.mps > 0.0));
     }
 
     #[test]
