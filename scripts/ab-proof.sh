@@ -43,7 +43,7 @@ else
   # one boot decides under icount; one spin is the smallest slowdown
   runs=${runs:-1}; ladder=${ladder:-1,2,4}
 fi
-trig=target/trig-init
+trig=${TRIG_INIT:-target/trig-init}
 if [ -z "$results" ]; then
   results=results/ab-proof-$(date +%Y%m%dT%H%M%S)
   mkdir -p "$results"

@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use super::compare::render::words;
+use super::text::words;
 use crate::report::{Meter, RunSet, Status};
 use crate::stats;
 use std::fmt::Write;
@@ -84,6 +84,20 @@ pub fn summary(set: &RunSet) -> String {
         } else {
             format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
         };
+        // under icount boots should agree to the last digits: say how far
+        // apart they were, which is the meter's determinism
+        let apart = match (meter, means.len()) {
+            (Meter::Icount, 2..) => {
+                let (lo, hi) = means
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
+                format!(
+                    " (boots {:.4}% apart)",
+                    (hi - lo) / stats::mean(&means) * 100.0
+                )
+            }
+            _ => String::new(),
+        };
         let over = overhead_cell(&over, 1 + d);
         let reason = results
             .iter()
@@ -92,7 +106,7 @@ pub fn summary(set: &RunSet) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{name:<30} {:>4} {rate:>20} {over:>12}  {}{reason}",
+            "{name:<30} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
             means.len(),
             status.as_str()
         );
