@@ -273,8 +273,47 @@ pub fn welch(a: &[f64], b: &[f64]) -> Test {
     }
 }
 
+/// Benjamini–Hochberg adjusted p-values (q-values) of a family of tests,
+/// in the order given: q of the i-th smallest of m p-values is the least
+/// p_(j) m / j over j >= i, at most 1. Deciding on q < alpha keeps the
+/// expected share of false discoveries among those made at alpha, and the
+/// chance of any when nothing changed at alpha.
+pub fn benjamini_hochberg(ps: &[f64]) -> Vec<f64> {
+    let m = ps.len() as f64;
+    let mut order: Vec<usize> = (0..ps.len()).collect();
+    order.sort_by(|&a, &b| ps[a].total_cmp(&ps[b]));
+    let mut q = vec![1.0; ps.len()];
+    let mut least = 1.0f64;
+    for (rank, &i) in order.iter().enumerate().rev() {
+        least = least.min(ps[i] * m / (rank + 1) as f64);
+        q[i] = least;
+    }
+    q
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn benjamini_hochberg_by_hand() {
+        // sorted 0.01 0.02 0.03 0.04 0.20, m = 5: p m / rank = 0.05 0.05
+        // 0.05 0.05 0.20; the 0.04 carries the three below it
+        let q = benjamini_hochberg(&[0.04, 0.01, 0.20, 0.03, 0.02]);
+        let want = [0.05, 0.05, 0.20, 0.05, 0.05];
+        for (q, w) in q.iter().zip(want) {
+            assert!((q - w).abs() < 1e-12, "{q} vs {w}");
+        }
+        // 0.001 0.012 0.014 0.5 0.9 1.0, m = 6: 0.006, 0.036, 0.028 (so
+        // 0.028 for both), 0.75, 1.08 -> 1, 1.0
+        let q = benjamini_hochberg(&[0.9, 0.012, 1.0, 0.001, 0.5, 0.014]);
+        let want = [1.0, 0.028, 1.0, 0.006, 0.75, 0.028];
+        for (q, w) in q.iter().zip(want) {
+            assert!((q - w).abs() < 1e-12, "{q} vs {w}");
+        }
+        // a family of one is its own p; none is none
+        assert_eq!(benjamini_hochberg(&[0.03]), vec![0.03]);
+        assert!(benjamini_hochberg(&[]).is_empty());
+    }
 
     #[test]
     fn smallest_reachable_p() {

@@ -12,6 +12,7 @@ pub mod interrupt;
 pub mod kernel;
 pub mod qemu;
 pub mod table;
+pub mod text;
 pub mod vm;
 
 /// The `width`-byte little-endian integer at `offset`, if `bytes` has it:

@@ -222,7 +222,11 @@ pub struct MetricComparison {
     /// Bootstrap 95% (1 - alpha) interval of the change, in percent.
     pub ci_pct: (f64, f64),
     pub test: TestKind,
+    /// The test's own p-value.
     pub p: Option<f64>,
+    /// p adjusted across every test of the comparison (Benjamini–Hochberg):
+    /// what significance is decided on.
+    pub q: Option<f64>,
     /// Boot pairs used (paired path only).
     pub pairs: usize,
     /// The noise the verdict weighed: CV of the paired ratios, else the
@@ -446,7 +450,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         meter,
     };
     let mut paired = false;
-    let benches = names
+    let mut benches: Vec<BenchComparison> = names
         .iter()
         .enumerate()
         .map(|(i, name)| {
@@ -456,6 +460,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             c
         })
         .collect();
+    judge.adjust(&mut benches);
     Ok(Comparison {
         base: bi,
         new: ni,
@@ -553,23 +558,73 @@ impl Judge<'_> {
             .iter()
             .filter_map(|&m| self.metric(m, base, new, seed))
             .collect();
-        let verdict = metrics
-            .iter()
-            .map(|m| m.verdict)
-            .min()
-            .unwrap_or(Verdict::NoChange);
-        BenchComparison {
+        let mut b = BenchComparison {
             name: name.into(),
-            verdict,
-            basis: metrics
-                .iter()
-                .filter(|m| m.verdict == verdict)
-                .map(|m| m.metric)
-                .collect(),
+            verdict: Verdict::NoChange,
+            basis: Vec::new(),
             reason: None,
             metrics,
+        };
+        settle(&mut b);
+        b
+    }
+
+    /// Decides every tested metric again on its p adjusted across the
+    /// whole comparison (Benjamini–Hochberg): the matrix makes some 90
+    /// tests a compare, and at --alpha each an unchanged kernel would
+    /// flag a few of them by chance. The icount meter has no p.
+    fn adjust(&self, benches: &mut [BenchComparison]) {
+        let tested: Vec<&mut MetricComparison> = benches
+            .iter_mut()
+            .flat_map(|b| b.metrics.iter_mut())
+            .filter(|m| m.p.is_some())
+            .collect();
+        let ps: Vec<f64> = tested.iter().filter_map(|m| m.p).collect();
+        for (m, q) in tested.into_iter().zip(stats::benjamini_hochberg(&ps)) {
+            m.q = Some(q);
+            m.verdict = self.decide(m);
+        }
+        benches
+            .iter_mut()
+            .filter(|b| !b.metrics.is_empty())
+            .for_each(settle);
+    }
+
+    /// A metric's verdict from its evidence, significance on `q`.
+    fn decide(&self, m: &MetricComparison) -> Verdict {
+        if m.boots_needed.is_some() {
+            Verdict::Inconclusive
+        } else if m.test == TestKind::Counted {
+            counted_verdict(m.change_pct, m.noise_cv, m.better, self.limits)
+        } else {
+            verdict(
+                m.change_pct,
+                m.ci_pct,
+                m.q,
+                m.noise_cv,
+                m.better,
+                self.limits,
+                self.s.alpha,
+            )
         }
     }
+}
+
+/// A benchmark's verdict: the most severe of its metrics', resting on
+/// those that have it.
+fn settle(b: &mut BenchComparison) {
+    b.verdict = b
+        .metrics
+        .iter()
+        .map(|m| m.verdict)
+        .min()
+        .unwrap_or(Verdict::NoChange);
+    b.basis = b
+        .metrics
+        .iter()
+        .filter(|m| m.verdict == b.verdict)
+        .map(|m| m.metric)
+        .collect();
 }
 
 /// The figures of one side for `metric`, one per boot.
@@ -660,22 +715,7 @@ impl Judge<'_> {
         } else {
             self.tested(metric, base, new, &bs, &ns, seed)
         };
-        let verdict = if e.boots_needed.is_some() {
-            Verdict::Inconclusive
-        } else if e.test == TestKind::Counted {
-            counted_verdict(e.change_pct, e.noise_cv, better, self.limits)
-        } else {
-            verdict(
-                e.change_pct,
-                e.ci,
-                e.p,
-                e.noise_cv,
-                better,
-                self.limits,
-                self.s.alpha,
-            )
-        };
-        Some(MetricComparison {
+        let mut m = MetricComparison {
             metric,
             better,
             base: bs,
@@ -684,11 +724,15 @@ impl Judge<'_> {
             ci_pct: e.ci,
             test: e.test,
             p: e.p,
+            // a family of one until `adjust` knows the whole comparison
+            q: e.p,
             pairs: e.pairs,
             noise_cv: e.noise_cv,
             boots_needed: e.boots_needed,
-            verdict,
-        })
+            verdict: Verdict::NoChange,
+        };
+        m.verdict = self.decide(&m);
+        Some(m)
     }
 
     /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
@@ -827,19 +871,20 @@ fn direction(change_pct: f64, better: Better) -> Verdict {
     }
 }
 
-/// The verdict of one metric. Noise above the CV limit makes it
-/// `unstable` unless the whole interval lies beyond the threshold.
+/// The verdict of one metric, significant when `q` (the test's p,
+/// adjusted) is below alpha. Noise above the CV limit makes it `unstable`
+/// unless the whole interval lies beyond the threshold.
 pub fn verdict(
     change_pct: f64,
     (lo, hi): (f64, f64),
-    p: Option<f64>,
+    q: Option<f64>,
     noise_cv: f64,
     better: Better,
     l: Limits,
     alpha: f64,
 ) -> Verdict {
     let t = l.threshold_pct;
-    let significant = p.is_some_and(|p| p < alpha);
+    let significant = q.is_some_and(|q| q < alpha);
     let clear = significant && (lo >= t || hi <= -t);
     if noise_cv > l.cv_limit && !clear {
         return Verdict::Unstable;

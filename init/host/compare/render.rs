@@ -1,15 +1,51 @@
 //! `compare` output: a terminal table in the style of LKP reports and
-//! `veristat -C`, markdown for CI comments, JSON for machines.
+//! `veristat -C`, markdown for CI comments, plain text for a mailing list,
+//! JSON for machines. Every one for people opens with a headline per
+//! flagged benchmark and lists the flagged rows first.
 
-use super::{Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict};
+use super::{BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict};
+use crate::host::text::{words, wrap};
 use crate::report::Meter;
+use crate::stats;
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    Table { color: bool },
+    Table {
+        color: bool,
+    },
     Markdown,
+    /// Plain text wrapped at [`MAIL_WIDTH`] for a mailing list.
+    Email,
     Json,
+}
+
+/// Where plain text for a mailing list wraps (kernel mailing lists ask
+/// for at most 72 to 75 columns, so that quoting keeps it within 80).
+pub const MAIL_WIDTH: usize = 72;
+
+/// Version of compare's JSON. 1: the first to carry one, with `units`,
+/// `counts` per verdict and `q`, the p adjusted across the comparison.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// Verdicts in the order that totals list them.
+const ORDER: [Verdict; 9] = [
+    Verdict::Regressed,
+    Verdict::Improved,
+    Verdict::WithinNoise,
+    Verdict::NoChange,
+    Verdict::Unstable,
+    Verdict::Inconclusive,
+    Verdict::Unsupported,
+    Verdict::Missing,
+    Verdict::Failed,
+];
+
+/// What a reader acts on: a regression or an improvement.
+fn flagged(v: Verdict) -> bool {
+    matches!(v, Verdict::Regressed | Verdict::Improved)
 }
 
 impl Format {
@@ -17,9 +53,10 @@ impl Format {
         match s {
             "table" => Ok(Format::Table { color }),
             "markdown" | "md" => Ok(Format::Markdown),
+            "email" => Ok(Format::Email),
             "json" => Ok(Format::Json),
             _ => Err(format!(
-                "--format must be table, markdown or json, not '{s}'"
+                "--format must be table, markdown, email or json, not '{s}'"
             )),
         }
     }
@@ -27,10 +64,128 @@ impl Format {
 
 pub fn render(c: &Comparison, format: Format) -> String {
     match format {
-        Format::Json => serde_json::to_string_pretty(c).expect("comparison serializes") + "\n",
+        Format::Json => json(c),
         Format::Markdown => markdown(c),
+        Format::Email => email(c),
         Format::Table { color } => table(c, color),
     }
+}
+
+/// The comparison with what a consumer needs to read it without knowing
+/// the meter: the version, the units, and how many of each verdict.
+fn json(c: &Comparison) -> String {
+    #[derive(Serialize)]
+    struct Units {
+        rate: &'static str,
+        cost: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Json<'a> {
+        schema_version: u32,
+        units: Units,
+        counts: BTreeMap<&'static str, usize>,
+        #[serde(flatten)]
+        comparison: &'a Comparison,
+    }
+    let doc = Json {
+        schema_version: JSON_SCHEMA_VERSION,
+        units: Units {
+            rate: c.meter.rate_unit(),
+            cost: c.meter.cost_unit(),
+        },
+        counts: ORDER.iter().map(|v| (v.as_str(), c.count(*v))).collect(),
+        comparison: c,
+    };
+    serde_json::to_string_pretty(&doc).expect("comparison serializes") + "\n"
+}
+
+/// A side in a headline: its commits as `git log --oneline` abbreviates
+/// them, else its releases.
+fn label(s: &SideInfo) -> String {
+    if s.commits.is_empty() {
+        return s.releases.join(",");
+    }
+    let short: Vec<String> = s
+        .commits
+        .iter()
+        .map(|c| c.chars().take(8).collect())
+        .collect();
+    short.join(",")
+}
+
+/// A change in percent, its minus sign typeset.
+fn signed(pct: f64, digits: usize) -> String {
+    format!("{pct:+.digits$}%").replacen('-', "\u{2212}", 1)
+}
+
+fn pvalue(q: f64) -> String {
+    if q < 0.001 {
+        "<0.001".into()
+    } else {
+        format!("{q:.3}")
+    }
+}
+
+/// The metric a flagged benchmark's verdict rests on (the rate first).
+fn basis(b: &BenchComparison) -> Option<&MetricComparison> {
+    b.metrics.iter().find(|m| b.basis.contains(&m.metric))
+}
+
+fn unit(meter: Meter, metric: Metric) -> &'static str {
+    match metric {
+        Metric::Rate => meter.rate_unit(),
+        Metric::Overhead => meter.cost_unit(),
+    }
+}
+
+/// One line per flagged benchmark, regressions first, as LKP reports
+/// open: "−10.6% regression of trig-kprobe rate, 0.403→0.360 M/s,
+/// q=0.029, 4+4 boots, 2f22765d→6b1f5330"; or one line saying that
+/// nothing was flagged.
+pub fn headlines(c: &Comparison) -> Vec<String> {
+    let span = format!("{}\u{2192}{}", label(&c.base), label(&c.new));
+    let mut hits: Vec<(&BenchComparison, &MetricComparison)> = c
+        .benches
+        .iter()
+        .filter(|b| flagged(b.verdict))
+        .filter_map(|b| Some((b, basis(b)?)))
+        .collect();
+    if hits.is_empty() {
+        return vec![format!(
+            "no regression or improvement beyond {}% in {} benchmarks, {span}",
+            c.limits.threshold_pct,
+            c.benches.len()
+        )];
+    }
+    hits.sort_by_key(|(b, _)| b.verdict);
+    hits.iter()
+        .map(|(b, m)| {
+            let evidence = match (m.q, m.test) {
+                (Some(q), TestKind::WelchPerSecond) => format!("q={} (weak)", pvalue(q)),
+                (Some(q), _) => format!("q={}", pvalue(q)),
+                (None, _) => c.meter.as_str().to_string(),
+            };
+            let boots = if m.pairs > 0 {
+                format!("{} pairs", m.pairs)
+            } else {
+                format!("{}+{} boots", m.base.values.len(), m.new.values.len())
+            };
+            format!(
+                "{} {} of {} {}, {}\u{2192}{} {}, {evidence}, {boots}, {span}",
+                signed(m.change_pct, 1 + digits(c.meter)),
+                if b.verdict == Verdict::Regressed {
+                    "regression"
+                } else {
+                    "improvement"
+                },
+                b.name,
+                m.metric.as_str(),
+                figure(Some(m), false, c.meter),
+                figure(Some(m), true, c.meter),
+                unit(c.meter, m.metric)
+            )
+        })
+        .collect()
 }
 
 fn side(s: &SideInfo) -> String {
@@ -108,10 +263,50 @@ pub fn header(c: &Comparison) -> Vec<String> {
                 .into(),
         );
     }
+    lines.extend(family(c));
     for d in &c.differences {
         lines.push(format!("WARNING (--force): {d}"));
     }
     lines
+}
+
+/// Under the time meter: how many tests the p-values were adjusted
+/// across, and how many boots a lone change would need to be flagged when
+/// these could not have been enough.
+fn family(c: &Comparison) -> Option<String> {
+    let tested: Vec<&MetricComparison> = c
+        .benches
+        .iter()
+        .flat_map(|b| &b.metrics)
+        .filter(|m| m.p.is_some())
+        .collect();
+    if tested.len() < 2 {
+        return None;
+    }
+    // Benjamini–Hochberg's first step: the smallest p must clear alpha / m
+    let bar = c.settings.alpha / tested.len() as f64;
+    let mut line = format!(
+        "false alarms controlled across {} tests (Benjamini-Hochberg q < alpha); \
+         a lone change needs p < {bar:.1e}",
+        tested.len()
+    );
+    let (best, needed) = if c.paired {
+        let n = tested.iter().map(|m| m.pairs).max().unwrap_or(0);
+        let k = (n..64).find(|&k| stats::wilcoxon_min_p(k) < bar);
+        (stats::wilcoxon_min_p(n), k.map(|k| format!("{k} pairs")))
+    } else if c.base.runs > 1 && c.new.runs > 1 {
+        let k = (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < bar);
+        (
+            stats::mann_whitney_min_p(c.base.runs, c.new.runs),
+            k.map(|k| format!("{k} boots a side")),
+        )
+    } else {
+        return Some(line);
+    };
+    if let (true, Some(needed)) = (best >= bar, needed) {
+        let _ = write!(line, ", which takes {needed} (fewer benchmarks: --filter)");
+    }
+    Some(line)
 }
 
 /// Digits that the meter's precision supports: icount figures repeat to
@@ -175,8 +370,8 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
             format!("OVERHEAD CHANGE [{interval}]"),
         ]);
     }
-    head.extend(["p".into(), "VERDICT".into()]);
-    let rows = c
+    head.extend(["q".into(), "VERDICT".into()]);
+    let mut rows: Vec<Row> = c
         .benches
         .iter()
         .map(|b| {
@@ -192,17 +387,13 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
                     ]);
                 }
             }
-            let p = b
+            let q = b
                 .metrics
                 .iter()
                 .filter(|m| b.basis.contains(&m.metric))
-                .filter_map(|m| m.p)
+                .filter_map(|m| m.q)
                 .fold(f64::NAN, f64::min);
-            cells.push(if p.is_nan() {
-                String::new()
-            } else {
-                format!("{p:.3}")
-            });
+            cells.push(if q.is_nan() { String::new() } else { pvalue(q) });
             let mut v = b.verdict.as_str().to_string();
             if b.metrics.len() > 1 && !b.basis.is_empty() && b.basis.len() < b.metrics.len() {
                 let basis: Vec<&str> = b.basis.iter().map(|m| m.as_str()).collect();
@@ -232,38 +423,28 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
             }
         })
         .collect();
+    // what a reader acts on first, the rest in the matrix's order
+    rows.sort_by_key(|r| match r.verdict {
+        Verdict::Regressed => 0,
+        Verdict::Improved => 1,
+        _ => 2,
+    });
     (head, rows)
 }
 
-/// At most `max` characters of `text`, cut between words (the JSON keeps
-/// all of it).
-pub(crate) fn words(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    let head = cut.rfind(' ').map_or(cut.as_str(), |i| &cut[..i]);
-    format!("{}…", head.trim_end_matches([',', ':', ';', ' ']))
+/// "N benchmarks: 1 regressed, 40 no-change, …" for these verdicts.
+fn counts(verdicts: &[Verdict]) -> String {
+    let parts: Vec<String> = ORDER
+        .iter()
+        .map(|v| (v, verdicts.iter().filter(|x| *x == v).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect();
+    format!("{} benchmarks: {}", verdicts.len(), parts.join(", "))
 }
 
 fn totals(c: &Comparison) -> String {
-    let order = [
-        Verdict::Regressed,
-        Verdict::Improved,
-        Verdict::WithinNoise,
-        Verdict::NoChange,
-        Verdict::Unstable,
-        Verdict::Inconclusive,
-        Verdict::Unsupported,
-        Verdict::Missing,
-        Verdict::Failed,
-    ];
-    let parts: Vec<String> = order
-        .iter()
-        .filter(|v| c.count(**v) > 0)
-        .map(|v| format!("{} {}", c.count(*v), v.as_str()))
-        .collect();
-    format!("{} benchmarks: {}", c.benches.len(), parts.join(", "))
+    counts(&c.benches.iter().map(|b| b.verdict).collect::<Vec<_>>())
 }
 
 fn table(c: &Comparison, color: bool) -> String {
@@ -287,7 +468,7 @@ fn table(c: &Comparison, color: bool) -> String {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let mut out = header(c).join("\n") + "\n\n";
+    let mut out = headlines(c).join("\n") + "\n\n" + &header(c).join("\n") + "\n\n";
     out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     out.push('\n');
     for r in &rows {
@@ -307,30 +488,136 @@ fn table(c: &Comparison, color: bool) -> String {
     out + "\n" + &totals(c) + "\n"
 }
 
+/// Headlines, what was compared, the flagged rows, and the rest folded
+/// away under `<details>`.
 fn markdown(c: &Comparison) -> String {
     let (head, rows) = rows(c);
     let mut out = String::from("### trig-init compare\n\n");
+    for l in headlines(c) {
+        let _ = writeln!(out, "**{l}**\n");
+    }
     for l in header(c) {
         let _ = writeln!(out, "- {l}");
     }
-    let _ = writeln!(out, "\n| {} |", head.join(" | "));
-    let _ = writeln!(
-        out,
-        "|{}|",
-        head.iter()
-            .enumerate()
-            .map(|(i, _)| if i == 0 { ":--" } else { "--:" })
-            .collect::<Vec<_>>()
-            .join("|")
-    );
-    for r in rows {
-        let mut cells = r.cells;
-        if matches!(r.verdict, Verdict::Regressed | Verdict::Improved) {
-            let v = cells.last_mut().expect("verdict cell");
-            *v = format!("**{v}**");
+    let md_table = |rows: &[Row]| -> String {
+        let mut t = format!("| {} |\n|", head.join(" | "));
+        let align: Vec<&str> = (0..head.len())
+            .map(|i| if i == 0 { ":--" } else { "--:" })
+            .collect();
+        t += &align.join("|");
+        t += "|\n";
+        for r in rows {
+            let mut cells = r.cells.clone();
+            if flagged(r.verdict) {
+                let v = cells.last_mut().expect("verdict cell");
+                *v = format!("**{v}**");
+            }
+            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(t, "| {} |", cells.join(" | "));
         }
-        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
+        t
+    };
+    let split = rows.iter().take_while(|r| flagged(r.verdict)).count();
+    let (hits, rest) = rows.split_at(split);
+    if !hits.is_empty() {
+        out += "\n";
+        out += &md_table(hits);
+    }
+    if !rest.is_empty() {
+        let verdicts: Vec<Verdict> = rest.iter().map(|r| r.verdict).collect();
+        let _ = write!(
+            out,
+            "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
+            counts(&verdicts).replacen("benchmarks", "other benchmarks", 1),
+            md_table(rest)
+        );
     }
     out + "\n" + &totals(c) + "\n"
+}
+
+/// Plain text for a mailing list, within [`MAIL_WIDTH`] columns:
+/// headlines, an aligned table of the flagged benchmarks' figures, the
+/// counts, and what was compared.
+fn email(c: &Comparison) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let para = |out: &mut Vec<String>, text: &str| out.extend(wrap(text, MAIL_WIDTH, 2));
+    for l in headlines(c) {
+        para(&mut out, &l);
+    }
+    out.push(String::new());
+    let hits: Vec<&BenchComparison> = c.benches.iter().filter(|b| flagged(b.verdict)).collect();
+    if !hits.is_empty() {
+        out.extend(flagged_table(c, &hits));
+        out.push(String::new());
+    }
+    para(&mut out, &totals(c));
+    for l in header(c) {
+        para(&mut out, &l);
+    }
+    out.join("\n") + "\n"
+}
+
+/// The figures behind each flagged benchmark, one row a metric it rests
+/// on, grouped regressions then improvements: columns narrow enough for
+/// mail (the matrix's longest name is 26 characters).
+fn flagged_table(c: &Comparison, hits: &[&BenchComparison]) -> Vec<String> {
+    let tested = c.meter == Meter::Time;
+    let mut head = vec!["BENCHMARK", "METRIC", "BASE", "NEW", "CHANGE"];
+    if tested {
+        head.push("q");
+    }
+    let mut groups: Vec<(Verdict, Vec<Vec<String>>)> = Vec::new();
+    for v in [Verdict::Regressed, Verdict::Improved] {
+        let rows: Vec<Vec<String>> = hits
+            .iter()
+            .filter(|b| b.verdict == v)
+            .flat_map(|b| {
+                b.metrics
+                    .iter()
+                    .filter(|m| b.basis.contains(&m.metric))
+                    .map(|m| {
+                        let mut row = vec![
+                            b.name.clone(),
+                            m.metric.as_str().to_string(),
+                            figure(Some(m), false, c.meter),
+                            figure(Some(m), true, c.meter),
+                            signed(m.change_pct, 1 + digits(c.meter)),
+                        ];
+                        if tested {
+                            row.push(m.q.map_or(String::new(), pvalue));
+                        }
+                        row
+                    })
+            })
+            .collect();
+        if !rows.is_empty() {
+            groups.push((v, rows));
+        }
+    }
+    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for row in groups.iter().flat_map(|(_, rows)| rows) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, &w))| match i {
+                0 | 1 => format!("{cell:<w$}"),
+                _ => format!("{cell:>w$}"),
+            })
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let mut out = vec![line(
+        &head.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    )];
+    for (v, rows) in groups {
+        out.push(format!("{}:", v.as_str()));
+        out.extend(rows.iter().map(|r| line(r)));
+    }
+    out
 }
