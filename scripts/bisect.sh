@@ -20,7 +20,10 @@
 # current commit incrementally, boots GOOD and it interleaved (A B A B
 # ...), compares them paired by round, and calls the commit bad when its
 # change on BAD's regressed benchmarks is typically more than half of BAD's.
-# Exit: 0 good, 1 bad, 125 skip (does not build or boot), 255 stop.
+# GOOD's image and BAD's signature are kept in the state directory for
+# the range `git bisect start` was given; another range starts afresh.
+# Exit: 0 good, 1 bad, 125 skip (does not build or boot), 255 stop; an
+# internal error is 125 or 255, never 1.
 # No `set -u` or `-e`: git bisect run reads exit 1 as "bad", so a script
 # error must never end the script; every exit below is deliberate.
 set -o pipefail
@@ -73,9 +76,9 @@ judge() {
     echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
     return 125
   fi
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} -o "$out/compare.txt" >&2
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} --color never \
+    -o "$out/compare.txt" --export-json "$out/compare.json" >&2
   [ $? -le 1 ] || return 125
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} --format json >"$out/compare.json"
   return 0
 }
 
@@ -94,12 +97,16 @@ PY
 # A step is bad when, over BAD's regressed benchmarks, its change is
 # typically more than half of BAD's: a classification against the known
 # effect, steadier than a fresh significance test at every step.
+# Exit 0 good, 1 bad, 125 when this step's comparison cannot be read.
 classify() {
   python3 - "$state/bad-signature.json" "$1" <<'PY'
 import json, statistics, sys
-sig = json.load(open(sys.argv[1]))
-c = json.load(open(sys.argv[2]))
-now = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"] for m in b["metrics"]}
+try:
+    sig = json.load(open(sys.argv[1]))
+    c = json.load(open(sys.argv[2]))
+    now = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"] for m in b["metrics"]}
+except Exception as e:
+    print(f"unreadable comparison: {e}"); sys.exit(125)
 parts = [(k, now[k] / v) for k, v in sig.items() if k in now and v]
 if not parts:
     print("no benchmark of BAD's regression measured"); sys.exit(125)
@@ -109,11 +116,21 @@ sys.exit(1 if frac > 0.5 else 0)
 PY
 }
 
+# The range this bisect started from: the good and bad commits that
+# `git bisect log` lists before its first `git bisect start` (the refs
+# under refs/bisect move as steps are judged). State from another range
+# is not reused.
+range=$(git bisect log 2>/dev/null | sed -n '/^git bisect start/q; s/^# \(good\|bad\): \[\([0-9a-f]*\)\].*/\1 \2/p')
+good=$(awk '$1 == "good" { print $2; exit }' <<<"$range")
+bad=$(awk '$1 == "bad" { print $2; exit }' <<<"$range")
+[ -n "$good" ] && [ -n "$bad" ] || { echo "bisect.sh: run me from 'git bisect run' after 'git bisect start BAD GOOD'" >&2; exit 255; }
+key="good $good bad $bad"
+if [ "$(cat "$state/range" 2>/dev/null)" != "$key" ]; then
+  rm -f "$state/good.img" "$state/bad.img" "$state/bad-signature.json"
+fi
+
 if [ ! -f "$state/good.img" ]; then
   head=$(git rev-parse HEAD)
-  good=$(git for-each-ref --format='%(objectname)' 'refs/bisect/good-*' | head -n 1)
-  bad=$(git rev-parse --verify -q refs/bisect/bad) || true
-  [ -n "$good" ] && [ -n "$bad" ] || { echo "bisect.sh: run me from 'git bisect run' after 'git bisect start BAD GOOD'" >&2; exit 255; }
   trap 'git checkout -q --detach "$head"' EXIT
   t0=$(now)
   for which in good bad; do
@@ -125,13 +142,15 @@ if [ ! -f "$state/good.img" ]; then
   trap - EXIT
   t1=$(now)
   judge "$state/bad.img" bad-check || { echo "bisect.sh: BAD does not boot or report" >&2; exit 255; }
-  signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json"
+  signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json" ||
+    { echo "bisect.sh: cannot read BAD's comparison ($state/runs/bad-check/compare.json)" >&2; exit 255; }
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
     echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
     rm -f "$state/good.img"
     exit 255
   fi
+  echo "$key" >"$state/range"
 fi
 
 commit=$(git rev-parse HEAD)
@@ -149,6 +168,11 @@ why="did not boot"
 if [ $verdict -eq 0 ]; then
   why=$(classify "$state/runs/${commit:0:12}/compare.json")
   verdict=$?
+  # anything else (no python3, a crash) is this script's fault: stop
+  case $verdict in
+    0|1|125) ;;
+    *) echo "bisect.sh: internal error classifying ${commit:0:12} (exit $verdict): $why" >&2; exit 255 ;;
+  esac
 fi
 word=$([ $verdict -eq 0 ] && echo good || { [ $verdict -eq 1 ] && echo bad || echo skip; })
 echo "step ${commit:0:12}: build $((t1 - t0)) s, boots and compare $(( $(now) - t1 )) s: $why -> $word" >>"$log"
