@@ -285,9 +285,11 @@ fn family(c: &Comparison) -> Option<String> {
     }
     // Benjamini–Hochberg's first step: the smallest p must clear alpha / m
     let bar = c.settings.alpha / tested.len() as f64;
+    // two significant digits
+    let d = (1.0 - bar.log10()).ceil().max(3.0) as usize;
     let mut line = format!(
         "false alarms controlled across {} tests (Benjamini-Hochberg q < alpha); \
-         a lone change needs p < {bar:.1e}",
+         a lone change needs p < {bar:.d$}",
         tested.len()
     );
     let (best, needed) = if c.paired {

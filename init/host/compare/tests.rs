@@ -461,6 +461,11 @@ fn icount_decides_with_one_boot_a_side() {
     );
     assert!(text.contains("meter icount"), "{text}");
     assert!(!text.contains("ns/ev"), "{text}");
+    // no p under icount: the headline names the meter instead
+    assert!(
+        text.starts_with("\u{2212}0.900% regression of trig-kprobe rate, 0.80000\u{2192}0.79280 M/Ginsn, icount, 1+1 boots, "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -557,4 +562,144 @@ fn reasons_are_cut_between_words() {
         .unwrap();
     assert!(line.ends_with('…') && !line.contains("attac…"), "{line}");
     assert!(!line.contains("attach:…"), "{line}");
+}
+
+/// A regressed comparison whose sides name their commits.
+fn regressed_between_commits() -> Comparison {
+    let mut base = set(&as_slices(&boots(5, 1.0, 0.0)), None);
+    let mut new = set(&as_slices(&boots(5, 0.9, 0.0)), None);
+    base.kernel.commit = Some("2f22765d1234abcd".into());
+    new.kernel.commit = Some("6b1f5330abcd1234".into());
+    compare(&side(base), &side(new), &Settings::default()).unwrap()
+}
+
+#[test]
+fn markdown_of_a_regression_opens_with_its_headline() {
+    let c = regressed_between_commits();
+    let md = render(&c, Format::Markdown);
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines[..2], ["### trig-init compare", ""], "{md}");
+    assert!(
+        lines[2].starts_with("**\u{2212}10.")
+            && lines[2].contains("% regression of trig-kprobe rate, 0.800\u{2192}0.720 M/s, q=")
+            && lines[2].ends_with(", 5+5 boots, 2f22765d\u{2192}6b1f5330**"),
+        "{md}"
+    );
+    // the flagged row before the fold, the rest inside it
+    let (row, fold) = (
+        md.find("| trig-kprobe |").unwrap(),
+        md.find("<details>").unwrap(),
+    );
+    assert!(
+        row < fold && md.find("| trig-base |").unwrap() > fold,
+        "{md}"
+    );
+    assert!(
+        md.contains("<summary>2 other benchmarks: 1 no-change, 1 unsupported</summary>"),
+        "{md}"
+    );
+    // the table opens with it too, and lists the flagged row first
+    let t = render(&c, Format::Table { color: false });
+    assert!(t.starts_with("\u{2212}10."), "{t}");
+    let first_row = t.lines().find(|l| l.starts_with("trig-")).unwrap();
+    assert!(first_row.starts_with("trig-kprobe "), "{t}");
+}
+
+#[test]
+fn email_is_plain_text_within_72_columns() {
+    let c = regressed_between_commits();
+    let mail = render(&c, Format::parse("email", true).unwrap());
+    assert!(mail.lines().all(|l| l.chars().count() <= 72), "{mail}");
+    assert!(!mail.contains('\x1b') && !mail.contains("**") && !mail.contains('|'));
+    assert!(mail.starts_with("\u{2212}10."), "{mail}");
+    let rows: Vec<&str> = mail
+        .lines()
+        .skip_while(|l| *l != "regressed:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 2, "{mail}");
+    assert!(rows[0].starts_with("trig-kprobe  rate"), "{mail}");
+    assert!(mail.contains("\n3 benchmarks: 1 regressed, 1 no-change, 1 unsupported\nBASE:"));
+}
+
+#[test]
+fn json_carries_version_units_and_counts() {
+    let c = regressed_between_commits();
+    let v: serde_json::Value = serde_json::from_str(&render(&c, Format::Json)).unwrap();
+    assert_eq!(v["schema_version"], render::JSON_SCHEMA_VERSION);
+    assert_eq!(v["units"]["rate"], "M/s");
+    assert_eq!(v["units"]["cost"], "ns/event");
+    assert_eq!(v["counts"]["regressed"], 1);
+    assert_eq!(v["counts"]["no-change"], 1);
+    assert_eq!(v["counts"]["failed"], 0);
+    // the raw p is kept beside the q decided on
+    let rate = &v["benches"][1]["metrics"][0];
+    assert!(rate["q"].as_f64().unwrap() >= rate["p"].as_f64().unwrap());
+}
+
+fn normal(rng: &mut fastrand::Rng) -> f64 {
+    // Box-Muller
+    let (u, v) = (1.0 - rng.f64(), rng.f64());
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// One side of an A/A compare: 45 benchmarks, each boot's rate and cost
+/// drawn around the same truth with 5% noise, as TCG's quieter hours.
+fn noisy_matrix(rng: &mut fastrand::Rng, boots: usize) -> RunSet {
+    let names: Vec<String> = (0..45).map(|i| format!("bench-{i:02}")).collect();
+    let rates: Vec<Vec<(&str, f64)>> = (0..boots)
+        .map(|_| {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), (1.0 + i as f64) * (1.0 + 0.05 * normal(rng))))
+                .collect()
+        })
+        .collect();
+    let mut s = set(&rates.iter().map(Vec::as_slice).collect::<Vec<_>>(), None);
+    for run in &mut s.runs {
+        for r in &mut run.report.as_mut().unwrap().results {
+            r.overhead_ns = Some(Overhead {
+                baseline: "bench-base".into(),
+                ns_per_event: 100.0 * (1.0 + 0.05 * normal(rng)),
+            });
+        }
+    }
+    s
+}
+
+#[test]
+fn twenty_a_a_compares_flag_at_most_one_benchmark() {
+    let mut rng = fastrand::Rng::with_seed(16);
+    let (mut flagged, mut unadjusted, mut tests) = (0, 0, 0);
+    let l = Limits::of(Meter::Time, &Settings::default());
+    for round in 0..20 {
+        let base = side(noisy_matrix(&mut rng, 6));
+        let new = side(noisy_matrix(&mut rng, 6));
+        let c = compare(&base, &new, &Settings::default()).unwrap();
+        if round == 0 {
+            // 2 / C(12, 6) is above 0.05 / 90: the header says what would do
+            let h = render::header(&c).join("\n");
+            assert!(h.contains("across 90 tests"), "{h}");
+            assert!(h.contains("p < 0.00056, which takes 8 boots a side"), "{h}");
+        }
+        flagged += c.count(Verdict::Regressed) + c.count(Verdict::Improved);
+        tests += c.benches.iter().flat_map(|b| &b.metrics).count();
+        // what the raw p would have flagged
+        unadjusted += c
+            .benches
+            .iter()
+            .filter(|b| {
+                b.metrics.iter().any(|m| {
+                    let v = verdict(m.change_pct, m.ci_pct, m.p, m.noise_cv, m.better, l, 0.05);
+                    matches!(v, Verdict::Regressed | Verdict::Improved)
+                })
+            })
+            .count();
+    }
+    eprintln!("A/A: {tests} tests, {flagged} flagged on q, {unadjusted} on the raw p");
+    assert_eq!(tests, 20 * 90);
+    assert!(flagged <= 1, "{flagged}");
+    assert!(unadjusted > flagged, "{unadjusted}");
 }
