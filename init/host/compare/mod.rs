@@ -3,9 +3,10 @@
 //!
 //! One figure per boot and metric (the mean of its measured seconds, or
 //! its per-event overhead); across boots the median; the change of the
-//! median with a bootstrap interval; a rank test for significance. Boots
-//! that `ab` interleaved are paired by round, which cancels slow drift of
-//! the host.
+//! median with a bootstrap interval; a rank test for significance, its p
+//! adjusted across every test of the comparison (Benjamini–Hochberg).
+//! Boots that `ab` interleaved are paired by round, which cancels slow
+//! drift of the host.
 
 pub mod input;
 pub mod render;

@@ -394,7 +394,7 @@ mod fuzz {
             for session in [None, Some("s")] {
                 let (b, n) = (side(set(&as_slices(b), session)), side(set(&as_slices(n), session)));
                 if let Ok(c) = compare(&b, &n, &Settings::default()) {
-                    for f in [Format::Table { color: true }, Format::Markdown, Format::Json] {
+                    for f in [Format::Table { color: true }, Format::Markdown, Format::Email, Format::Json] {
                         let _ = render(&c, f);
                     }
                 }
