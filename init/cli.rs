@@ -207,8 +207,9 @@ pub struct CompareCmd {
     /// rate, overhead or both (default both)
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// table, markdown, json or bmf (Bencher Metric Format: NEW's
-    /// figures, for `bencher run --adapter json`); default table
+    /// table, markdown, email (plain text in 72 columns for a mailing
+    /// list), json or bmf (Bencher Metric Format: NEW's figures, for
+    /// `bencher run --adapter json`); default table
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,
     /// colour the table: auto (on a terminal, unless NO_COLOR is set),
