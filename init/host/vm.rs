@@ -70,11 +70,10 @@ impl MeterChoice {
 }
 
 /// Kernel arguments under icount. The kernel mixes its command line into
-/// its RNG, so a boot with `trig.inject=` drew other user-space addresses
-/// than one without, and the uprobe benchmarks (whose kernel path reads and
-/// writes the user stack) moved by up to 4.6% with it; fixed user-space
-/// addresses and syscall stack offsets keep a command line's length and
-/// text out of the counts.
+/// its RNG, so without them a boot with `trig.inject=` would draw other
+/// user-space addresses and syscall stack offsets than one without; fixed
+/// ones keep the command line's text out of the producers' layout (its
+/// length is kept out by padding it, `qemu::ICOUNT_CMDLINE_LEN`).
 const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
 
 /// Guest CPUs when not given: one under icount (one vCPU makes boots
