@@ -365,7 +365,17 @@ impl Side {
             sig.insert(("accelerator", s.vm.accel.clone()));
             sig.insert(("CPUs", s.vm.cpus.to_string()));
         }
+        let icount = self.sets.iter().any(|s| s.vm.meter == Meter::Icount);
         for r in self.runs().filter_map(|r| r.report.as_ref()) {
+            if icount {
+                // the counts include the producers' own code and layout:
+                // another build of trig-init moved rename-base by 0.3% and
+                // the uprobe family by 3% on one kernel
+                sig.insert((
+                    "trig-init build (icount counts its code too)",
+                    format!("{} {}", r.tool.version, r.tool.git_rev),
+                ));
+            }
             let p = &r.params;
             sig.insert((
                 "parameters",

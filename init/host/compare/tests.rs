@@ -732,3 +732,12 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
     assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
 }
+
+#[test]
+fn icount_refuses_another_build_of_trig_init() {
+    let base = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
+    let mut new = base.clone();
+    new.runs[0].report.as_mut().unwrap().tool.git_rev = "0123abc".into();
+    let e = compare(&side(base), &side(new), &Settings::default()).unwrap_err();
+    assert!(e.contains("trig-init build"), "{e}");
+}
