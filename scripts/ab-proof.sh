@@ -56,7 +56,7 @@ if [ -z "$results" ]; then
   start=$(date +%s)
   "$trig" ab "${ks[@]}" "${appends[@]}" --meter "$meter" --runs "$runs" --out "$results" -q -- \
     "${run_opts[@]}" >"$results/ab.txt" || true
-  echo "ab-proof: ${#ks[@]} boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
+  echo "ab-proof: $(( ${#ks[@]} / 2 )) boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
 fi
 k() { ls "$results"/*-k"$1".json; }
 last=$(ls "$results"/*-k*.json | sed 's/.*-k\([0-9]*\)\.json/\1/' | sort -n | tail -n 1)
