@@ -76,6 +76,22 @@ impl MeterChoice {
 /// length is kept out by padding it, `qemu::ICOUNT_CMDLINE_LEN`).
 const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
 
+/// Seconds a boot may take before QEMU is killed, when not given: the
+/// guest's own watchdog plus two minutes under the time meter. Under icount
+/// the guest's clock counts instructions, and a guest second took 5 to 10
+/// wall seconds here (TCG, a loaded 2-core host): allow 20 for each
+/// measured guest second, and 10 wall seconds a benchmark for loading and
+/// attaching, plus five minutes of boot.
+pub fn boot_timeout(meter: Meter, run: &RunOptions, points: usize) -> u64 {
+    match meter {
+        Meter::Time => u64::from(run.watchdog_secs(points)) + 120,
+        Meter::Icount => {
+            let measured = (run.warmup + run.duration) * points as f64;
+            (20.0 * measured + 10.0 * points as f64 + 300.0).min(u32::MAX as f64) as u64
+        }
+    }
+}
+
 /// Guest CPUs when not given: one under icount (one vCPU makes boots
 /// agree 10 to 100 times more closely, and there is nothing to scale:
 /// vCPUs take turns), two otherwise.
@@ -516,10 +532,6 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         )));
     }
     let stem = timestamp();
-    let timeout = Duration::from_secs(
-        opts.timeout
-            .unwrap_or(u64::from(opts.run.watchdog_secs(points)) + 120),
-    );
     if opts.kernel_appends.len() > kernels.len() {
         return Err(usage(format!(
             "{} --kernel-append for {} kernels",
@@ -547,7 +559,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             Accel::Tcg
         }
     };
-    let vm_of = |accel: Accel| -> Result<(Meter, usize, Vec<String>), (u8, String)> {
+    let vm_of = |accel: Accel| -> Result<(Meter, usize, Vec<String>, Duration), (u8, String)> {
         let meter = opts.meter.resolve(accel);
         if let Some(why) = meter_conflict(meter, &opts.run) {
             return Err(usage(why));
@@ -561,9 +573,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         if meter == Meter::Icount {
             args.extend(ICOUNT_KERNEL_ARGS.map(String::from));
         }
-        Ok((meter, cpus, args))
+        let timeout = opts
+            .timeout
+            .unwrap_or_else(|| boot_timeout(meter, &run, points));
+        Ok((meter, cpus, args, Duration::from_secs(timeout)))
     };
-    let (mut meter, mut cpus, run_args) = vm_of(accel)?;
+    let (mut meter, mut cpus, run_args, mut timeout) = vm_of(accel)?;
     let mut targets: Vec<Target> = kernels
         .into_iter()
         .enumerate()
@@ -663,7 +678,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     .to_string();
                 accel = Accel::Tcg;
                 let args;
-                (meter, cpus, args) = vm_of(accel)?;
+                (meter, cpus, args, timeout) = vm_of(accel)?;
                 // the command lines were written for the timed defaults
                 let (from, to) = (run_args.join(" "), args.join(" "));
                 target.set.vm.append = target.set.vm.append.replace(&from, &to);
@@ -835,6 +850,27 @@ mod tests {
         // not always A first
         assert!(s.chunks(3).any(|c| c[0].1 != 0));
         assert!(Order::parse("sideways", 1).is_err());
+    }
+
+    #[test]
+    fn icount_boots_get_wall_time_for_their_guest_seconds() {
+        let quick = RunOptions {
+            warmup: ICOUNT_WARMUP,
+            duration: ICOUNT_DURATION,
+            ..RunOptions::default()
+        };
+        // the whole matrix at the defaults took 2 to 4 minutes here
+        let t = boot_timeout(Meter::Icount, &quick, 59);
+        assert!((900..3600).contains(&t), "{t}");
+        // five measured guest seconds a benchmark: about ten wall minutes
+        // a benchmark at 10 wall seconds a guest second
+        let long = boot_timeout(Meter::Icount, &RunOptions::default(), 59);
+        assert!(long > 59 * 6 * 10, "{long}");
+        let timed = boot_timeout(Meter::Time, &RunOptions::default(), 59);
+        assert_eq!(
+            timed,
+            u64::from(RunOptions::default().watchdog_secs(59)) + 120
+        );
     }
 
     #[test]
