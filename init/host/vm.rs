@@ -76,6 +76,15 @@ impl MeterChoice {
 /// length is kept out by padding it, `qemu::ICOUNT_CMDLINE_LEN`).
 const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
 
+/// How the guests of one command boot under the accelerator at hand.
+struct Guest {
+    meter: Meter,
+    cpus: usize,
+    /// The run options as kernel arguments.
+    args: Vec<String>,
+    timeout: Duration,
+}
+
 /// Seconds a boot may take before QEMU is killed, when not given: the
 /// guest's own watchdog plus two minutes under the time meter. Under icount
 /// the guest's clock counts instructions, and a guest second took 5 to 10
@@ -559,7 +568,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             Accel::Tcg
         }
     };
-    let vm_of = |accel: Accel| -> Result<(Meter, usize, Vec<String>, Duration), (u8, String)> {
+    let vm_of = |accel: Accel| -> Result<Guest, (u8, String)> {
         let meter = opts.meter.resolve(accel);
         if let Some(why) = meter_conflict(meter, &opts.run) {
             return Err(usage(why));
@@ -576,9 +585,19 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         let timeout = opts
             .timeout
             .unwrap_or_else(|| boot_timeout(meter, &run, points));
-        Ok((meter, cpus, args, Duration::from_secs(timeout)))
+        Ok(Guest {
+            meter,
+            cpus,
+            args,
+            timeout: Duration::from_secs(timeout),
+        })
     };
-    let (mut meter, mut cpus, run_args, mut timeout) = vm_of(accel)?;
+    let Guest {
+        mut meter,
+        mut cpus,
+        args: run_args,
+        mut timeout,
+    } = vm_of(accel)?;
     let mut targets: Vec<Target> = kernels
         .into_iter()
         .enumerate()
@@ -678,7 +697,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     .to_string();
                 accel = Accel::Tcg;
                 let args;
-                (meter, cpus, args, timeout) = vm_of(accel)?;
+                Guest {
+                    meter,
+                    cpus,
+                    args,
+                    timeout,
+                } = vm_of(accel)?;
                 // the command lines were written for the timed defaults
                 let (from, to) = (run_args.join(" "), args.join(" "));
                 target.set.vm.append = target.set.vm.append.replace(&from, &to);

@@ -710,6 +710,17 @@ fn spread(xs: &[f64]) -> f64 {
     (hi - lo) / stats::median(xs).abs()
 }
 
+/// One metric's figures on both sides and their statistics: what a test
+/// is run on.
+#[derive(Clone, Copy)]
+struct Figures<'r, 'a> {
+    metric: Metric,
+    base: &'r Observed<'a>,
+    new: &'r Observed<'a>,
+    bs: &'r SideStats,
+    ns: &'r SideStats,
+}
+
 /// What a metric's test found.
 struct Evidence {
     change_pct: f64,
@@ -748,9 +759,24 @@ impl Judge<'_> {
                 boots_needed: None,
             }
         } else if self.meter == Meter::Icount {
-            self.counted(metric, base, new, &bs, &ns)
+            self.counted(Figures {
+                metric,
+                base,
+                new,
+                bs: &bs,
+                ns: &ns,
+            })
         } else {
-            self.tested(metric, base, new, &bs, &ns, seed)
+            self.tested(
+                Figures {
+                    metric,
+                    base,
+                    new,
+                    bs: &bs,
+                    ns: &ns,
+                },
+                seed,
+            )
         };
         let mut m = MetricComparison {
             metric,
@@ -776,30 +802,23 @@ impl Judge<'_> {
     /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
     /// so one boot a side decides: the change against the threshold, with
     /// an interval of the A/A bound or the spread seen, whichever is wider.
-    fn counted(
-        &self,
-        metric: Metric,
-        base: &Observed,
-        new: &Observed,
-        bs: &SideStats,
-        ns: &SideStats,
-    ) -> Evidence {
-        let ratios = paired_ratios(metric, base, new);
+    fn counted(&self, f: Figures) -> Evidence {
+        let ratios = paired_ratios(f.metric, f.base, f.new);
         let paired = ratios.len() >= 2 && !self.s.unpaired;
         let change_pct = if paired {
             pct(stats::median(&ratios))
         } else {
-            pct(ns.median / bs.median)
+            pct(f.ns.median / f.bs.median)
         };
         // the rate's samples within a boot show a guest that is not
         // deterministic (a calibration or a timer landing in one boot)
-        let samples = seconds(base)
+        let samples = seconds(f.base)
             .iter()
-            .chain(&seconds(new))
+            .chain(&seconds(f.new))
             .map(|x| stats::cv(x))
             .filter(|c| c.is_finite())
             .fold(0.0, f64::max);
-        let noise_cv = spread(&bs.values).max(spread(&ns.values)).max(samples);
+        let noise_cv = spread(&f.bs.values).max(spread(&f.ns.values)).max(samples);
         let half = (ICOUNT_AA_PCT / 100.0).max(noise_cv) * 100.0;
         Evidence {
             change_pct,
@@ -814,17 +833,9 @@ impl Judge<'_> {
 
     /// Under the time meter: a rank test across boots (paired when
     /// interleaved), else Welch on the seconds of single boots.
-    fn tested(
-        &self,
-        metric: Metric,
-        base: &Observed,
-        new: &Observed,
-        bs: &SideStats,
-        ns: &SideStats,
-        seed: u64,
-    ) -> Evidence {
-        let (alpha, n) = (self.s.alpha, (bs.values.len(), ns.values.len()));
-        let ratios = paired_ratios(metric, base, new);
+    fn tested(&self, f: Figures, seed: u64) -> Evidence {
+        let (alpha, n) = (self.s.alpha, (f.bs.values.len(), f.ns.values.len()));
+        let ratios = paired_ratios(f.metric, f.base, f.new);
         if ratios.len() >= 2 && !self.s.unpaired {
             let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
             let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), alpha, seed);
@@ -840,22 +851,22 @@ impl Judge<'_> {
                     .flatten(),
             };
         }
-        let change_pct = pct(ns.median / bs.median);
+        let change_pct = pct(f.ns.median / f.bs.median);
         if n.0 >= 2 && n.1 >= 2 {
             return Evidence {
                 change_pct,
-                ci: ratio_ci(&bs.values, &ns.values, stats::median, alpha, seed),
+                ci: ratio_ci(&f.bs.values, &f.ns.values, stats::median, alpha, seed),
                 test: TestKind::MannWhitney,
-                p: Some(stats::mann_whitney(&bs.values, &ns.values).p),
+                p: Some(stats::mann_whitney(&f.bs.values, &f.ns.values).p),
                 pairs: 0,
-                noise_cv: bs.cv.max(ns.cv),
+                noise_cv: f.bs.cv.max(f.ns.cv),
                 boots_needed: (stats::mann_whitney_min_p(n.0, n.1) >= alpha)
                     .then(|| (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha))
                     .flatten(),
             };
         }
-        if metric == Metric::Rate && n == (1, 1) {
-            let (bsec, nsec) = (seconds(base).concat(), seconds(new).concat());
+        if f.metric == Metric::Rate && n == (1, 1) {
+            let (bsec, nsec) = (seconds(f.base).concat(), seconds(f.new).concat());
             return Evidence {
                 change_pct,
                 ci: ratio_ci(&bsec, &nsec, stats::mean, alpha, seed),
@@ -874,7 +885,7 @@ impl Judge<'_> {
             test: TestKind::None,
             p: None,
             pairs: 0,
-            noise_cv: bs.cv.max(ns.cv),
+            noise_cv: f.bs.cv.max(f.ns.cv),
             boots_needed: (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha),
         }
     }
