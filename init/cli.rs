@@ -90,8 +90,9 @@ macro_rules! vm_commands {
         pub struct VmCmd { $($body)* }
 
         /// Boot two or more kernels interleaved (A B A B ...), --runs times
-        /// each, and compare each with the first, paired by round:
-        /// `trig-init ab -k A -k B --runs 6 [-- run options]`. Exit as vm,
+        /// each, and compare each with the first, paired by round: `trig-init
+        /// ab -k A -k B [-- run options]` (under the icount meter one boot
+        /// a kernel decides; under the time meter use --runs 6). Exit as vm,
         /// or 1 when a kernel regressed against the first; run `compare` on
         /// the results files for other compare settings.
         #[derive(FromArgs, Debug)]
