@@ -42,8 +42,7 @@ pub fn summary(set: &RunSet) -> String {
             "note: TCG emulation; compare ratios and kernels, not absolute rates"
         );
     }
-    // icount figures repeat to 1e-4: show the digits that carry
-    let d = if meter == Meter::Icount { 2 } else { 0 };
+    let d = meter.extra_digits();
     let _ = writeln!(
         out,
         "{:<30} {:>4} {:>20} {:>12}  STATUS",

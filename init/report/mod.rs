@@ -293,6 +293,15 @@ impl Meter {
         }
     }
 
+    /// Digits to show beyond the time meter's: icount figures repeat to
+    /// 1e-4 or better, so two more carry information.
+    pub fn extra_digits(self) -> usize {
+        match self {
+            Meter::Time => 0,
+            Meter::Icount => 2,
+        }
+    }
+
     /// The unit of a per-event cost over the baseline.
     pub fn cost_unit(self) -> &'static str {
         match self {

@@ -172,7 +172,7 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             };
             format!(
                 "{} {} of {} {}, {}\u{2192}{} {}, {evidence}, {boots}, {span}",
-                signed(m.change_pct, 1 + digits(c.meter)),
+                signed(m.change_pct, 1 + c.meter.extra_digits()),
                 if b.verdict == Verdict::Regressed {
                     "regression"
                 } else {
@@ -311,19 +311,10 @@ fn family(c: &Comparison) -> Option<String> {
     Some(line)
 }
 
-/// Digits that the meter's precision supports: icount figures repeat to
-/// 1e-4, so two more.
-fn digits(meter: Meter) -> usize {
-    match meter {
-        Meter::Time => 0,
-        Meter::Icount => 2,
-    }
-}
-
 fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
     m.map_or(String::new(), |m| {
         let s = if new { &m.new } else { &m.base };
-        let d = digits(meter);
+        let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
             Metric::Overhead => format!("{:.*}", 1 + d, s.median),
@@ -332,7 +323,7 @@ fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
 }
 
 fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
-    let d = 1 + digits(meter);
+    let d = 1 + meter.extra_digits();
     match m {
         None => String::new(),
         Some(m) if m.change_pct.is_nan() => "-".into(),
@@ -583,7 +574,7 @@ fn flagged_table(c: &Comparison, hits: &[&BenchComparison]) -> Vec<String> {
                             m.metric.as_str().to_string(),
                             figure(Some(m), false, c.meter),
                             figure(Some(m), true, c.meter),
-                            signed(m.change_pct, 1 + digits(c.meter)),
+                            signed(m.change_pct, 1 + c.meter.extra_digits()),
                         ];
                         if tested {
                             row.push(m.q.map_or(String::new(), pvalue));
