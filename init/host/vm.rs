@@ -101,9 +101,8 @@ pub fn boot_timeout(meter: Meter, run: &RunOptions, points: usize) -> u64 {
     }
 }
 
-/// Guest CPUs when not given: one under icount (one vCPU makes boots
-/// agree 10 to 100 times more closely, and there is nothing to scale:
-/// vCPUs take turns), two otherwise.
+/// Guest CPUs when not given: one under icount (cheaper to emulate, and
+/// nothing to scale there: vCPUs take turns), two otherwise.
 pub fn default_cpus(meter: Meter) -> usize {
     match meter {
         Meter::Icount => 1,
@@ -595,20 +594,25 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
     let Guest {
         mut meter,
         mut cpus,
-        args: run_args,
+        args: mut run_args,
         mut timeout,
     } = vm_of(accel)?;
+    // the i-th kernel's command line; rebuilt at every boot, since a KVM
+    // that fails its first boot leaves TCG, and maybe other run defaults
+    let cmdline_of = |i: usize, run_args: &[String]| {
+        let extra = opts.kernel_appends.get(i).map_or("", String::as_str);
+        qemu::kernel_cmdline(
+            opts.arch,
+            run_args,
+            opts.kaslr,
+            format!("{} {extra}", opts.append).trim(),
+        )
+    };
     let mut targets: Vec<Target> = kernels
         .into_iter()
         .enumerate()
         .map(|(i, kernel)| {
-            let extra = opts.kernel_appends.get(i).map_or("", String::as_str);
-            let cmdline = qemu::kernel_cmdline(
-                opts.arch,
-                &run_args,
-                opts.kaslr,
-                format!("{} {extra}", opts.append).trim(),
-            );
+            let cmdline = cmdline_of(i, &run_args);
             Target {
                 set: RunSet {
                     schema_version: SCHEMA_VERSION,
@@ -649,18 +653,11 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         .map_err(|e| (exit::INFRA, format!("{}: {e}", initrd.display())))?;
     interrupt::install().map_err(|e| (exit::INFRA, e))?;
     let mut interrupted = None;
-    // a KVM that fails its first boot leaves TCG, and maybe other defaults
-    let mut retimed: Option<(String, String)> = None;
     let many = targets.len() > 1;
     let schedule = opts.order.schedule(targets.len(), opts.runs);
     for (n, &(round, k)) in schedule.iter().enumerate() {
         if interrupted.is_some() {
             break;
-        }
-        if let Some((from, to)) = &retimed {
-            for t in targets.iter_mut() {
-                t.set.vm.append = t.set.vm.append.replace(from, to);
-            }
         }
         let target = &mut targets[k];
         let index = target.set.runs.len() + 1;
@@ -670,6 +667,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             format!("{index}/{}", opts.runs)
         };
         let b = loop {
+            target.set.vm.append = cmdline_of(k, &run_args);
             let vm = qemu::Vm {
                 kernel: &target.kernel,
                 initrd: initrd.path(),
@@ -696,17 +694,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                     .unwrap_or("the guest never reached /init")
                     .to_string();
                 accel = Accel::Tcg;
-                let args;
                 Guest {
                     meter,
                     cpus,
-                    args,
+                    args: run_args,
                     timeout,
                 } = vm_of(accel)?;
-                // the command lines were written for the timed defaults
-                let (from, to) = (run_args.join(" "), args.join(" "));
-                target.set.vm.append = target.set.vm.append.replace(&from, &to);
-                retimed = Some((from, to));
                 eprintln!(
                     "trig-init: KVM is present but unusable ({why}); falling back to TCG, meter {}",
                     meter.as_str()
