@@ -108,7 +108,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, quiet, json, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -168,6 +168,11 @@ vm_commands! {
     /// to the first -k, and so on (e.g. trig.inject=... on one side)
     #[argh(option)]
     pub kernel_append: Vec<String>,
+    /// count each benchmark's kernel instructions per function (icount
+    /// meter; a QEMU TCG plugin, built by scripts/build.sh); results get
+    /// a per-function profile and compare names the functions that moved
+    #[argh(switch)]
+    pub profile: bool,
     /// no progress or table on stderr
     #[argh(switch, short = 'q')]
     pub quiet: bool,

@@ -155,6 +155,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         append: cmd.append,
         kaslr: cmd.kaslr,
         kernel_appends: cmd.kernel_append,
+        profile: cmd.profile,
         quiet: cmd.quiet,
         json: cmd.json,
         run: run_options(&run_cmd)?,

@@ -135,6 +135,11 @@ impl Run {
         if opts.harness {
             self.harness(opts);
         }
+        // after the matrix: reading them moves this process's heap, and
+        // uprobe counts move with its layout
+        if opts.profile && matches!(self.sink, Sink::Console) {
+            emit_symbols();
+        }
     }
 
     /// Times the bare loop right after the matrix and sets the report's
@@ -198,6 +203,18 @@ impl Run {
 
     pub fn all_ok(&self) -> bool {
         self.lock().all_ok()
+    }
+}
+
+/// The kernel's symbols as a `kallsyms` frame, for `--profile`; without
+/// them the host still has the results, only unnamed.
+fn emit_symbols() {
+    match crate::guest::kallsyms::read() {
+        Ok(syms) => {
+            let json = serde_json::to_string(&syms).expect("symbols serialize");
+            console_lines(&frame::encode(frame::KALLSYMS, &json));
+        }
+        Err(e) => eprintln!("trig-init: --profile: {e}"),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod html;
 pub mod initramfs;
 pub mod interrupt;
 pub mod kernel;
+pub mod profile;
 pub mod qemu;
 pub mod table;
 pub mod text;

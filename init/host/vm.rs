@@ -7,12 +7,12 @@ use super::files::{self, TempFile};
 use super::interrupt;
 use super::kernel::{self, Arch, Kernel};
 use super::qemu::{self, Accel};
-use super::{initramfs, table};
+use super::{initramfs, profile, table};
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
-use crate::report::frame::Frame;
+use crate::report::frame::{self, Frame};
 use crate::report::{
-    BenchResult, KernelInfo, Meter, Outcome, Pairing, Report, RunRecord, RunSet, VmInfo,
-    SCHEMA_VERSION,
+    BenchResult, KernelInfo, KernelSymbols, Meter, Outcome, Pairing, Report, RunRecord, RunSet,
+    VmInfo, SCHEMA_VERSION,
 };
 use crate::{matrix, registry};
 use nix::sys::signal::Signal;
@@ -145,6 +145,8 @@ pub struct VmOptions {
     /// More command line for the i-th kernel only (compare boot options,
     /// or inject a slowdown into one side: `trig.inject=...`).
     pub kernel_appends: Vec<String>,
+    /// Count kernel instructions per function with the QEMU plugin.
+    pub profile: bool,
     pub quiet: bool,
     /// Also print the results document here ("-" for stdout).
     pub json: Option<String>,
@@ -373,6 +375,37 @@ fn record(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
     }
 }
 
+/// Fills in the boot's per-function profiles from the plugin's counts and
+/// the guest's symbols; what is missing goes in the boot's message, and
+/// the results stay as they are.
+fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
+    let Some(report) = rec.report.as_mut() else {
+        return;
+    };
+    let syms = frames
+        .iter()
+        .rev()
+        .find(|f| f.kind == frame::KALLSYMS)
+        .ok_or_else(|| "the guest sent no kernel symbols".to_string())
+        .and_then(|f| {
+            serde_json::from_str::<KernelSymbols>(&f.payload)
+                .map_err(|e| format!("malformed kernel symbols from the guest: {e}"))
+        });
+    let problems = match (syms, std::fs::read_to_string(counts)) {
+        (Ok(syms), Ok(text)) => profile::attach(report, &syms, &text),
+        (Err(e), _) => vec![e],
+        (_, Err(e)) => vec![format!("plugin output {}: {e}", counts.display())],
+    };
+    if !problems.is_empty() {
+        let why = format!("profile: {}", problems.join("; "));
+        rec.message = Some(
+            rec.message
+                .take()
+                .map_or(why.clone(), |m| format!("{m}; {why}")),
+        );
+    }
+}
+
 /// A UTC timestamp for file names, 20261130T012345Z.
 pub fn timestamp() -> String {
     let secs = std::time::SystemTime::now()
@@ -547,7 +580,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
             kernels.len()
         )));
     }
-    if opts.meter == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
+    // a profile counts instructions: --profile asks for the icount meter
+    let meter_choice = match opts.meter {
+        MeterChoice::Auto if opts.profile => MeterChoice::Icount,
+        m => m,
+    };
+    if meter_choice == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
         return Err(usage(
             "--meter icount counts instructions under TCG; it cannot run with --accel kvm".into(),
         ));
@@ -555,7 +593,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
     let mut accel = match opts.accel {
         AccelChoice::Tcg => Accel::Tcg,
         AccelChoice::Kvm => Accel::Kvm,
-        AccelChoice::Auto if opts.meter == MeterChoice::Icount => Accel::Tcg,
+        AccelChoice::Auto if meter_choice == MeterChoice::Icount => Accel::Tcg,
         AccelChoice::Auto if qemu::kvm_present(opts.arch) => Accel::Kvm,
         AccelChoice::Auto => {
             if !opts.quiet {
@@ -568,11 +606,17 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         }
     };
     let vm_of = |accel: Accel| -> Result<Guest, (u8, String)> {
-        let meter = opts.meter.resolve(accel);
+        let meter = meter_choice.resolve(accel);
         if let Some(why) = meter_conflict(meter, &opts.run) {
             return Err(usage(why));
         }
+        if opts.profile && meter != Meter::Icount {
+            return Err(usage(
+                "--profile counts instructions: it needs the icount meter, not --meter time".into(),
+            ));
+        }
         let mut run = opts.run.clone();
+        run.profile = opts.profile;
         if meter == Meter::Icount && !opts.timing_given {
             (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
         }
@@ -643,6 +687,14 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         RunOptions::from_kernel_cmdline(&t.set.vm.append)
             .map_err(|e| usage(format!("kernel {}: command line: {e}", t.kernel.spec)))?;
     }
+    let plugin = match opts.profile {
+        true => {
+            let p = profile::plugin_path().map_err(usage)?;
+            profile::probe(opts.arch, &p).map_err(usage)?;
+            Some(p)
+        }
+        false => None,
+    };
     let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
@@ -666,6 +718,16 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         } else {
             format!("{index}/{}", opts.runs)
         };
+        let counts = match &plugin {
+            Some(_) => {
+                let path = opts.out.join(format!(".profile-{session}-{n}.txt"));
+                Some(
+                    TempFile::create(path.clone(), b"")
+                        .map_err(|e| (exit::INFRA, format!("{}: {e}", path.display())))?,
+                )
+            }
+            None => None,
+        };
         let b = loop {
             target.set.vm.append = cmdline_of(k, &run_args);
             let vm = qemu::Vm {
@@ -675,6 +737,10 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
                 memory: &opts.memory,
                 cmdline: &target.set.vm.append,
                 meter,
+                plugin: plugin
+                    .as_ref()
+                    .zip(counts.as_ref())
+                    .map(|(p, c)| profile::qemu_arg(p, c.path())),
             };
             let give_up =
                 (opts.accel == AccelChoice::Auto && accel == Accel::Kvm).then_some(KVM_PROBE);
@@ -713,6 +779,9 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         }
         interrupted = b.interrupted;
         let mut rec = record(index, &b, timeout);
+        if let Some(counts) = &counts {
+            add_profiles(&mut rec, &b.console.frames, counts.path());
+        }
         rec.pairing = Some(Pairing {
             session: session.clone(),
             round,
@@ -906,6 +975,63 @@ mod tests {
         let e = report_from_frames(&frames).unwrap_err();
         assert!(e.contains("malformed report JSON"), "{e}");
         assert!(report_from_frames(&[]).unwrap_err().contains("no report"));
+    }
+
+    #[test]
+    fn a_profile_that_cannot_be_made_keeps_the_results_and_says_why() {
+        let run = crate::runner::Run::new(
+            crate::runner::Sink::Plain("/dev/null".into()),
+            &RunOptions::default(),
+            1,
+            vec![],
+            false,
+        );
+        let header = serde_json::to_string(&*run.report.lock().unwrap()).unwrap();
+        let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","window":0,"samples":[{"t_s":0.3,"interval_s":0.05,"warmup":false,"bpf":0,"user":10,"mps":0.0002}]}"#;
+        let mut text = [encode("header", &header), encode("bench", bench)].concat();
+        let (frames, _) = crate::report::frame::parse(&text.concat());
+        let (report, _) = report_from_frames(&frames).unwrap();
+        let rec = || RunRecord {
+            index: 1,
+            status: "ok".into(),
+            message: None,
+            console_log: String::new(),
+            wall_s: 1.0,
+            boot_s: None,
+            pairing: None,
+            report: Some(report.clone()),
+        };
+        let dir = std::env::temp_dir().join(format!("trig-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let counts = dir.join("counts");
+        // no symbols from the guest
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert!(r.message.unwrap().contains("sent no kernel symbols"));
+        assert_eq!(r.report.unwrap().results.len(), 1);
+        // symbols, but the plugin's window was cut off
+        let syms = crate::guest::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
+        text.extend(encode(
+            frame::KALLSYMS,
+            &serde_json::to_string(&syms).unwrap(),
+        ));
+        let (frames, _) = crate::report::frame::parse(&text.concat());
+        std::fs::write(&counts, "window 0\nffffffff81000000 50\n").unwrap();
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert!(r
+            .message
+            .unwrap()
+            .contains("no complete profile window for trig-base"));
+        // and whole: 10 events, 50 kernel instructions
+        std::fs::write(&counts, "window 0\nffffffff81000000 50\nend 0\n").unwrap();
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert_eq!(r.message, None);
+        let p = r.report.unwrap().results[0].profile.clone().unwrap();
+        assert_eq!((p.kernel, p.functions[0].name.as_str()), (5.0, "f"));
+        assert!((p.total - 5e6).abs() < 1.0, "{}", p.total);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -102,6 +102,7 @@ impl Ctx<'_> {
             on_main,
             count_bpf: self.bench().counts_in_bpf(),
             verbose: self.verbose,
+            profile: self.opts.profile,
         };
         engine::measure(&plan, bpf, body)
     }
@@ -267,6 +268,7 @@ pub fn run_point(
         });
     }
     result.samples = measured.samples;
+    result.window = measured.window;
     if measured.hung {
         result.status = Status::Timeout;
         result.reason = Some("producers did not stop; abandoned".into());

@@ -24,6 +24,8 @@ use std::fmt;
 const BEGIN: &str = "@@TRIG-BEGIN ";
 const LINE: &str = "@@TRIG ";
 const END: &str = "@@TRIG-END ";
+/// The frame of the guest kernel's symbols (`--profile`).
+pub const KALLSYMS: &str = "kallsyms";
 /// Short lines keep each console write atomic and the damage of a garbled
 /// line small.
 const CHUNK: usize = 200;

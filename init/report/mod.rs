@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 /// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
 /// is events per 10^9 instructions, which a version-1 reader would take
 /// for events per second).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: per-function `profile` of each result (`--profile`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -150,6 +151,66 @@ pub struct BenchResult {
     /// Per-event cost added over the registry's baseline, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_ns: Option<Overhead>,
+    /// The profiled window of the measured samples (`trig.profile=1`),
+    /// numbered from 0 in the order the guest ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Where the window's instructions went, per event; the host fills it
+    /// in from the plugin's counts and the guest's symbols.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+/// Instructions per event of a profiled window (icount meter only).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Profile {
+    /// Every instruction of the window (the guest clock), per event.
+    pub total: f64,
+    /// Those the kernel executed (including BPF programs), per event.
+    pub kernel: f64,
+    /// Kernel functions at or above [`Profile::FLOOR`], costliest first;
+    /// `[jit]` is code outside the kernel image (BPF programs,
+    /// trampolines, kprobe slots).
+    pub functions: Vec<FunctionCost>,
+}
+
+impl Profile {
+    /// Functions cheaper than this (instructions per event) are left out
+    /// of `functions`, but still in `kernel`.
+    pub const FLOOR: f64 = 0.005;
+
+    /// The kernel's cost outside the listed functions.
+    pub fn kernel_rest(&self) -> f64 {
+        self.kernel - self.functions.iter().map(|f| f.insn).sum::<f64>()
+    }
+
+    /// The cost of one function, 0 when it is not listed.
+    pub fn of(&self, name: &str) -> f64 {
+        self.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(0.0, |f| f.insn)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionCost {
+    pub name: String,
+    /// Instructions per event.
+    pub insn: f64,
+}
+
+/// The guest kernel's text symbols, for the host to name the plugin's
+/// addresses: sorted, delta-encoded to keep the console frame small.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct KernelSymbols {
+    /// The first symbol's address; each delta is from the previous one.
+    pub base: u64,
+    pub deltas: Vec<u64>,
+    pub names: Vec<String>,
+    /// The end of the kernel image (`_end`): addresses past it, or before
+    /// the first symbol, are `[jit]`.
+    pub end: u64,
 }
 
 /// One read-and-reset of the counters, about a second apart.
@@ -222,6 +283,8 @@ impl BenchResult {
             summary: None,
             hits: None,
             overhead_ns: None,
+            window: None,
+            profile: None,
         }
     }
 }
