@@ -166,11 +166,18 @@ fn window_totals(samples: &[crate::report::Sample]) -> (f64, f64) {
         })
 }
 
+/// A function's name without the suffixes of the compiler's clones and
+/// split parts (`.constprop.0`, `.isra.0`, `.part.0`, `.cold`), which come
+/// and go between builds: one function, one figure.
+pub fn function_of(symbol: &str) -> &str {
+    symbol.split('.').next().unwrap_or(symbol)
+}
+
 /// One window's counts as a profile per event.
 pub fn profile(counts: &[(u64, u64)], sym: &Symbolizer, events: f64, insns: f64) -> Profile {
     let mut by_fn: HashMap<&str, u64> = HashMap::new();
     for &(addr, n) in counts {
-        *by_fn.entry(sym.name(addr)).or_default() += n;
+        *by_fn.entry(function_of(sym.name(addr))).or_default() += n;
     }
     let kernel = by_fn.values().sum::<u64>() as f64 / events;
     let mut functions: Vec<FunctionCost> = by_fn
@@ -246,6 +253,14 @@ mod tests {
         // BPF JIT and trampolines live outside the image, on both sides
         assert_eq!(s.name(0xffffffffa0001000), JIT);
         assert_eq!(s.name(0xffff800000001000), JIT);
+    }
+
+    #[test]
+    fn compiler_clones_count_as_their_function() {
+        assert_eq!(function_of("syscall_trace_enter.constprop.0"), "syscall_trace_enter");
+        assert_eq!(function_of("perf_call_bpf_enter.isra.0"), "perf_call_bpf_enter");
+        assert_eq!(function_of("do_syscall_64"), "do_syscall_64");
+        assert_eq!(function_of(JIT), JIT);
     }
 
     #[test]
