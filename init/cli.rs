@@ -27,52 +27,8 @@ pub enum Cmd {
     Report(ReportCmd),
 }
 
-/// Run benchmarks in the running kernel; JSON to stdout, summary to stderr.
-#[derive(FromArgs, Debug, Default)]
-#[argh(subcommand, name = "run")]
-pub struct RunCmd {
-    /// benchmark name or glob (repeatable); default: all
-    #[argh(option)]
-    pub filter: Vec<String>,
-    /// warm-up seconds, fractions allowed (default 1)
-    #[argh(option, short = 'w')]
-    pub warmup: Option<String>,
-    /// measured seconds, fractions allowed: 0.2 suits the icount meter
-    /// (default 5)
-    #[argh(option, short = 'd')]
-    pub duration: Option<String>,
-    /// producer counts, e.g. 1,2,4,8 (default 1)
-    #[argh(option, short = 'p')]
-    pub producers: Option<String>,
-    /// pin producers to CPUs round-robin
-    #[argh(switch, short = 'a')]
-    pub affinity: bool,
-    /// driver loop iterations per BPF_PROG_TEST_RUN (default 100, 1..1000)
-    #[argh(option)]
-    pub batch_iters: Option<u32>,
-    /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
-    #[argh(option)]
-    pub cmp_str_len: Option<String>,
-    /// rename producer thread: main or worker (default worker)
-    #[argh(option)]
-    pub rename_thread: Option<String>,
-    /// overall watchdog in seconds (default: from the matrix size)
-    #[argh(option)]
-    pub timeout: Option<u32>,
-    /// where the JSON report goes: a path, or - for stdout (default)
-    #[argh(option, default = "String::from(\"-\")")]
-    pub json: String,
-    /// per-second progress lines and libbpf messages
-    #[argh(switch, short = 'v')]
-    pub verbose: bool,
-    /// also time a bare getpgid loop and report trig-base's counting cost
-    #[argh(switch)]
-    pub harness: bool,
-    /// slow benchmarks down on purpose: BENCH:SPINS[,BENCH:SPINS...] spin
-    /// iterations per triggered call (to validate comparisons)
-    #[argh(option)]
-    pub inject: Option<String>,
-}
+/// `run`'s flags come from the options table, with the `trig.*` parameters.
+pub use trig_init::options::RunCmd;
 
 /// List every benchmark with its group, attach point, trigger and needs.
 #[derive(FromArgs, Debug)]

@@ -14,7 +14,6 @@ use trig_init::host::compare::{
     render::{render, Format},
 };
 use trig_init::host::{bmf, exit, history, html, kernel::Arch, vm as host_vm};
-use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
 
@@ -82,35 +81,8 @@ fn finish(result: Result<ExitCode, String>) -> ExitCode {
     })
 }
 
-fn run_options(cmd: &RunCmd) -> Result<RunOptions, String> {
-    let mut o = RunOptions {
-        filter: cmd.filter.clone(),
-        affinity: cmd.affinity,
-        verbose: cmd.verbose,
-        harness: cmd.harness,
-        ..RunOptions::default()
-    };
-    let sets = [
-        ("warmup", cmd.warmup.clone()),
-        ("duration", cmd.duration.clone()),
-        ("producers", cmd.producers.clone()),
-        ("batch_iters", cmd.batch_iters.map(|v| v.to_string())),
-        ("cmp_str_len", cmd.cmp_str_len.clone()),
-        ("rename_thread", cmd.rename_thread.clone()),
-        ("timeout", cmd.timeout.map(|v| v.to_string())),
-        ("inject", cmd.inject.clone()),
-    ];
-    for (key, value) in sets {
-        if let Some(v) = value {
-            o.set(key, &v)?;
-        }
-    }
-    o.validate()?;
-    Ok(o)
-}
-
 fn run(cmd: RunCmd) -> Result<ExitCode, String> {
-    let opts = run_options(&cmd)?;
+    let opts = cmd.options()?;
     let mounts = guest::mounts::mount_all(false);
     let ok = guest::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
         std::process::exit(EXIT_TIMEOUT)
@@ -158,7 +130,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         profile: cmd.profile,
         quiet: cmd.quiet,
         json: cmd.json,
-        run: run_options(&run_cmd)?,
+        run: run_cmd.options()?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
     };
     let done = match host_vm::run(&opts) {

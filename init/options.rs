@@ -1,8 +1,8 @@
 //! Run options: what to run and how, from the command line of `trig-init
 //! run` or from `trig.*` kernel parameters, which the host writes with
-//! [`RunOptions::to_kernel_args`] and the guest reads back.
-
-use crate::report::Params;
+//! [`RunOptions::to_kernel_args`] and the guest reads back. Every option
+//! is one row of the table below, from which the flag, the parameter,
+//! the check, the recorded [`Params`] and compare's signature all come.
 
 pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
 pub const MAX_STR_LEN: u32 = 4095;
@@ -14,31 +14,427 @@ pub const MIN_DURATION: f64 = 0.001;
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOptions {
-    pub filter: Vec<String>,
-    /// Seconds; fractions allowed (sub-second runs suit the icount meter).
-    pub warmup: f64,
-    pub duration: f64,
-    pub producers: Vec<usize>,
-    pub affinity: bool,
-    pub batch_iters: u32,
-    pub cmp_str_lens: Vec<u32>,
-    /// Run the rename producer on the main thread instead of a worker.
-    pub rename_on_main: bool,
-    /// Overall watchdog in seconds; 0 picks one from the matrix size.
-    pub timeout: u32,
-    /// Per-second progress lines and libbpf's messages on stderr.
-    pub verbose: bool,
-    /// After the matrix, time a bare getpgid loop that counts nothing, to
-    /// put trig-base's counting overhead in the report.
-    pub harness: bool,
-    /// Mark each measured window for the QEMU plugin behind `--profile`,
-    /// and hand the host the kernel's symbols.
-    pub profile: bool,
-    /// Known slowdowns for validating comparisons: spin iterations per
-    /// triggered call in the named benchmarks' producers.
-    pub inject: Vec<Inject>,
+/// Defines every run option from one row each: its `trig-init run` flag
+/// (the `cli` part: help text, argh attributes, field), its field and
+/// default in [`RunOptions`], its `trig.*` kernel parameter (`parse`,
+/// `show`, whether the host always writes it), its validation, and, for
+/// the ones a report records, its [`Params`] field and its part in the
+/// signature `compare` requires to match. A row may lack the `cli` part
+/// (set only by the host) or everything else (a flag of `run` alone).
+macro_rules! run_options {
+    ($(
+        {
+            $( cli $(#[$cmeta:meta])* $cname:ident : [$($cty:tt)*] ; )?
+            $(
+                option $(#[$fmeta:meta])* $field:ident : $ty:ty = $default:expr ;
+                key $key:ident ;
+                parse $parse:expr ;
+                show $show:expr , $emit:expr ;
+                check $check:expr ;
+                $(
+                    record $(#[$pmeta:meta])* $pfield:ident : $pty:ty = $record:expr ;
+                    $( signature $sig:expr ; )?
+                )?
+            )?
+        }
+    )*) => {
+        /// Run benchmarks in the running kernel; JSON to stdout, summary to stderr.
+        #[derive(argh::FromArgs, Debug, Default)]
+        #[argh(subcommand, name = "run")]
+        pub struct RunCmd {
+            $($( $(#[$cmeta])* pub $cname: $($cty)*, )?)*
+        }
+
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct RunOptions {
+            $($( $(#[$fmeta])* pub $field: $ty, )?)*
+        }
+
+        impl Default for RunOptions {
+            fn default() -> Self {
+                RunOptions { $($( $field: $default, )?)* }
+            }
+        }
+
+        /// The knobs a run used; two reports are comparable only if these match.
+        #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
+        pub struct Params {
+            $($($( $(#[$pmeta])* pub $pfield: $pty, )?)?)*
+        }
+
+        /// The `trig.*` keys, as [`RunOptions::set`] takes them.
+        const KEYS: &[&str] = &[$($( stringify!($key), )?)*];
+
+        impl RunCmd {
+            /// The options these flags ask for, validated.
+            pub fn options(&self) -> Result<RunOptions, String> {
+                let mut o = RunOptions::default();
+                $($(
+                    let key = stringify!($cname);
+                    if let Some(v) = CliValue::given(&self.$cname).filter(|_| KEYS.contains(&key)) {
+                        o.set(key, &v)?;
+                    }
+                )?)*
+                o.validate()?;
+                Ok(o)
+            }
+        }
+
+        impl RunOptions {
+            /// Applies one `key=value` option (the `trig.` prefix already removed).
+            pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+                match key {
+                    $($(
+                        stringify!($key) => {
+                            let parse: fn(&str, &str) -> Result<$ty, String> = $parse;
+                            self.$field = parse(key, value)?;
+                        }
+                    )?)*
+                    _ => return Err(format!("unknown option trig.{key}")),
+                }
+                Ok(())
+            }
+
+            /// The `trig.*` kernel parameters that reproduce these options:
+            /// first the ones always written, then the others that differ
+            /// from their defaults, each in table order.
+            pub fn to_kernel_args(&self) -> Vec<String> {
+                let default = RunOptions::default();
+                let mut args = [Vec::new(), Vec::new()];
+                $($(
+                    let show: fn(&$ty) -> String = $show;
+                    match $emit {
+                        Emit::Always => args[0].push(format!("trig.{}={}", stringify!($key), show(&self.$field))),
+                        Emit::IfChanged if self.$field != default.$field => {
+                            args[1].push(format!("trig.{}={}", stringify!($key), show(&self.$field)))
+                        }
+                        Emit::IfChanged => {}
+                    }
+                )?)*
+                args.concat()
+            }
+
+            pub fn validate(&self) -> Result<(), String> {
+                $($(
+                    let check: fn(&$ty) -> Result<(), String> = $check;
+                    check(&self.$field)?;
+                )?)*
+                Ok(())
+            }
+
+            /// What a report records of these options, with the watchdog
+            /// for `points` benchmark runs.
+            pub fn params(&self, points: usize) -> Params {
+                Params {
+                    $($($(
+                        $pfield: {
+                            let record: fn(&RunOptions, usize) -> $pty = $record;
+                            record(self, points)
+                        },
+                    )?)?)*
+                }
+            }
+        }
+
+        impl Params {
+            /// The recorded parameters that must match for two reports'
+            /// figures to be comparable, as `compare` names them.
+            pub fn signature(&self) -> String {
+                let mut parts: Vec<String> = Vec::new();
+                $($($($(
+                    let part: fn(&Params) -> String = $sig;
+                    parts.push(part(self));
+                )?)?)?)*
+                parts.join(", ")
+            }
+        }
+    };
+}
+
+/// When [`RunOptions::to_kernel_args`] writes an option.
+enum Emit {
+    Always,
+    IfChanged,
+}
+
+/// A `run` flag's value as `set` takes it, if the flag was given.
+trait CliValue {
+    fn given(&self) -> Option<String>;
+}
+
+impl CliValue for bool {
+    fn given(&self) -> Option<String> {
+        self.then(|| "1".into())
+    }
+}
+
+impl CliValue for String {
+    fn given(&self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl CliValue for Vec<String> {
+    fn given(&self) -> Option<String> {
+        (!self.is_empty()).then(|| self.join(","))
+    }
+}
+
+impl<T: ToString> CliValue for Option<T> {
+    fn given(&self) -> Option<String> {
+        self.as_ref().map(ToString::to_string)
+    }
+}
+
+fn flag(_: &str, v: &str) -> Result<bool, String> {
+    Ok(matches!(v, "1" | "true" | "yes"))
+}
+
+fn shown<T: std::fmt::Display>(v: &T) -> String {
+    v.to_string()
+}
+
+#[allow(clippy::ptr_arg)] // a `fn(&Vec<T>)`, as the table's types are
+fn joined<T: std::fmt::Display>(v: &Vec<T>) -> String {
+    let items: Vec<String> = v.iter().map(ToString::to_string).collect();
+    items.join(",")
+}
+
+fn on(_: &bool) -> String {
+    "1".into()
+}
+
+fn any<T>(_: &T) -> Result<(), String> {
+    Ok(())
+}
+
+run_options! {
+    {
+        cli
+        /// benchmark name or glob (repeatable); default: all
+        #[argh(option)]
+        filter: [Vec<String>];
+        option filter: Vec<String> = Vec::new();
+        key filter;
+        parse |_, v| Ok(v.split(',').map(str::to_string).collect());
+        show joined, Emit::IfChanged;
+        check |patterns| {
+            match patterns.iter().find(|p| p.is_empty() || p.contains(char::is_whitespace)) {
+                Some(p) => Err(format!("invalid benchmark filter '{p}'")),
+                None => Ok(()),
+            }
+        };
+        record filter: Vec<String> = |o, _| o.filter.clone();
+    }
+    {
+        cli
+        /// warm-up seconds, fractions allowed (default 1)
+        #[argh(option, short = 'w')]
+        warmup: [Option<String>];
+        option
+        /// Seconds; fractions allowed (sub-second runs suit the icount meter).
+        warmup: f64 = 1.0;
+        key warmup;
+        parse num;
+        show shown, Emit::Always;
+        check |&w| {
+            if (0.0..=MAX_SECONDS).contains(&w) {
+                Ok(())
+            } else {
+                Err(format!("warmup {w} s is not in 0..{MAX_SECONDS} s"))
+            }
+        };
+        record warmup_s: f64 = |o, _| o.warmup;
+        signature |p| format!("warmup {} s", p.warmup_s);
+    }
+    {
+        cli
+        /// measured seconds, fractions allowed: 0.2 suits the icount meter
+        /// (default 5)
+        #[argh(option, short = 'd')]
+        duration: [Option<String>];
+        option duration: f64 = 5.0;
+        key duration;
+        parse num;
+        show shown, Emit::Always;
+        check |&d| {
+            if (MIN_DURATION..=MAX_SECONDS).contains(&d) {
+                Ok(())
+            } else {
+                Err(format!("duration {d} s is not in {MIN_DURATION}..{MAX_SECONDS} s"))
+            }
+        };
+        record duration_s: f64 = |o, _| o.duration;
+        signature |p| format!("duration {} s", p.duration_s);
+    }
+    {
+        cli
+        /// producer counts, e.g. 1,2,4,8 (default 1)
+        #[argh(option, short = 'p')]
+        producers: [Option<String>];
+        option producers: Vec<usize> = vec![1];
+        key producers;
+        parse list;
+        show joined, Emit::Always;
+        check |p| {
+            if p.is_empty() || p.contains(&0) {
+                Err("producers must be a list of counts of at least 1".into())
+            } else {
+                Ok(())
+            }
+        };
+        record producers: Vec<usize> = |o, _| o.producers.clone();
+        signature |p| format!("producers {:?}", p.producers);
+    }
+    {
+        cli
+        /// pin producers to CPUs round-robin
+        #[argh(switch, short = 'a')]
+        affinity: [bool];
+        option affinity: bool = false;
+        key affinity;
+        parse flag;
+        show on, Emit::IfChanged;
+        check any;
+        record affinity: bool = |o, _| o.affinity;
+        signature |p| format!("affinity {}", p.affinity);
+    }
+    {
+        cli
+        /// driver loop iterations per BPF_PROG_TEST_RUN (default 100, 1..1000)
+        #[argh(option)]
+        batch_iters: [Option<u32>];
+        option batch_iters: u32 = 100;
+        key batch_iters;
+        parse num;
+        show shown, Emit::Always;
+        check |&b| {
+            if (1..=1000).contains(&b) {
+                Ok(())
+            } else {
+                Err(format!("batch_iters {b} is not in 1..1000"))
+            }
+        };
+        record batch_iters: u32 = |o, _| o.batch_iters;
+        signature |p| format!("batch iters {}", p.batch_iters);
+    }
+    {
+        cli
+        /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
+        #[argh(option)]
+        cmp_str_len: [Option<String>];
+        option cmp_str_lens: Vec<u32> = DEFAULT_STR_LENS.to_vec();
+        key cmp_str_len;
+        parse list;
+        show joined, Emit::Always;
+        check |lens| {
+            if lens.is_empty() || lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN) {
+                Err(format!("cmp_str_len must be in 1..{MAX_STR_LEN}"))
+            } else {
+                Ok(())
+            }
+        };
+        record cmp_str_lens: Vec<u32> = |o, _| o.cmp_str_lens.clone();
+        signature |p| format!("string lengths {:?}", p.cmp_str_lens);
+    }
+    {
+        cli
+        /// rename producer thread: main or worker (default worker)
+        #[argh(option)]
+        rename_thread: [Option<String>];
+        option
+        /// Run the rename producer on the main thread instead of a worker.
+        rename_on_main: bool = false;
+        key rename_thread;
+        parse |_, v| parse_rename_thread(v);
+        show |&main| rename_thread_name(main).into(), Emit::Always;
+        check any;
+        record rename_thread: String = |o, _| o.rename_thread().into();
+        signature |p| format!("rename thread {}", p.rename_thread);
+    }
+    {
+        cli
+        /// overall watchdog in seconds (default: from the matrix size)
+        #[argh(option)]
+        timeout: [Option<u32>];
+        option
+        /// Overall watchdog in seconds; 0 picks one from the matrix size.
+        timeout: u32 = 0;
+        key timeout;
+        parse num;
+        show shown, Emit::IfChanged;
+        check |&t| {
+            if t > MAX_TIMEOUT {
+                Err(format!("timeout {t} s is over {MAX_TIMEOUT} s"))
+            } else {
+                Ok(())
+            }
+        };
+        record timeout_s: u32 = |o, points| o.watchdog_secs(points);
+    }
+    {
+        cli
+        /// where the JSON report goes: a path, or - for stdout (default)
+        #[argh(option, default = "String::from(\"-\")")]
+        json: [String];
+    }
+    {
+        cli
+        /// per-second progress lines and libbpf messages
+        #[argh(switch, short = 'v')]
+        verbose: [bool];
+        option
+        /// Per-second progress lines and libbpf's messages on stderr.
+        verbose: bool = false;
+        key verbose;
+        parse flag;
+        show on, Emit::IfChanged;
+        check any;
+    }
+    {
+        cli
+        /// also time a bare getpgid loop and report trig-base's counting cost
+        #[argh(switch)]
+        harness: [bool];
+        option
+        /// After the matrix, time a bare getpgid loop that counts nothing, to
+        /// put trig-base's counting overhead in the report.
+        harness: bool = false;
+        key harness;
+        parse flag;
+        show on, Emit::IfChanged;
+        check any;
+    }
+    {
+        option
+        /// Mark each measured window for the QEMU plugin behind `vm
+        /// --profile` (which sets it; not a flag of `run`), and hand the
+        /// host the kernel's symbols.
+        profile: bool = false;
+        key profile;
+        parse flag;
+        show on, Emit::IfChanged;
+        check any;
+    }
+    {
+        cli
+        /// slow benchmarks down on purpose: BENCH:SPINS[,BENCH:SPINS...] spin
+        /// iterations per triggered call (to validate comparisons)
+        #[argh(option)]
+        inject: [Option<String>];
+        option
+        /// Known slowdowns for validating comparisons: spin iterations per
+        /// triggered call in the named benchmarks' producers.
+        inject: Vec<Inject> = Vec::new();
+        key inject;
+        parse |_, v| v.split(',').filter(|s| !s.is_empty()).map(parse_inject).collect();
+        show joined, Emit::IfChanged;
+        check any;
+        record
+        /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        inject: Option<String> = |o, _| (!o.inject.is_empty()).then(|| o.inject_list());
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,26 +462,6 @@ fn parse_inject(v: &str) -> Result<Inject, String> {
     })
 }
 
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            filter: Vec::new(),
-            warmup: 1.0,
-            duration: 5.0,
-            producers: vec![1],
-            affinity: false,
-            batch_iters: 100,
-            cmp_str_lens: DEFAULT_STR_LENS.to_vec(),
-            rename_on_main: false,
-            timeout: 0,
-            verbose: false,
-            harness: false,
-            profile: false,
-            inject: Vec::new(),
-        }
-    }
-}
-
 fn list<T: std::str::FromStr>(key: &str, v: &str) -> Result<Vec<T>, String> {
     v.split(',')
         .filter(|s| !s.is_empty())
@@ -109,33 +485,6 @@ pub const ICOUNT_WARMUP: f64 = 0.1;
 pub const ICOUNT_DURATION: f64 = 0.2;
 
 impl RunOptions {
-    /// Applies one `key=value` option (the `trig.` prefix already removed).
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "filter" => self.filter = value.split(',').map(str::to_string).collect(),
-            "warmup" => self.warmup = num(key, value)?,
-            "duration" => self.duration = num(key, value)?,
-            "producers" => self.producers = list(key, value)?,
-            "affinity" => self.affinity = matches!(value, "1" | "true" | "yes"),
-            "batch_iters" => self.batch_iters = num(key, value)?,
-            "cmp_str_len" => self.cmp_str_lens = list(key, value)?,
-            "rename_thread" => self.rename_on_main = parse_rename_thread(value)?,
-            "timeout" => self.timeout = num(key, value)?,
-            "verbose" => self.verbose = matches!(value, "1" | "true" | "yes"),
-            "harness" => self.harness = matches!(value, "1" | "true" | "yes"),
-            "profile" => self.profile = matches!(value, "1" | "true" | "yes"),
-            "inject" => {
-                self.inject = value
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(parse_inject)
-                    .collect::<Result<_, _>>()?
-            }
-            _ => return Err(format!("unknown option trig.{key}")),
-        }
-        Ok(())
-    }
-
     /// Reads `trig.*` parameters from a kernel command line.
     pub fn from_kernel_cmdline(cmdline: &str) -> Result<Self, String> {
         let mut opts = RunOptions::default();
@@ -149,92 +498,9 @@ impl RunOptions {
         Ok(opts)
     }
 
-    /// The `trig.*` kernel parameters that reproduce these options.
-    pub fn to_kernel_args(&self) -> Vec<String> {
-        let join = |xs: Vec<String>| xs.join(",");
-        let mut args = vec![
-            format!("trig.warmup={}", self.warmup),
-            format!("trig.duration={}", self.duration),
-            format!(
-                "trig.producers={}",
-                join(self.producers.iter().map(|p| p.to_string()).collect())
-            ),
-            format!("trig.batch_iters={}", self.batch_iters),
-            format!(
-                "trig.cmp_str_len={}",
-                join(self.cmp_str_lens.iter().map(|p| p.to_string()).collect())
-            ),
-            format!("trig.rename_thread={}", self.rename_thread()),
-        ];
-        if !self.filter.is_empty() {
-            args.push(format!("trig.filter={}", self.filter.join(",")));
-        }
-        if self.affinity {
-            args.push("trig.affinity=1".into());
-        }
-        if self.timeout > 0 {
-            args.push(format!("trig.timeout={}", self.timeout));
-        }
-        if self.verbose {
-            args.push("trig.verbose=1".into());
-        }
-        if self.harness {
-            args.push("trig.harness=1".into());
-        }
-        if self.profile {
-            args.push("trig.profile=1".into());
-        }
-        if !self.inject.is_empty() {
-            args.push(format!("trig.inject={}", self.inject_list()));
-        }
-        args
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        if !(MIN_DURATION..=MAX_SECONDS).contains(&self.duration) {
-            return Err(format!(
-                "duration {} s is not in {MIN_DURATION}..{MAX_SECONDS} s",
-                self.duration
-            ));
-        }
-        if !(0.0..=MAX_SECONDS).contains(&self.warmup) {
-            return Err(format!(
-                "warmup {} s is not in 0..{MAX_SECONDS} s",
-                self.warmup
-            ));
-        }
-        if self.timeout > MAX_TIMEOUT {
-            return Err(format!(
-                "timeout {} s is over {MAX_TIMEOUT} s",
-                self.timeout
-            ));
-        }
-        if self.producers.is_empty() || self.producers.contains(&0) {
-            return Err("producers must be a list of counts of at least 1".into());
-        }
-        if !(1..=1000).contains(&self.batch_iters) {
-            return Err(format!(
-                "batch_iters {} is not in 1..1000",
-                self.batch_iters
-            ));
-        }
-        if self.cmp_str_lens.is_empty()
-            || self.cmp_str_lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN)
-        {
-            return Err(format!("cmp_str_len must be in 1..{MAX_STR_LEN}"));
-        }
-        for pattern in &self.filter {
-            if pattern.is_empty() || pattern.contains(char::is_whitespace) {
-                return Err(format!("invalid benchmark filter '{pattern}'"));
-            }
-        }
-        Ok(())
-    }
-
     /// `BENCH:SPINS,...`, as `trig.inject=` takes it.
     pub fn inject_list(&self) -> String {
-        let items: Vec<String> = self.inject.iter().map(ToString::to_string).collect();
-        items.join(",")
+        joined(&self.inject)
     }
 
     /// Spin iterations injected into `bench`'s producers (0: none).
@@ -247,11 +513,7 @@ impl RunOptions {
     }
 
     pub fn rename_thread(&self) -> &'static str {
-        if self.rename_on_main {
-            "main"
-        } else {
-            "worker"
-        }
+        rename_thread_name(self.rename_on_main)
     }
 
     /// The watchdog for `points` benchmark runs: each one's time with room
@@ -264,20 +526,13 @@ impl RunOptions {
         let secs = (self.warmup + self.duration + 10.0).ceil() * points as f64 + 60.0;
         secs.min(f64::from(u32::MAX)) as u32
     }
+}
 
-    pub fn params(&self, points: usize) -> Params {
-        Params {
-            filter: self.filter.clone(),
-            warmup_s: self.warmup,
-            duration_s: self.duration,
-            producers: self.producers.clone(),
-            affinity: self.affinity,
-            batch_iters: self.batch_iters,
-            cmp_str_lens: self.cmp_str_lens.clone(),
-            rename_thread: self.rename_thread().into(),
-            timeout_s: self.watchdog_secs(points),
-            inject: (!self.inject.is_empty()).then(|| self.inject_list()),
-        }
+fn rename_thread_name(on_main: bool) -> &'static str {
+    if on_main {
+        "main"
+    } else {
+        "worker"
     }
 }
 
@@ -329,8 +584,69 @@ mod tests {
                 },
             ],
         };
+        // the order the host has always written them in (reports record
+        // the guest's command line)
+        assert_eq!(
+            o.to_kernel_args().join(" "),
+            "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
+             trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
+             trig.affinity=1 trig.timeout=99 trig.verbose=1 trig.harness=1 trig.profile=1 \
+             trig.inject=trig-kprobe:300,rename-base:7"
+        );
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
         assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
+    }
+
+    #[test]
+    fn flags_make_the_same_options_as_parameters() {
+        use argh::FromArgs;
+        let cmd = RunCmd::from_args(
+            &["run"],
+            &[
+                "-w",
+                "0.5",
+                "-p",
+                "1,2",
+                "-a",
+                "--rename-thread",
+                "main",
+                "--filter",
+                "trig-*",
+                "--filter",
+                "rename-base",
+                "-v",
+                "--inject",
+                "trig-kprobe:3",
+                "--json",
+                "x.json",
+            ],
+        )
+        .unwrap();
+        let line = "trig.warmup=0.5 trig.producers=1,2 trig.affinity=1 trig.rename_thread=main \
+                    trig.filter=trig-*,rename-base trig.verbose=1 trig.inject=trig-kprobe:3";
+        assert_eq!(
+            cmd.options().unwrap(),
+            RunOptions::from_kernel_cmdline(line).unwrap()
+        );
+        assert_eq!(RunCmd::default().options().unwrap(), RunOptions::default());
+        let e = RunCmd::from_args(&["run"], &["--batch-iters", "0"])
+            .unwrap()
+            .options();
+        assert!(e.unwrap_err().contains("batch_iters 0"));
+    }
+
+    #[test]
+    fn params_and_signature_keep_their_form() {
+        let p = RunOptions::default().params(2);
+        assert_eq!(
+            p.signature(),
+            "warmup 1 s, duration 5 s, producers [1], affinity false, batch iters 100, \
+             string lengths [1, 8, 64, 512, 2048, 4095], rename thread worker"
+        );
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"filter":[],"warmup_s":1.0,"duration_s":5.0,"producers":[1],"affinity":false,"batch_iters":100,"cmp_str_lens":[1,8,64,512,2048,4095],"rename_thread":"worker","timeout_s":92}"#
+        );
     }
 
     #[test]

@@ -67,22 +67,8 @@ pub struct Capability {
     pub detail: String,
 }
 
-/// The knobs a run used; two reports are comparable only if these match.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Params {
-    pub filter: Vec<String>,
-    pub warmup_s: f64,
-    pub duration_s: f64,
-    pub producers: Vec<usize>,
-    pub affinity: bool,
-    pub batch_iters: u32,
-    pub cmp_str_lens: Vec<u32>,
-    pub rename_thread: String,
-    pub timeout_s: u32,
-    /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inject: Option<String>,
-}
+/// The knobs a run used (made, with their signature, by the options table).
+pub use crate::options::Params;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MountOutcome {

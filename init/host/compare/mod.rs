@@ -380,14 +380,7 @@ impl Side {
                     format!("{} {}", r.tool.version, r.tool.git_rev),
                 ));
             }
-            let p = &r.params;
-            sig.insert((
-                "parameters",
-                format!(
-                    "warmup {} s, duration {} s, producers {:?}, affinity {}, batch iters {}, string lengths {:?}, rename thread {}",
-                    p.warmup_s, p.duration_s, p.producers, p.affinity, p.batch_iters, p.cmp_str_lens, p.rename_thread
-                ),
-            ));
+            sig.insert(("parameters", r.params.signature()));
         }
         sig
     }
