@@ -204,6 +204,15 @@ fn on(_: &bool) -> String {
     "1".into()
 }
 
+/// `what` is `v` seconds, which must be in `lo..=MAX_SECONDS`.
+fn seconds_in(what: &str, v: f64, lo: f64) -> Result<(), String> {
+    if (lo..=MAX_SECONDS).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{what} {v} s is not in {lo}..{MAX_SECONDS} s"))
+    }
+}
+
 fn any<T>(_: &T) -> Result<(), String> {
     Ok(())
 }
@@ -237,13 +246,7 @@ run_options! {
         key warmup;
         parse num;
         show shown, Emit::Always;
-        check |&w| {
-            if (0.0..=MAX_SECONDS).contains(&w) {
-                Ok(())
-            } else {
-                Err(format!("warmup {w} s is not in 0..{MAX_SECONDS} s"))
-            }
-        };
+        check |&w| seconds_in("warmup", w, 0.0);
         record warmup_s: f64 = |o, _| o.warmup;
         signature |p| format!("warmup {} s", p.warmup_s);
     }
@@ -257,13 +260,7 @@ run_options! {
         key duration;
         parse num;
         show shown, Emit::Always;
-        check |&d| {
-            if (MIN_DURATION..=MAX_SECONDS).contains(&d) {
-                Ok(())
-            } else {
-                Err(format!("duration {d} s is not in {MIN_DURATION}..{MAX_SECONDS} s"))
-            }
-        };
+        check |&d| seconds_in("duration", d, MIN_DURATION);
         record duration_s: f64 = |o, _| o.duration;
         signature |p| format!("duration {} s", p.duration_s);
     }
