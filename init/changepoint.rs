@@ -214,8 +214,7 @@ mod tests {
         (0..n)
             .map(|i| {
                 let (u1, u2) = (rng.f64().max(1e-300), rng.f64());
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                level(i) * (1.0 + cv * z)
+                level(i) * (1.0 + cv * stats::box_muller(u1, u2))
             })
             .collect()
     }

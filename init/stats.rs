@@ -36,6 +36,33 @@ pub fn cv(xs: &[f64]) -> f64 {
     }
 }
 
+/// What every list of figures is summed up by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub n: usize,
+    pub mean: f64,
+    pub stddev: f64,
+    pub cv: f64,
+    pub median: f64,
+}
+
+/// The count, [`mean`], [`stddev`], [`cv`] and [`median`] of `xs`.
+pub fn summarize(xs: &[f64]) -> Spread {
+    Spread {
+        n: xs.len(),
+        mean: mean(xs),
+        stddev: stddev(xs),
+        cv: cv(xs),
+        median: median(xs),
+    }
+}
+
+/// A standard normal draw from two uniform ones in (0, 1] and [0, 1)
+/// (Box-Muller), for simulations with a seeded generator.
+pub fn box_muller(u1: f64, u2: f64) -> f64 {
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
 fn sorted(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
@@ -409,7 +436,7 @@ mod tests {
     /// Normal draws by Box-Muller from a seeded generator.
     fn normal(rng: &mut fastrand::Rng, mu: f64, sd: f64) -> f64 {
         let (u1, u2) = (rng.f64().max(1e-300), rng.f64());
-        mu + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        mu + sd * box_muller(u1, u2)
     }
 
     #[test]

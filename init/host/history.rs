@@ -424,10 +424,7 @@ pub fn analyse(
                 bench: sr.bench.clone(),
                 metric: sr.metric,
                 at,
-                regression: match sr.better {
-                    Better::Higher => change_pct < 0.0,
-                    Better::Lower => change_pct > 0.0,
-                },
+                regression: sr.better.is_worse(change_pct),
                 new: at + new_window >= n,
                 change: ChangePointOut {
                     before,

@@ -251,13 +251,14 @@ pub fn run_point(
         .filter(|s| !s.warmup)
         .map(|s| s.mps)
         .collect();
-    let mean = stats::mean(&rates);
+    let s = stats::summarize(&rates);
+    let mean = s.mean;
     result.summary = Some(Summary {
         mean,
-        stddev: stats::stddev(&rates),
+        stddev: s.stddev,
         per_producer: mean / point.producers as f64,
-        cv: stats::cv(&rates),
-        samples: rates.len(),
+        cv: s.cv,
+        samples: s.n,
     });
     if bench.counts_in_bpf() {
         let (b, u) = (measured.total_bpf, measured.total_user);

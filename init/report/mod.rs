@@ -109,6 +109,16 @@ pub enum Better {
     Lower,
 }
 
+impl Better {
+    /// Whether a change of `change_pct` (NEW against BASE) is for the worse.
+    pub fn is_worse(self, change_pct: f64) -> bool {
+        match self {
+            Better::Higher => change_pct < 0.0,
+            Better::Lower => change_pct > 0.0,
+        }
+    }
+}
+
 /// One benchmark at one parameter point (producer count, string length).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchResult {

@@ -180,11 +180,12 @@ pub struct SideStats {
 
 impl SideStats {
     fn of(values: Vec<f64>) -> Self {
+        let s = stats::summarize(&values);
         SideStats {
-            median: stats::median(&values),
-            mean: stats::mean(&values),
-            stddev: stats::stddev(&values),
-            cv: stats::cv(&values),
+            median: s.median,
+            mean: s.mean,
+            stddev: s.stddev,
+            cv: s.cv,
             values,
         }
     }
@@ -909,11 +910,7 @@ pub fn counted_verdict(change_pct: f64, noise_cv: f64, better: Better, l: Limits
 }
 
 fn direction(change_pct: f64, better: Better) -> Verdict {
-    let worse = match better {
-        Better::Higher => change_pct < 0.0,
-        Better::Lower => change_pct > 0.0,
-    };
-    if worse {
+    if better.is_worse(change_pct) {
         Verdict::Regressed
     } else {
         Verdict::Improved

@@ -639,9 +639,7 @@ fn json_carries_version_units_and_counts() {
 }
 
 fn normal(rng: &mut fastrand::Rng) -> f64 {
-    // Box-Muller
-    let (u, v) = (1.0 - rng.f64(), rng.f64());
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    stats::box_muller(1.0 - rng.f64(), rng.f64())
 }
 
 /// One side of an A/A compare: 45 benchmarks, each boot's rate and cost
