@@ -4,6 +4,7 @@
 pub mod bmf;
 pub mod compare;
 pub mod console;
+pub mod export;
 pub mod files;
 pub mod history;
 pub mod html;

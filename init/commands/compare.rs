@@ -1,0 +1,52 @@
+//! `trig-init compare`: NEW against BASE, written through the exporters.
+
+use super::{color, regressed};
+use crate::cli::CompareCmd;
+use std::process::ExitCode;
+use trig_init::host::compare;
+use trig_init::host::export::{for_comparison, write_file};
+
+pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
+    let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
+        (Some(dir), []) => compare::input::previous(dir.as_ref())?,
+        (None, [base, new]) => (
+            compare::input::load(&[base.into()])?,
+            compare::input::load(&[new.into()])?,
+        ),
+        _ => return Err("give BASE and NEW, or --previous DIR".into()),
+    };
+    if !(0.0..1.0).contains(&cmd.alpha)
+        || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
+        || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
+    {
+        return Err("--alpha must be in (0,1), --threshold and --cv-limit positive".into());
+    }
+    let settings = compare::Settings {
+        threshold_pct: cmd.threshold,
+        alpha: cmd.alpha,
+        cv_limit: cmd.cv_limit.map(|c| c / 100.0),
+        metrics: compare::Metric::parse_choice(&cmd.metric)?,
+        force: cmd.force,
+        unpaired: cmd.unpaired,
+        ..compare::Settings::default()
+    };
+    let stdout = for_comparison(&cmd.format, color(&cmd.color)?)?;
+    let mut files = Vec::new();
+    for (format, path) in [
+        (cmd.format.as_str(), &cmd.output),
+        ("json", &cmd.export_json),
+        ("markdown", &cmd.export_markdown),
+        ("table", &cmd.export_table),
+        ("bmf", &cmd.export_bmf),
+    ] {
+        if let Some(path) = path {
+            files.push((for_comparison(format, false)?, path));
+        }
+    }
+    let c = compare::compare(&base, &new, &settings)?;
+    print!("{}", stdout.export(&c));
+    for (exporter, path) in files {
+        write_file(path, &exporter.export(&c))?;
+    }
+    Ok(regressed(c.regressed()))
+}

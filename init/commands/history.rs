@@ -1,0 +1,45 @@
+//! `trig-init history`: change points over a history directory.
+
+use super::regressed;
+use crate::cli::HistoryCmd;
+use std::path::Path;
+use std::process::ExitCode;
+use trig_init::changepoint;
+use trig_init::host::export::for_history;
+use trig_init::host::{compare, history};
+
+pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
+    if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0) {
+        return Err("--alpha must be in (0,1) and --min-change positive".into());
+    }
+    let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+    let dir: &Path = cmd.dir.as_ref();
+    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
+    let settings = changepoint::Settings {
+        alpha: cmd.alpha,
+        min_change: cmd
+            .min_change
+            .unwrap_or_else(|| history::default_min_change_pct(&entries))
+            / 100.0,
+        ..changepoint::Settings::default()
+    };
+    let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
+    let recorded = if cmd.alert {
+        history::load_alerts(dir)?
+    } else {
+        Vec::new()
+    };
+    let fresh = if cmd.alert {
+        history::match_alerts(&mut h, &recorded)
+    } else {
+        Vec::new()
+    };
+    print!("{}", for_history(&cmd.format)?.export(&h));
+    if !cmd.alert {
+        return Ok(regressed(h.found.iter().any(|f| f.new && f.regression)));
+    }
+    if !fresh.is_empty() {
+        history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;
+    }
+    Ok(regressed(fresh.iter().any(|a| a.regression)))
+}

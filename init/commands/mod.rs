@@ -1,0 +1,47 @@
+//! One module per subcommand: each takes its parsed command line and
+//! returns the exit status, or an error that [`exit_on_error`] reports.
+
+pub mod compare;
+pub mod history;
+pub mod list;
+pub mod report;
+pub mod run;
+pub mod vm;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// A usage or input error: bad flags, unreadable or incomparable input.
+pub const EXIT_USAGE: u8 = 2;
+/// `compare` and `history`: something regressed.
+const EXIT_REGRESSED: u8 = 1;
+
+/// The exit status of a command, with its error said on stderr as
+/// `NAME: error: ...`.
+pub fn exit_on_error(name: &str, result: Result<ExitCode, String>) -> ExitCode {
+    result.unwrap_or_else(|e| {
+        eprintln!("{name}: error: {e}");
+        ExitCode::from(EXIT_USAGE)
+    })
+}
+
+/// 1 when something regressed, else 0.
+fn regressed(yes: bool) -> ExitCode {
+    ExitCode::from(if yes { EXIT_REGRESSED } else { 0 })
+}
+
+/// `--color`: auto colours a terminal unless NO_COLOR is set and not
+/// empty (no-color.org); always and never override both.
+fn color(choice: &str) -> Result<bool, String> {
+    match choice {
+        "auto" => Ok(std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())),
+        "always" => Ok(true),
+        "never" => Ok(false),
+        c => Err(format!("--color must be auto, always or never, not '{c}'")),
+    }
+}
+
+pub fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}

@@ -1,0 +1,48 @@
+//! `trig-init report`: one HTML page for a history directory.
+
+use crate::cli::ReportCmd;
+use std::process::ExitCode;
+use trig_init::changepoint;
+use trig_init::host::export::{write_file, Exporter, Html, Report};
+use trig_init::host::{compare, history, html};
+
+pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
+    let metrics = [compare::Metric::Rate, compare::Metric::Overhead];
+    let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
+    let latest = match entries.as_slice() {
+        [.., (pb, base), (pn, new)] => {
+            let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
+                compare::Side::of_file(p.file.as_ref(), sets.to_vec())
+            };
+            compare::compare(
+                &side(pb, base),
+                &side(pn, new),
+                &compare::Settings::default(),
+            )
+            .map_err(|e| eprintln!("trig-init report: no latest comparison: {e}"))
+            .ok()
+        }
+        _ => None,
+    };
+    let settings = changepoint::Settings {
+        min_change: history::default_min_change_pct(&entries) / 100.0,
+        ..changepoint::Settings::default()
+    };
+    let h = history::analyse(&cmd.dir, entries, &metrics, &settings, 3);
+    let page = Html(html::Options {
+        repo_url: cmd.repo_url.clone(),
+        common_scale: cmd.common_scale,
+    });
+    let doc = Report {
+        history: &h,
+        latest: latest.as_ref(),
+    };
+    write_file(&cmd.output, &page.export(&doc))?;
+    eprintln!(
+        "trig-init report: wrote {} ({} results, {} change points)",
+        cmd.output,
+        h.points.len(),
+        h.found.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

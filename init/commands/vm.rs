@@ -1,0 +1,75 @@
+//! `trig-init vm` and `ab`: boot kernels, then (ab) compare them.
+
+use super::{color, strs};
+use crate::cli::{RunCmd, VmCmd};
+use argh::FromArgs;
+use std::process::ExitCode;
+use trig_init::host::export::{Exporter, Table};
+use trig_init::host::{compare, exit, kernel::Arch, vm as host_vm};
+
+/// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
+/// with the first.
+pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
+    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| e.output)?;
+    let table = Table {
+        color: color(&cmd.color)?,
+    };
+    let kernels = if cmd.kernel.is_empty() {
+        vec!["debian".to_string()]
+    } else {
+        cmd.kernel
+    };
+    if compare_after && kernels.len() < 2 {
+        return Err("ab needs at least two kernels (-k A -k B)".into());
+    }
+    let opts = host_vm::VmOptions {
+        kernels,
+        order: host_vm::Order::parse(&cmd.order, cmd.seed)?,
+        commit: cmd.commit,
+        arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
+        cpus: cmd.cpus,
+        memory: cmd.memory,
+        runs: cmd.runs,
+        out: cmd.out.into(),
+        accel: host_vm::AccelChoice::parse(&cmd.accel)?,
+        meter: host_vm::MeterChoice::parse(&cmd.meter)?,
+        timeout: cmd.timeout,
+        init: cmd.init.map(Into::into),
+        append: cmd.append,
+        kaslr: cmd.kaslr,
+        kernel_appends: cmd.kernel_append,
+        profile: cmd.profile,
+        quiet: cmd.quiet,
+        json: cmd.json,
+        run: run_cmd.options()?,
+        timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
+    };
+    let done = match host_vm::run(&opts) {
+        Ok(done) => done,
+        Err((code, msg)) => {
+            eprintln!("trig-init: error: {msg}");
+            return Ok(ExitCode::from(code));
+        }
+    };
+    let mut code = done.status;
+    if compare_after {
+        let settings = compare::Settings::default();
+        let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
+        for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
+            let new = compare::Side::of_file(file, vec![set.clone()]);
+            match compare::compare(&base, &new, &settings) {
+                Ok(c) => {
+                    print!("{}", table.export(&c));
+                    if c.regressed() && code == exit::OK {
+                        code = exit::BENCH_FAILED;
+                    }
+                }
+                Err(e) => {
+                    eprintln!("trig-init: compare: {e}");
+                    code = code.max(exit::USAGE);
+                }
+            }
+        }
+    }
+    Ok(ExitCode::from(code))
+}

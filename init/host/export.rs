@@ -1,0 +1,131 @@
+//! What `compare`, `history` and `report` write, as hyperfine's exporters:
+//! one [`Exporter`] trait, one type per format, each implementing it for
+//! the documents it can write; the commands pick one by `--format` name
+//! and [`write_file`] puts the bytes where asked. A new format is a type
+//! here and a name in the parser of each command that offers it.
+
+use super::compare::render::{render, Format};
+use super::compare::Comparison;
+use super::history::{self, History};
+use super::{bmf, html};
+
+/// Turns one kind of document (a comparison, a history, a report page)
+/// into the text of one format.
+pub trait Exporter<T: ?Sized> {
+    fn export(&self, doc: &T) -> String;
+}
+
+/// `report`'s document: the history and its latest comparison, if any.
+pub struct Report<'a> {
+    pub history: &'a History,
+    pub latest: Option<&'a Comparison>,
+}
+
+/// The aligned plain-text table (ANSI colours on request).
+pub struct Table {
+    pub color: bool,
+}
+pub struct Markdown;
+/// Plain text in 72 columns for a mailing list.
+pub struct Email;
+pub struct Json;
+/// Bencher Metric Format: NEW's (or the newest result's) figures.
+pub struct Bmf;
+/// One self-contained page.
+pub struct Html(pub html::Options);
+
+impl Exporter<Comparison> for Table {
+    fn export(&self, c: &Comparison) -> String {
+        render(c, Format::Table { color: self.color })
+    }
+}
+
+impl Exporter<Comparison> for Markdown {
+    fn export(&self, c: &Comparison) -> String {
+        render(c, Format::Markdown)
+    }
+}
+
+impl Exporter<Comparison> for Email {
+    fn export(&self, c: &Comparison) -> String {
+        render(c, Format::Email)
+    }
+}
+
+impl Exporter<Comparison> for Json {
+    fn export(&self, c: &Comparison) -> String {
+        render(c, Format::Json)
+    }
+}
+
+impl Exporter<Comparison> for Bmf {
+    fn export(&self, c: &Comparison) -> String {
+        bmf::comparison(c)
+    }
+}
+
+impl Exporter<History> for Table {
+    fn export(&self, h: &History) -> String {
+        history::render(h, false)
+    }
+}
+
+impl Exporter<History> for Markdown {
+    fn export(&self, h: &History) -> String {
+        history::render(h, true)
+    }
+}
+
+impl Exporter<History> for Json {
+    fn export(&self, h: &History) -> String {
+        serde_json::to_string_pretty(h).expect("history serializes") + "\n"
+    }
+}
+
+impl Exporter<History> for Bmf {
+    fn export(&self, h: &History) -> String {
+        bmf::history(h)
+    }
+}
+
+impl Exporter<Report<'_>> for Html {
+    fn export(&self, r: &Report<'_>) -> String {
+        html::page(r.history, r.latest, &self.0)
+    }
+}
+
+/// `compare --format` (and its `--export-*` files): table, markdown (md),
+/// email, json or bmf.
+pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, String> {
+    if name == "bmf" {
+        return Ok(Box::new(Bmf));
+    }
+    Ok(
+        match Format::parse(name, color).map_err(|e| format!("{e} (or bmf)"))? {
+            Format::Table { color } => Box::new(Table { color }),
+            Format::Markdown => Box::new(Markdown),
+            Format::Email => Box::new(Email),
+            Format::Json => Box::new(Json),
+        },
+    )
+}
+
+/// `history --format`: table, markdown (md), json or bmf.
+pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, String> {
+    Ok(match name {
+        "table" => Box::new(Table { color: false }),
+        "markdown" | "md" => Box::new(Markdown),
+        "json" => Box::new(Json),
+        "bmf" => Box::new(Bmf),
+        f => {
+            return Err(format!(
+                "--format must be table, markdown, json or bmf, not '{f}'"
+            ))
+        }
+    })
+}
+
+/// Writes an export to `path`; the error names the path.
+pub fn write_file(path: &str, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+}
