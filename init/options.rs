@@ -16,8 +16,9 @@ pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
 /// Defines every run option from one row each: its `trig-init run` flag
 /// (the `cli` part: help text, argh attributes, field), its field and
-/// default in [`RunOptions`], its `trig.*` kernel parameter (`parse`,
-/// `show`, whether the host always writes it), its validation, and, for
+/// default in [`RunOptions`], its `trig.*` kernel parameter (`parse` and
+/// `show`, by default its type's [`Param`] ones; `emit`, by default only
+/// when not the default value), its `check`, and, for
 /// the ones a report records, its [`Params`] field and its part in the
 /// signature `compare` requires to match. A row may lack the `cli` part
 /// (set only by the host) or everything else (a flag of `run` alone).
@@ -28,9 +29,10 @@ macro_rules! run_options {
             $(
                 option $(#[$fmeta:meta])* $field:ident : $ty:ty = $default:expr ;
                 key $key:ident ;
-                parse $parse:expr ;
-                show $show:expr , $emit:expr ;
-                check $check:expr ;
+                $( parse $parse:expr ; )?
+                $( show $show:expr ; )?
+                $( emit $emit:expr ; )?
+                $( check $check:expr ; )?
                 $(
                     record $(#[$pmeta:meta])* $pfield:ident : $pty:ty = $record:expr ;
                     $( signature $sig:expr ; )?
@@ -86,7 +88,8 @@ macro_rules! run_options {
                 match key {
                     $($(
                         stringify!($key) => {
-                            let parse: fn(&str, &str) -> Result<$ty, String> = $parse;
+                            let parse: fn(&str, &str) -> Result<$ty, String> =
+                                or_else!(<$ty as Param>::parse; $($parse)?);
                             self.$field = parse(key, value)?;
                         }
                     )?)*
@@ -102,8 +105,8 @@ macro_rules! run_options {
                 let default = RunOptions::default();
                 let mut args = [Vec::new(), Vec::new()];
                 $($(
-                    let show: fn(&$ty) -> String = $show;
-                    match $emit {
+                    let show: fn(&$ty) -> String = or_else!(<$ty as Param>::show; $($show)?);
+                    match or_else!(Emit::IfChanged; $($emit)?) {
                         Emit::Always => args[0].push(format!("trig.{}={}", stringify!($key), show(&self.$field))),
                         Emit::IfChanged if self.$field != default.$field => {
                             args[1].push(format!("trig.{}={}", stringify!($key), show(&self.$field)))
@@ -116,7 +119,7 @@ macro_rules! run_options {
 
             pub fn validate(&self) -> Result<(), String> {
                 $($(
-                    let check: fn(&$ty) -> Result<(), String> = $check;
+                    let check: fn(&$ty) -> Result<(), String> = or_else!(any; $($check)?);
                     check(&self.$field)?;
                 )?)*
                 Ok(())
@@ -148,6 +151,16 @@ macro_rules! run_options {
                 parts.join(", ")
             }
         }
+    };
+}
+
+/// The row's own expression, or the default.
+macro_rules! or_else {
+    ($default:expr;) => {
+        $default
+    };
+    ($default:expr; $given:expr) => {
+        $given
     };
 }
 
@@ -186,22 +199,73 @@ impl<T: ToString> CliValue for Option<T> {
     }
 }
 
-fn flag(_: &str, v: &str) -> Result<bool, String> {
-    Ok(matches!(v, "1" | "true" | "yes"))
+/// How an option's type reads and writes a `trig.*` parameter's value.
+trait Param: Sized {
+    fn parse(key: &str, value: &str) -> Result<Self, String>;
+    fn show(&self) -> String;
 }
 
-fn shown<T: std::fmt::Display>(v: &T) -> String {
-    v.to_string()
+/// A switch: written as 1, read as 1, true or yes.
+impl Param for bool {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        Ok(matches!(v, "1" | "true" | "yes"))
+    }
+    fn show(&self) -> String {
+        "1".into()
+    }
 }
 
-#[allow(clippy::ptr_arg)] // a `fn(&Vec<T>)`, as the table's types are
-fn joined<T: std::fmt::Display>(v: &Vec<T>) -> String {
+macro_rules! numbers {
+    ($($t:ty),*) => {$(
+        impl Param for $t {
+            fn parse(key: &str, v: &str) -> Result<Self, String> {
+                num(key, v)
+            }
+            fn show(&self) -> String {
+                self.to_string()
+            }
+        }
+
+        /// A comma-separated list.
+        impl Param for Vec<$t> {
+            fn parse(key: &str, v: &str) -> Result<Self, String> {
+                list(key, v)
+            }
+            fn show(&self) -> String {
+                joined(self)
+            }
+        }
+    )*};
+}
+
+numbers!(f64, u32, usize);
+
+/// Benchmark names or globs, comma-separated.
+impl Param for Vec<String> {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        Ok(v.split(',').map(str::to_string).collect())
+    }
+    fn show(&self) -> String {
+        self.join(",")
+    }
+}
+
+/// `BENCH:SPINS,...`.
+impl Param for Vec<Inject> {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        v.split(',')
+            .filter(|s| !s.is_empty())
+            .map(parse_inject)
+            .collect()
+    }
+    fn show(&self) -> String {
+        joined(self)
+    }
+}
+
+fn joined<T: std::fmt::Display>(v: &[T]) -> String {
     let items: Vec<String> = v.iter().map(ToString::to_string).collect();
     items.join(",")
-}
-
-fn on(_: &bool) -> String {
-    "1".into()
 }
 
 /// `what` is `v` seconds, which must be in `lo..=MAX_SECONDS`.
@@ -225,8 +289,6 @@ run_options! {
         filter: [Vec<String>];
         option filter: Vec<String> = Vec::new();
         key filter;
-        parse |_, v| Ok(v.split(',').map(str::to_string).collect());
-        show joined, Emit::IfChanged;
         check |patterns| {
             match patterns.iter().find(|p| p.is_empty() || p.contains(char::is_whitespace)) {
                 Some(p) => Err(format!("invalid benchmark filter '{p}'")),
@@ -244,8 +306,7 @@ run_options! {
         /// Seconds; fractions allowed (sub-second runs suit the icount meter).
         warmup: f64 = 1.0;
         key warmup;
-        parse num;
-        show shown, Emit::Always;
+        emit Emit::Always;
         check |&w| seconds_in("warmup", w, 0.0);
         record warmup_s: f64 = |o, _| o.warmup;
         signature |p| format!("warmup {} s", p.warmup_s);
@@ -258,8 +319,7 @@ run_options! {
         duration: [Option<String>];
         option duration: f64 = 5.0;
         key duration;
-        parse num;
-        show shown, Emit::Always;
+        emit Emit::Always;
         check |&d| seconds_in("duration", d, MIN_DURATION);
         record duration_s: f64 = |o, _| o.duration;
         signature |p| format!("duration {} s", p.duration_s);
@@ -271,8 +331,7 @@ run_options! {
         producers: [Option<String>];
         option producers: Vec<usize> = vec![1];
         key producers;
-        parse list;
-        show joined, Emit::Always;
+        emit Emit::Always;
         check |p| {
             if p.is_empty() || p.contains(&0) {
                 Err("producers must be a list of counts of at least 1".into())
@@ -290,9 +349,6 @@ run_options! {
         affinity: [bool];
         option affinity: bool = false;
         key affinity;
-        parse flag;
-        show on, Emit::IfChanged;
-        check any;
         record affinity: bool = |o, _| o.affinity;
         signature |p| format!("affinity {}", p.affinity);
     }
@@ -303,8 +359,7 @@ run_options! {
         batch_iters: [Option<u32>];
         option batch_iters: u32 = 100;
         key batch_iters;
-        parse num;
-        show shown, Emit::Always;
+        emit Emit::Always;
         check |&b| {
             if (1..=1000).contains(&b) {
                 Ok(())
@@ -322,8 +377,7 @@ run_options! {
         cmp_str_len: [Option<String>];
         option cmp_str_lens: Vec<u32> = DEFAULT_STR_LENS.to_vec();
         key cmp_str_len;
-        parse list;
-        show joined, Emit::Always;
+        emit Emit::Always;
         check |lens| {
             if lens.is_empty() || lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN) {
                 Err(format!("cmp_str_len must be in 1..{MAX_STR_LEN}"))
@@ -344,8 +398,8 @@ run_options! {
         rename_on_main: bool = false;
         key rename_thread;
         parse |_, v| parse_rename_thread(v);
-        show |&main| rename_thread_name(main).into(), Emit::Always;
-        check any;
+        show |&main| rename_thread_name(main).into();
+        emit Emit::Always;
         record rename_thread: String = |o, _| o.rename_thread().into();
         signature |p| format!("rename thread {}", p.rename_thread);
     }
@@ -358,8 +412,6 @@ run_options! {
         /// Overall watchdog in seconds; 0 picks one from the matrix size.
         timeout: u32 = 0;
         key timeout;
-        parse num;
-        show shown, Emit::IfChanged;
         check |&t| {
             if t > MAX_TIMEOUT {
                 Err(format!("timeout {t} s is over {MAX_TIMEOUT} s"))
@@ -384,9 +436,6 @@ run_options! {
         /// Per-second progress lines and libbpf's messages on stderr.
         verbose: bool = false;
         key verbose;
-        parse flag;
-        show on, Emit::IfChanged;
-        check any;
     }
     {
         cli
@@ -398,9 +447,6 @@ run_options! {
         /// put trig-base's counting overhead in the report.
         harness: bool = false;
         key harness;
-        parse flag;
-        show on, Emit::IfChanged;
-        check any;
     }
     {
         option
@@ -409,9 +455,6 @@ run_options! {
         /// host the kernel's symbols.
         profile: bool = false;
         key profile;
-        parse flag;
-        show on, Emit::IfChanged;
-        check any;
     }
     {
         cli
@@ -424,9 +467,6 @@ run_options! {
         /// triggered call in the named benchmarks' producers.
         inject: Vec<Inject> = Vec::new();
         key inject;
-        parse |_, v| v.split(',').filter(|s| !s.is_empty()).map(parse_inject).collect();
-        show joined, Emit::IfChanged;
-        check any;
         record
         /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -497,7 +537,7 @@ impl RunOptions {
 
     /// `BENCH:SPINS,...`, as `trig.inject=` takes it.
     pub fn inject_list(&self) -> String {
-        joined(&self.inject)
+        self.inject.show()
     }
 
     /// Spin iterations injected into `bench`'s producers (0: none).
