@@ -324,8 +324,8 @@ pub enum BisectSub {
 
 /// Print BAD's effect: each benchmark and metric that the comparison of
 /// GOOD with BAD judged regressed, with its change in percent, as one
-/// JSON object (`{}` when nothing regressed). Exit 0, or 2 when the
-/// comparison cannot be read.
+/// JSON object (an empty one when nothing regressed). Exit 0, or 2 when
+/// the comparison cannot be read.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "effect")]
 pub struct BisectEffectCmd {
@@ -351,12 +351,11 @@ pub struct BisectVerdictCmd {
     pub comparison: String,
 }
 
-/// Analyse an ab run of scripts/ab-proof.sh: in DIR, *-k1.json and
-/// *-k2.json are one kernel booted twice (A/A), *-k3.json on the same
-/// kernel with slowdowns injected (a ladder) or other kernels. Prints
-/// what compare flags in A/A, paired and unpaired, and for each injected
-/// benchmark and size its change, interval and verdict. Exit 0, or 2
-/// when the results cannot be read or compared.
+/// Analyse the ab run of scripts/ab-proof.sh in DIR (*-k1.json and
+/// *-k2.json one kernel booted twice, *-k3.json on the same kernel with
+/// slowdowns injected, or other kernels): what compare flags in A/A,
+/// and each injected benchmark's change and verdict. Exit 0, or 2 when
+/// the results cannot be read or compared.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "ab-proof")]
 pub struct AbProofCmd {

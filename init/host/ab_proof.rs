@@ -186,7 +186,9 @@ fn aa(p: &Comparison, u: &Comparison) -> String {
     out
 }
 
-/// What a comparison's NEW side had injected: benchmark to spins.
+/// What a comparison's NEW side had injected into the benchmarks it
+/// ran (a filtered run leaves some injected ones out): benchmark to
+/// spins.
 fn injected(c: &Comparison) -> BTreeMap<String, u64> {
     c.new
         .inject
@@ -196,6 +198,7 @@ fn injected(c: &Comparison) -> BTreeMap<String, u64> {
             let (name, spins) = i.split_once(':')?;
             Some((name.to_string(), spins.trim().parse().ok()?))
         })
+        .filter(|(name, _)| c.benches.iter().any(|b| &b.name == name))
         .collect()
 }
 
@@ -412,7 +415,7 @@ pub(crate) mod tests {
         let large = comparison(
             A,
             &slowed(3.0, 4.0),
-            Some("rename-kprobe:4,rename-fentry:4"),
+            Some("rename-kprobe:4,rename-fentry:4,trig-rawtp:8"),
         );
         let text = ladder(&[(3, small), (4, large)]);
         let lines: Vec<&str> = text.lines().collect();

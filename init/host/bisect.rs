@@ -245,19 +245,28 @@ mod tests {
         decide(&bad_effect(), Ok(c))
     }
 
+    /// Judges `changes` and checks the verdict, git bisect's exit status
+    /// for it, and why.
+    fn expect(changes: &[(&str, Option<f64>, &str)], step: Step, exit: u8, why: &str) {
+        let d = judge(changes);
+        assert_eq!(
+            (d.step, d.step.exit_code(), d.why.as_str()),
+            (step, exit, why)
+        );
+    }
+
     #[test]
     fn the_step_with_bads_change_is_bad() {
-        let d = judge(&[
-            ("rename-base rate", Some(-0.5), "regressed"),
-            ("rename-kprobe rate", Some(-0.29), "regressed"),
-            ("rename-base overhead", Some(3.0), "regressed"),
-        ]);
-        assert_eq!(d.step, Step::Bad, "{}", d.why);
-        assert_eq!(
-            d.why,
-            "rename-base rate -0.5% of -0.5%, rename-kprobe rate -0.3% of -0.3%: median fraction 0.98"
+        expect(
+            &[
+                ("rename-base rate", Some(-0.5), "regressed"),
+                ("rename-kprobe rate", Some(-0.29), "regressed"),
+                ("rename-base overhead", Some(3.0), "regressed"),
+            ],
+            Step::Bad,
+            1,
+            "rename-base rate -0.5% of -0.5%, rename-kprobe rate -0.3% of -0.3%: median fraction 0.98",
         );
-        assert_eq!(d.step.exit_code(), 1);
     }
 
     #[test]
@@ -296,16 +305,15 @@ mod tests {
     fn a_failed_benchmark_is_left_out_not_read_as_a_change() {
         // a failed side exports a null or meaningless change: the Python
         // this replaces crashed on null, which git bisect read as "bad"
-        let d = judge(&[
-            ("rename-base rate", None, "failed"),
-            ("rename-kprobe rate", Some(-80.0), "missing"),
-        ]);
-        assert_eq!(d.step, Step::Skip, "{}", d.why);
-        assert_eq!(
-            d.why,
-            "no benchmark of BAD's regression measured (rename-base rate failed, rename-kprobe rate missing)"
+        expect(
+            &[
+                ("rename-base rate", None, "failed"),
+                ("rename-kprobe rate", Some(-80.0), "missing"),
+            ],
+            Step::Skip,
+            125,
+            "no benchmark of BAD's regression measured (rename-base rate failed, rename-kprobe rate missing)",
         );
-        assert_eq!(d.step.exit_code(), 125);
     }
 
     #[test]
@@ -320,16 +328,18 @@ mod tests {
         // the step is weighed against BAD's known effect, not tested for
         // significance: compare's inconclusive (too few boots) or
         // unstable (noisy) verdicts do not stop its change from counting
-        let d = judge(&[
+        let bad: &[(&str, Option<f64>, &str)] = &[
             ("rename-base rate", Some(-0.6), "inconclusive"),
             ("rename-kprobe rate", Some(-0.2), "unstable"),
-        ]);
-        assert_eq!(d.step, Step::Bad, "{}", d.why);
-        let d = judge(&[
+        ];
+        let good: &[(&str, Option<f64>, &str)] = &[
             ("rename-base rate", Some(0.1), "inconclusive"),
             ("rename-kprobe rate", Some(0.0), "unstable"),
-        ]);
-        assert_eq!(d.step, Step::Good, "{}", d.why);
+        ];
+        for (changes, step) in [(bad, Step::Bad), (good, Step::Good)] {
+            let d = judge(changes);
+            assert_eq!(d.step, step, "{}", d.why);
+        }
     }
 
     #[test]
