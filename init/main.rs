@@ -6,7 +6,7 @@ mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{compare, history, list, report, run, strs, vm, EXIT_USAGE};
+use commands::{bisect, compare, history, list, report, run, strs, vm, EXIT_USAGE};
 use std::process::ExitCode;
 use trig_init::guest;
 
@@ -54,6 +54,8 @@ fn main() -> ExitCode {
         Some(Cmd::Compare(cmd)) => ("trig-init compare", compare::compare(cmd)),
         Some(Cmd::History(cmd)) => ("trig-init history", history::history(cmd)),
         Some(Cmd::Report(cmd)) => ("trig-init report", report::report(cmd)),
+        Some(Cmd::Bisect(cmd)) => ("trig-init", bisect::bisect(cmd)),
+        Some(Cmd::AbProof(cmd)) => ("trig-init", bisect::ab_proof(cmd)),
         Some(Cmd::List(_)) => ("trig-init", list::list()),
     };
     commands::exit_on_error(name, result)
