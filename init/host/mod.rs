@@ -4,16 +4,20 @@
 pub mod bmf;
 pub mod compare;
 pub mod console;
+pub mod engine;
 pub mod files;
 pub mod history;
 pub mod html;
 pub mod initramfs;
 pub mod interrupt;
+pub mod judge;
 pub mod kernel;
 pub mod profile;
 pub mod qemu;
+pub mod results;
 pub mod table;
 pub mod text;
+pub mod ui;
 pub mod vm;
 
 /// The `width`-byte little-endian integer at `offset`, if `bytes` has it:
