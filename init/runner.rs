@@ -170,10 +170,7 @@ impl Run {
         }
         let report = {
             let mut r = self.lock();
-            r.outcome = Outcome {
-                status,
-                message,
-            };
+            r.outcome = Outcome { status, message };
             r.clone()
         };
         match &self.sink {

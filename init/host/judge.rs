@@ -67,7 +67,11 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
 
 /// Adds `why` to a boot's message.
 pub fn append(message: &mut Option<String>, why: String) {
-    *message = Some(message.take().map_or(why.clone(), |m| format!("{m}; {why}")));
+    *message = Some(
+        message
+            .take()
+            .map_or(why.clone(), |m| format!("{m}; {why}")),
+    );
 }
 
 /// The status of a boot and why, the kernel's failures first.

@@ -96,7 +96,6 @@ pub fn timestamp() -> String {
     )
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
