@@ -207,6 +207,19 @@ mod tests {
     use crate::options::RunOptions;
     use crate::report::frame::encode;
 
+    /// The header frame's JSON of a guest run at the defaults.
+    fn header() -> String {
+        let run = crate::runner::Run::new(
+            crate::runner::Sink::Plain("/dev/null".into()),
+            &RunOptions::default(),
+            1,
+            vec![],
+            false,
+        );
+        let report = run.report.lock().unwrap();
+        serde_json::to_string(&*report).unwrap()
+    }
+
     #[test]
     fn malformed_json_is_named() {
         let frames = vec![Frame {
@@ -220,14 +233,7 @@ mod tests {
 
     #[test]
     fn a_profile_that_cannot_be_made_keeps_the_results_and_says_why() {
-        let run = crate::runner::Run::new(
-            crate::runner::Sink::Plain("/dev/null".into()),
-            &RunOptions::default(),
-            1,
-            vec![],
-            false,
-        );
-        let header = serde_json::to_string(&*run.report.lock().unwrap()).unwrap();
+        let header = header();
         let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","window":0,"samples":[{"t_s":0.3,"interval_s":0.05,"warmup":false,"bpf":0,"user":10,"mps":0.0002}]}"#;
         let mut text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)].concat();
         let (frames, _) = crate::report::frame::parse(&text.concat());
@@ -277,14 +283,7 @@ mod tests {
 
     #[test]
     fn partial_report_keeps_finished_benchmarks() {
-        let run = crate::runner::Run::new(
-            crate::runner::Sink::Plain("/dev/null".into()),
-            &RunOptions::default(),
-            1,
-            vec![],
-            false,
-        );
-        let header = serde_json::to_string(&*run.report.lock().unwrap()).unwrap();
+        let header = header();
         let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","samples":[]}"#;
         let text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)]
             .concat()

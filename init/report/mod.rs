@@ -530,11 +530,27 @@ pub fn add_overheads(results: &mut [BenchResult]) {
 mod status_tests {
     use super::{BootStatus, RunEnd};
 
+    /// Each of `all` writes as its name and reads back.
+    fn round_trip<T>(all: &[T])
+    where
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Display
+            + PartialEq
+            + std::fmt::Debug,
+    {
+        for s in all {
+            let json = serde_json::to_string(s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), s);
+        }
+    }
+
     /// The JSON spelling is the one results files have always had.
     #[test]
     fn statuses_read_and_write_as_their_names() {
         use BootStatus as B;
-        let boots = [
+        round_trip(&[
             B::Ok,
             B::Failed,
             B::Interrupted,
@@ -542,14 +558,9 @@ mod status_tests {
             B::Hung,
             B::NoBoot,
             B::BadOutput,
-        ];
-        for s in boots {
-            let json = serde_json::to_string(&s).unwrap();
-            assert_eq!(json, format!("\"{s}\""));
-            assert_eq!(serde_json::from_str::<BootStatus>(&json).unwrap(), s);
-        }
+        ]);
         use RunEnd as E;
-        let ends = [
+        round_trip(&[
             E::Running,
             E::Complete,
             E::Watchdog,
@@ -557,11 +568,6 @@ mod status_tests {
             E::Error,
             E::Interrupted,
             E::Incomplete,
-        ];
-        for s in ends {
-            let json = serde_json::to_string(&s).unwrap();
-            assert_eq!(json, format!("\"{s}\""));
-            assert_eq!(serde_json::from_str::<RunEnd>(&json).unwrap(), s);
-        }
+        ]);
     }
 }
