@@ -13,7 +13,7 @@ use trig_init::host::compare::{
     self,
     render::{render, Format},
 };
-use trig_init::host::{bmf, exit, history, html, kernel::Arch, vm as host_vm};
+use trig_init::host::{ab_proof, bisect, bmf, exit, history, html, kernel::Arch, vm as host_vm};
 use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
@@ -62,6 +62,14 @@ fn main() -> ExitCode {
         Some(Cmd::Compare(cmd)) => Ok(compare(cmd)),
         Some(Cmd::History(cmd)) => Ok(history(cmd)),
         Some(Cmd::Report(cmd)) => Ok(report(cmd)),
+        Some(Cmd::Bisect(cli::BisectCmd { cmd })) => match cmd {
+            cli::BisectSub::Effect(c) => bisect::print_effect(c.comparison.as_ref()),
+            cli::BisectSub::Verdict(c) => {
+                bisect::print_verdict(c.effect.as_ref(), c.comparison.as_ref())
+            }
+        }
+        .map(|()| ExitCode::SUCCESS),
+        Some(Cmd::AbProof(cmd)) => ab_proof::print(cmd.dir.as_ref()).map(|()| ExitCode::SUCCESS),
         Some(Cmd::List(_)) => {
             list();
             Ok(ExitCode::SUCCESS)

@@ -82,38 +82,31 @@ judge() {
   return 0
 }
 
-# What BAD's regression looks like: every (benchmark, metric) that compare
-# judged regressed, with its change; nothing when BAD is not worse.
+# What BAD's regression looks like: every (benchmark, metric) that
+# compare judged regressed, with its change, as one JSON object; {} when
+# BAD is not worse (trig-init bisect effect).
 signature() {
-  python3 - "$1" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-sig = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"]
-       for m in b["metrics"] if m["verdict"] == "regressed"}
-print(json.dumps(sig))
-PY
+  "$trig" bisect effect "$1"
 }
 
 # A step is bad when, over BAD's regressed benchmarks, its change is
 # typically more than half of BAD's: a classification against the known
-# effect, steadier than a fresh significance test at every step.
-# Exit 0 good, 1 bad, 125 when this step's comparison cannot be read.
+# effect, steadier than a fresh significance test at every step
+# (trig-init bisect verdict, which prints "good|bad|skip: why"). Prints
+# why; returns 0 good, 1 bad, 125 skip (the comparison cannot be read or
+# measured none of BAD's benchmarks), and 255 when trig-init gave no
+# verdict: its own exit status is never passed on, so that neither a
+# usage error (2) nor a panic (101) reads as "bad".
 classify() {
-  python3 - "$state/bad-signature.json" "$1" <<'PY'
-import json, statistics, sys
-try:
-    sig = json.load(open(sys.argv[1]))
-    c = json.load(open(sys.argv[2]))
-    now = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"] for m in b["metrics"]}
-except Exception as e:
-    print(f"unreadable comparison: {e}"); sys.exit(125)
-parts = [(k, now[k] / v) for k, v in sig.items() if k in now and v]
-if not parts:
-    print("no benchmark of BAD's regression measured"); sys.exit(125)
-frac = statistics.median(f for _, f in parts)
-print(", ".join(f"{k} {now[k]:+.1f}% of {sig[k]:+.1f}%" for k, _ in parts) + f": median fraction {frac:.2f}")
-sys.exit(1 if frac > 0.5 else 0)
-PY
+  local out
+  out=$("$trig" bisect verdict --effect "$state/bad-signature.json" "$1") ||
+    { echo "trig-init bisect verdict failed (exit $?)"; return 255; }
+  case $out in
+    "good: "*) echo "${out#good: }"; return 0 ;;
+    "bad: "*) echo "${out#bad: }"; return 1 ;;
+    "skip: "*) echo "${out#skip: }"; return 125 ;;
+    *) echo "no verdict in: $out"; return 255 ;;
+  esac
 }
 
 # The range this bisect started from: the good and bad commits that
@@ -168,7 +161,8 @@ why="did not boot"
 if [ $verdict -eq 0 ]; then
   why=$(classify "$state/runs/${commit:0:12}/compare.json")
   verdict=$?
-  # anything else (no python3, a crash) is this script's fault: stop
+  # anything else (trig-init failed or printed no verdict) is this
+  # script's fault: stop
   case $verdict in
     0|1|125) ;;
     *) echo "bisect.sh: internal error classifying ${commit:0:12} (exit $verdict): $why" >&2; exit 255 ;;

@@ -1,6 +1,8 @@
 //! The host side: boot kernels with trig-init as /init and collect the
 //! results.
 
+pub mod ab_proof;
+pub mod bisect;
 pub mod bmf;
 pub mod compare;
 pub mod console;
