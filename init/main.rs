@@ -18,11 +18,6 @@ use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
 
-/// Exit statuses of `run` (and of a guest run seen from the host).
-const EXIT_FAILED: u8 = 1;
-const EXIT_USAGE: u8 = 2;
-const EXIT_TIMEOUT: i32 = 3;
-
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let subcommands: Vec<&str> = <Cmd as argh::SubCommands>::COMMANDS
@@ -45,7 +40,7 @@ fn main() -> ExitCode {
                 "{}\nRun trig-init [COMMAND] --help for more information.",
                 e.output.trim_end()
             );
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
     };
     if args.version {
@@ -86,7 +81,7 @@ fn main() -> ExitCode {
 fn finish(result: Result<ExitCode, String>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("trig-init: error: {e}");
-        ExitCode::from(EXIT_USAGE)
+        ExitCode::from(exit::USAGE)
     })
 }
 
@@ -121,12 +116,12 @@ fn run(cmd: RunCmd) -> Result<ExitCode, String> {
     let opts = run_options(&cmd)?;
     let mounts = guest::mounts::mount_all(false);
     let ok = guest::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
-        std::process::exit(EXIT_TIMEOUT)
+        std::process::exit(i32::from(exit::NO_BOOT))
     })?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(EXIT_FAILED)
+        ExitCode::from(exit::BENCH_FAILED)
     })
 }
 
