@@ -6,9 +6,9 @@ mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{bisect, compare, history, list, report, run, strs, vm, EXIT_USAGE};
+use commands::{bisect, compare, history, list, report, run, strs, vm};
 use std::process::ExitCode;
-use trig_init::guest;
+use trig_init::{exit, guest};
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
                 "{}\nRun trig-init [COMMAND] --help for more information.",
                 e.output.trim_end()
             );
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
     };
     if args.version {

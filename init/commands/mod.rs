@@ -11,24 +11,20 @@ pub mod vm;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-
-/// A usage or input error: bad flags, unreadable or incomparable input.
-pub const EXIT_USAGE: u8 = 2;
-/// `compare` and `history`: something regressed.
-const EXIT_REGRESSED: u8 = 1;
+use trig_init::exit;
 
 /// The exit status of a command, with its error said on stderr as
 /// `NAME: error: ...`.
 pub fn exit_on_error(name: &str, result: Result<ExitCode, String>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("{name}: error: {e}");
-        ExitCode::from(EXIT_USAGE)
+        ExitCode::from(exit::USAGE)
     })
 }
 
-/// 1 when something regressed, else 0.
+/// 1 when something regressed (as a failed benchmark), else 0.
 fn regressed(yes: bool) -> ExitCode {
-    ExitCode::from(if yes { EXIT_REGRESSED } else { 0 })
+    ExitCode::from(if yes { exit::BENCH_FAILED } else { exit::OK })
 }
 
 /// `--color`: auto colours a terminal unless NO_COLOR is set and not

@@ -257,8 +257,14 @@ mod tests {
 
     #[test]
     fn compiler_clones_count_as_their_function() {
-        assert_eq!(function_of("syscall_trace_enter.constprop.0"), "syscall_trace_enter");
-        assert_eq!(function_of("perf_call_bpf_enter.isra.0"), "perf_call_bpf_enter");
+        assert_eq!(
+            function_of("syscall_trace_enter.constprop.0"),
+            "syscall_trace_enter"
+        );
+        assert_eq!(
+            function_of("perf_call_bpf_enter.isra.0"),
+            "perf_call_bpf_enter"
+        );
         assert_eq!(function_of("do_syscall_64"), "do_syscall_64");
         assert_eq!(function_of(JIT), JIT);
     }

@@ -254,11 +254,49 @@ pub struct Overhead {
     pub ns_per_event: f64,
 }
 
+/// How a guest run ended (`Outcome.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunEnd {
+    /// Still going: the header frame's outcome.
+    Running,
+    Complete,
+    /// The guest's watchdog ended the run.
+    Watchdog,
+    /// trig-init panicked.
+    Panic,
+    /// The run could not start (a bad command line, say).
+    Error,
+    /// A signal ended the run.
+    Interrupted,
+    /// Set on the host: the guest stopped before its final report.
+    Incomplete,
+}
+
+impl RunEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Running => "running",
+            RunEnd::Complete => "complete",
+            RunEnd::Watchdog => "watchdog",
+            RunEnd::Panic => "panic",
+            RunEnd::Error => "error",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::Incomplete => "incomplete",
+        }
+    }
+}
+
+impl std::fmt::Display for RunEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Outcome {
-    /// `complete`, `watchdog`, `panic` or, on the host, `incomplete`.
-    pub status: String,
+    pub status: RunEnd,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -288,7 +326,7 @@ impl BenchResult {
 impl Report {
     /// Whether every result ran or was cleanly unsupported.
     pub fn all_ok(&self) -> bool {
-        self.outcome.status == "complete"
+        self.outcome.status == RunEnd::Complete
             && self
                 .results
                 .iter()
@@ -383,14 +421,60 @@ pub struct VmInfo {
     pub append: String,
 }
 
+/// How one boot went (`RunRecord.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BootStatus {
+    /// A complete report, every benchmark ok or unsupported.
+    Ok,
+    /// A complete report in which some benchmarks failed.
+    Failed,
+    /// A signal to trig-init ended the boot.
+    Interrupted,
+    /// A kernel panic or oops.
+    Crashed,
+    /// Killed after the timeout.
+    Hung,
+    /// Never reached /init.
+    NoBoot,
+    /// No complete, valid report.
+    BadOutput,
+}
+
+impl BootStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BootStatus::Ok => "ok",
+            BootStatus::Failed => "failed",
+            BootStatus::Interrupted => "interrupted",
+            BootStatus::Crashed => "crashed",
+            BootStatus::Hung => "hung",
+            BootStatus::NoBoot => "no-boot",
+            BootStatus::BadOutput => "bad-output",
+        }
+    }
+
+    /// Whether the boot gave no complete report: the kernel, not a
+    /// benchmark, is at fault.
+    pub fn no_report(self) -> bool {
+        matches!(
+            self,
+            BootStatus::Crashed | BootStatus::Hung | BootStatus::NoBoot | BootStatus::BadOutput
+        )
+    }
+}
+
+impl std::fmt::Display for BootStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One boot.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunRecord {
     pub index: usize,
-    /// `ok`, `failed` (some benchmarks failed), `crashed` (panic or oops),
-    /// `hung` (killed after the timeout), `no-boot` (never reached /init)
-    /// or `bad-output` (no complete, valid report).
-    pub status: String,
+    pub status: BootStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     pub console_log: String,
@@ -411,4 +495,75 @@ pub struct Pairing {
     /// The command's start time, shared by every kernel it booted.
     pub session: String,
     pub round: usize,
+}
+
+/// Fills in each result's per-event overhead against its registry
+/// baseline at the same parameters, from the same run: 1e3/rate -
+/// 1e3/baseline rate, in ns with rates in M/s.
+pub fn add_overheads(results: &mut [BenchResult]) {
+    let rates: BTreeMap<String, f64> = results
+        .iter()
+        .filter(|r| r.status == Status::Ok)
+        .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
+        .collect();
+    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline) else {
+            continue;
+        };
+        let base_name = r.name.replacen(&r.bench, base, 1);
+        if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
+            if base_rate > 0.0 && s.mean > 0.0 {
+                r.overhead_ns = Some(Overhead {
+                    baseline: base_name,
+                    ns_per_event: 1e3 / s.mean - 1e3 / base_rate,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::{BootStatus, RunEnd};
+
+    /// Each of `all` writes as its name and reads back.
+    fn round_trip<T>(all: &[T])
+    where
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Display
+            + PartialEq
+            + std::fmt::Debug,
+    {
+        for s in all {
+            let json = serde_json::to_string(s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), s);
+        }
+    }
+
+    /// The JSON spelling is the one results files have always had.
+    #[test]
+    fn statuses_read_and_write_as_their_names() {
+        use BootStatus as B;
+        round_trip(&[
+            B::Ok,
+            B::Failed,
+            B::Interrupted,
+            B::Crashed,
+            B::Hung,
+            B::NoBoot,
+            B::BadOutput,
+        ]);
+        use RunEnd as E;
+        round_trip(&[
+            E::Running,
+            E::Complete,
+            E::Watchdog,
+            E::Panic,
+            E::Error,
+            E::Interrupted,
+            E::Incomplete,
+        ]);
+    }
 }

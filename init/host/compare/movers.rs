@@ -104,7 +104,7 @@ pub fn lines(name: &str, m: &Movers) -> Vec<String> {
         match m.functions.len() {
             0 => format!("no kernel function moved by {MIN_MOVE} or more"),
             n => format!(
-                "these {n} {:+.2}, other kernel functions {:+.2}",
+                "the {n} listed {:+.2}, other kernel functions {:+.2}",
                 m.listed(),
                 m.kernel - m.listed()
             ),
