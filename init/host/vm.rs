@@ -643,7 +643,15 @@ pub fn run(opts: &VmOptions) -> Result<Done, (u8, String)> {
         RunOptions::from_kernel_cmdline(&t.set.vm.append)
             .map_err(|e| usage(format!("kernel {}: command line: {e}", t.kernel.spec)))?;
     }
-    let cpio = initramfs::build(&init).map_err(|e| (exit::INFRA, e.to_string()))?;
+    // undocumented: extra files for scripts/upstream-bench.sh
+    let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
+    let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
+        let root = extra.as_ref().map(|p| format!(" ({})", p.display()));
+        (
+            exit::INFRA,
+            format!("initramfs{}: {e}", root.unwrap_or_default()),
+        )
+    })?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| (exit::INFRA, format!("{}: {e}", opts.out.display())))?;
     // unique to this command: runs in the same second must not pair
