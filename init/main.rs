@@ -68,7 +68,7 @@ fn main() -> ExitCode {
         Some(Cmd::History(cmd)) => Ok(history(cmd)),
         Some(Cmd::Report(cmd)) => Ok(report(cmd)),
         Some(Cmd::List(_)) => {
-            list();
+            print!("{}", registry::listing());
             Ok(ExitCode::SUCCESS)
         }
     };
@@ -389,28 +389,5 @@ fn report(cmd: cli::ReportCmd) -> ExitCode {
             eprintln!("trig-init report: error: {e}");
             ExitCode::from(COMPARE_ERROR)
         }
-    }
-}
-
-fn list() {
-    println!(
-        "{:<28} {:<8} {:<48} {:<30} NEEDS",
-        "BENCHMARK", "GROUP", "ATTACHES TO", "TRIGGER"
-    );
-    for b in registry::all() {
-        let trigger = match b.trigger {
-            registry::Trigger::Getpgid => "getpgid() loop".to_string(),
-            registry::Trigger::TestRun(p) => format!("test_run {p}"),
-            registry::Trigger::Call(t) => format!("call {t:?} target").to_lowercase(),
-            registry::Trigger::Rename => "write /proc/self/comm".into(),
-        };
-        println!(
-            "{:<28} {:<8} {:<48} {:<30} {}",
-            b.name,
-            b.group.as_str(),
-            b.point,
-            trigger,
-            b.feature.needs()
-        );
     }
 }
