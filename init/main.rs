@@ -4,7 +4,7 @@
 mod cli;
 
 use argh::FromArgs;
-use cli::{Cmd, RunCmd, TrigInit};
+use cli::{Cmd, ListCmd, RunCmd, TrigInit};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -67,10 +67,7 @@ fn main() -> ExitCode {
         Some(Cmd::Compare(cmd)) => Ok(compare(cmd)),
         Some(Cmd::History(cmd)) => Ok(history(cmd)),
         Some(Cmd::Report(cmd)) => Ok(report(cmd)),
-        Some(Cmd::List(_)) => {
-            print!("{}", registry::listing());
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Cmd::List(cmd)) => list(cmd),
     };
     finish(result)
 }
@@ -390,4 +387,14 @@ fn report(cmd: cli::ReportCmd) -> ExitCode {
             ExitCode::from(COMPARE_ERROR)
         }
     }
+}
+
+fn list(cmd: ListCmd) -> Result<ExitCode, String> {
+    let version = match cmd.kernel {
+        Some(k) => registry::version_of(&k)
+            .ok_or_else(|| format!("--kernel {k}: not a kernel version such as 6.12"))?,
+        None => registry::running_version()?,
+    };
+    print!("{}", registry::listing(version));
+    Ok(ExitCode::SUCCESS)
 }

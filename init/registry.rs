@@ -153,6 +153,23 @@ pub enum Arch {
     X86_64,
 }
 
+/// A kernel version, (major, minor).
+pub type Version = (u32, u32);
+
+/// What upstream's bench calls one of our benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Up {
+    /// Our name.
+    Same,
+    As(&'static str),
+    /// Upstream's bench has no such benchmark.
+    Absent,
+}
+
+/// Upstream's name for a benchmark in the bench of each kernel tree, from
+/// a version on until the next entry's.
+pub type Upstream = &'static [(Version, Up)];
+
 #[derive(Debug, Clone, Copy)]
 pub struct Bench {
     pub name: &'static str,
@@ -162,6 +179,7 @@ pub struct Bench {
     pub attach: Attach,
     pub trigger: Trigger,
     pub feature: Feature,
+    pub upstream: Upstream,
     pub arch: Arch,
     /// Which way the rate improves (events per second: higher, for all
     /// benchmarks so far).
@@ -216,6 +234,16 @@ impl Bench {
             _ => section.into(),
         }
     }
+
+    /// Upstream's name for this benchmark in the bench of kernel `version`.
+    pub fn upstream_name(&self, version: Version) -> Option<&'static str> {
+        let (_, up) = self.upstream.iter().rev().find(|(v, _)| *v <= version)?;
+        match up {
+            Up::Same => Some(self.name),
+            Up::As(name) => Some(name),
+            Up::Absent => None,
+        }
+    }
 }
 
 /// The section of program `prog` in `family`'s object, as compiled.
@@ -226,6 +254,21 @@ fn section_of(family: &Family, prog: &str) -> Option<&'static str> {
         .map(|(_, _, section)| *section)
 }
 
+/// The (major, minor) of a kernel release such as `6.12.117+deb12-amd64`.
+pub fn version_of(release: &str) -> Option<Version> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The version of the running kernel.
+pub fn running_version() -> Result<Version, String> {
+    let uts = nix::sys::utsname::uname().map_err(|e| format!("uname: {e}"))?;
+    let release = uts.release().to_string_lossy();
+    version_of(&release).ok_or_else(|| format!("kernel release {release}: no version in it"))
+}
+
 /// Shorthand constructor keeping the table one line per benchmark.
 const fn b(
     name: &'static str,
@@ -234,6 +277,7 @@ const fn b(
     attach: Attach,
     trigger: Trigger,
     feature: Feature,
+    upstream: Upstream,
 ) -> Bench {
     Bench {
         name,
@@ -242,6 +286,7 @@ const fn b(
         attach,
         trigger,
         feature,
+        upstream,
         arch: Arch::Any,
         better: Better::Higher,
     }
@@ -255,6 +300,7 @@ const fn x86(mut bench: Bench) -> Bench {
 use Attach::{None as Nothing, Section, Uprobe};
 use Feature as F;
 use Trigger::{Call, Getpgid, Rename, TestRun};
+use Up::{Absent, As, Same};
 
 const DRV: Trigger = TestRun("trig_driver");
 const KFN: Trigger = TestRun("trig_driver_kfunc");
@@ -278,57 +324,86 @@ const T: &Family = &TRIGGER;
 const R: &Family = &RENAME;
 const S: &Family = &STRNCMP;
 
+// Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
+// targets "with-nop" and "without-nop", a bare ret; uprobe-base the
+// unprobed loop), 6.9 (more attach types, uprobe-{nop,push,ret}), 6.10
+// (the batched design takes over trig-kprobe and the other names of the
+// syscall-driven benchmarks, whose baseline is now trig-syscall-count; the
+// rest of that design is dropped). Multi-uprobes are taken from 6.10 and
+// the x86 nop5 targets from 6.18 (when the nop5 optimisation came).
+const V0: Version = (0, 0);
+const V6_9: Version = (6, 9);
+const V6_10: Version = (6, 10);
+const ALWAYS: Upstream = &[(V0, Same)];
+const SINCE_5_17: Upstream = &[(V0, Absent), ((5, 17), Same)];
+const OURS: Upstream = &[(V0, Absent)];
+const UNTIL_6_10: Upstream = &[(V0, Same), (V6_10, Absent)];
+const ONLY_6_9: Upstream = &[(V0, Absent), (V6_9, Same), (V6_10, Absent)];
+const SINCE_6_9: Upstream = &[(V0, Absent), (V6_9, Same)];
+const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
+const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
+/// `6.10: NAME`: upstream's NAME from 6.10 on; `old: NAME`: upstream's
+/// NAME before 6.9, ours from then on.
+macro_rules! up {
+    (6.10: $name:literal) => {
+        &[(V0, Absent), (V6_10, As($name))]
+    };
+    (old: $old:literal) => {
+        &[(V0, As($old)), (V6_9, Same)]
+    };
+}
+
 #[rustfmt::skip]
 pub static BENCHES: &[Bench] = &[
     // syscall-driven trigger benchmarks (the original upstream design)
-    b("trig-base", T, None, Nothing, Getpgid, F::None),
-    b("trig-tp", T, Some("trig_tp"), Section, Getpgid, F::Tracepoints),
-    b("trig-rawtp", T, Some("trig_rawtp"), Section, Getpgid, F::Tracepoints),
-    b("trig-kprobe", T, Some("trig_kprobe"), Section, Getpgid, F::Kprobes),
-    b("trig-kretprobe", T, Some("trig_kretprobe"), Section, Getpgid, F::Kprobes),
-    b("trig-kprobe-multi", T, Some("trig_kprobe_multi"), Section, Getpgid, F::KprobeMulti),
-    b("trig-kretprobe-multi", T, Some("trig_kretprobe_multi"), Section, Getpgid, F::KprobeMulti),
-    b("trig-fentry", T, Some("trig_fentry"), Section, Getpgid, F::Trampolines),
-    b("trig-fexit", T, Some("trig_fexit"), Section, Getpgid, F::Trampolines),
-    b("trig-fmodret", T, Some("trig_fmodret"), Section, Getpgid, F::ErrorInjection),
+    b("trig-base", T, None, Nothing, Getpgid, F::None, &[(V0, Same), (V6_10, As("trig-syscall-count"))]),
+    b("trig-tp", T, Some("trig_tp"), Section, Getpgid, F::Tracepoints, UNTIL_6_10),
+    b("trig-rawtp", T, Some("trig_rawtp"), Section, Getpgid, F::Tracepoints, UNTIL_6_10),
+    b("trig-kprobe", T, Some("trig_kprobe"), Section, Getpgid, F::Kprobes, UNTIL_6_10),
+    b("trig-kretprobe", T, Some("trig_kretprobe"), Section, Getpgid, F::Kprobes, ONLY_6_9),
+    b("trig-kprobe-multi", T, Some("trig_kprobe_multi"), Section, Getpgid, F::KprobeMulti, ONLY_6_9),
+    b("trig-kretprobe-multi", T, Some("trig_kretprobe_multi"), Section, Getpgid, F::KprobeMulti, ONLY_6_9),
+    b("trig-fentry", T, Some("trig_fentry"), Section, Getpgid, F::Trampolines, UNTIL_6_10),
+    b("trig-fexit", T, Some("trig_fexit"), Section, Getpgid, F::Trampolines, ONLY_6_9),
+    b("trig-fmodret", T, Some("trig_fmodret"), Section, Getpgid, F::ErrorInjection, UNTIL_6_10),
     // batched in-kernel trigger benchmarks (upstream since 6.10)
-    b("trig-kernel-count", T, Some("trig_kernel_count"), Nothing, TestRun("trig_kernel_count"), F::TestRun),
-    b("trig-batch-kprobe", T, Some("trig_batch_kprobe"), Section, DRV, F::Kprobes),
-    b("trig-batch-kretprobe", T, Some("trig_batch_kretprobe"), Section, DRV, F::Kprobes),
-    b("trig-batch-kprobe-multi", T, Some("trig_batch_kprobe_multi"), Section, DRV, F::KprobeMulti),
-    b("trig-batch-kretprobe-multi", T, Some("trig_batch_kretprobe_multi"), Section, DRV, F::KprobeMulti),
-    b("trig-batch-fentry", T, Some("trig_batch_fentry"), Section, DRV, F::Trampolines),
-    b("trig-batch-fexit", T, Some("trig_batch_fexit"), Section, DRV, F::Trampolines),
-    b("trig-batch-fmodret", T, Some("trig_batch_fmodret"), Section, KFN, F::TestKfunc),
-    b("trig-batch-tp", T, Some("trig_batch_tp"), Section, KFN, F::TestKfunc),
-    b("trig-batch-rawtp", T, Some("trig_batch_rawtp"), Section, KFN, F::TestKfunc),
+    b("trig-kernel-count", T, Some("trig_kernel_count"), Nothing, TestRun("trig_kernel_count"), F::TestRun, SINCE_6_10),
+    b("trig-batch-kprobe", T, Some("trig_batch_kprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kprobe")),
+    b("trig-batch-kretprobe", T, Some("trig_batch_kretprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kretprobe")),
+    b("trig-batch-kprobe-multi", T, Some("trig_batch_kprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kprobe-multi")),
+    b("trig-batch-kretprobe-multi", T, Some("trig_batch_kretprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kretprobe-multi")),
+    b("trig-batch-fentry", T, Some("trig_batch_fentry"), Section, DRV, F::Trampolines, up!(6.10: "trig-fentry")),
+    b("trig-batch-fexit", T, Some("trig_batch_fexit"), Section, DRV, F::Trampolines, up!(6.10: "trig-fexit")),
+    b("trig-batch-fmodret", T, Some("trig_batch_fmodret"), Section, KFN, F::TestKfunc, up!(6.10: "trig-fmodret")),
+    b("trig-batch-tp", T, Some("trig_batch_tp"), Section, KFN, F::TestKfunc, up!(6.10: "trig-tp")),
+    b("trig-batch-rawtp", T, Some("trig_batch_rawtp"), Section, KFN, F::TestKfunc, up!(6.10: "trig-rawtp")),
     // user-space probes on functions of this binary
-    b("trig-usermode-count", T, None, Nothing, Call(UTarget::Nop), F::None),
-    b("trig-uprobe-nop", T, Some("trig_uprobe"), UP, Call(UTarget::Nop), F::Uprobes),
-    b("trig-uprobe-push", T, Some("trig_uprobe"), UP, Call(UTarget::Push), F::Uprobes),
-    b("trig-uprobe-ret", T, Some("trig_uprobe"), UP, Call(UTarget::Ret), F::Uprobes),
-    x86(b("trig-uprobe-nop5", T, Some("trig_uprobe"), UP, Call(UTarget::Nop5), F::Uprobes)),
-    b("trig-uretprobe-nop", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop), F::Uprobes),
-    b("trig-uretprobe-push", T, Some("trig_uretprobe"), URET, Call(UTarget::Push), F::Uprobes),
-    b("trig-uretprobe-ret", T, Some("trig_uretprobe"), URET, Call(UTarget::Ret), F::Uprobes),
-    x86(b("trig-uretprobe-nop5", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop5), F::Uprobes)),
-    b("trig-uprobe-multi-nop", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop), F::UprobeMulti),
-    b("trig-uprobe-multi-push", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Push), F::UprobeMulti),
-    b("trig-uprobe-multi-ret", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Ret), F::UprobeMulti),
-    b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop), F::UprobeMulti),
-    b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Push), F::UprobeMulti),
-    b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Ret), F::UprobeMulti),
+    b("trig-usermode-count", T, None, Nothing, Call(UTarget::Nop), F::None, up!(old: "trig-uprobe-base")),
+    b("trig-uprobe-nop", T, Some("trig_uprobe"), UP, Call(UTarget::Nop), F::Uprobes, up!(old: "trig-uprobe-with-nop")),
+    b("trig-uprobe-push", T, Some("trig_uprobe"), UP, Call(UTarget::Push), F::Uprobes, SINCE_6_9),
+    b("trig-uprobe-ret", T, Some("trig_uprobe"), UP, Call(UTarget::Ret), F::Uprobes, up!(old: "trig-uprobe-without-nop")),
+    x86(b("trig-uprobe-nop5", T, Some("trig_uprobe"), UP, Call(UTarget::Nop5), F::Uprobes, NOP5)),
+    b("trig-uretprobe-nop", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop), F::Uprobes, up!(old: "trig-uretprobe-with-nop")),
+    b("trig-uretprobe-push", T, Some("trig_uretprobe"), URET, Call(UTarget::Push), F::Uprobes, SINCE_6_9),
+    b("trig-uretprobe-ret", T, Some("trig_uretprobe"), URET, Call(UTarget::Ret), F::Uprobes, up!(old: "trig-uretprobe-without-nop")),
+    x86(b("trig-uretprobe-nop5", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop5), F::Uprobes, NOP5)),
+    b("trig-uprobe-multi-nop", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
+    b("trig-uprobe-multi-push", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
+    b("trig-uprobe-multi-ret", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
     // task-rename overhead: __set_task_comm() through /proc/self/comm
-    b("rename-base", R, None, Nothing, Rename, F::None),
-    b("rename-kprobe", R, Some("rename_kprobe"), Section, Rename, F::Kprobes),
-    b("rename-kretprobe", R, Some("rename_kretprobe"), Section, Rename, F::Kprobes),
-    b("rename-rawtp", R, Some("rename_rawtp"), Section, Rename, F::Tracepoints),
-    b("rename-fentry", R, Some("rename_fentry"), Section, Rename, F::Trampolines),
-    b("rename-fexit", R, Some("rename_fexit"), Section, Rename, F::Trampolines),
+    b("rename-base", R, None, Nothing, Rename, F::None, ALWAYS),
+    b("rename-kprobe", R, Some("rename_kprobe"), Section, Rename, F::Kprobes, ALWAYS),
+    b("rename-kretprobe", R, Some("rename_kretprobe"), Section, Rename, F::Kprobes, ALWAYS),
+    b("rename-rawtp", R, Some("rename_rawtp"), Section, Rename, F::Tracepoints, ALWAYS),
+    b("rename-fentry", R, Some("rename_fentry"), Section, Rename, F::Trampolines, ALWAYS),
+    b("rename-fexit", R, Some("rename_fexit"), Section, Rename, F::Trampolines, ALWAYS),
     // bpf_strncmp() against a bounded loop, on tp syscalls/sys_enter_getpgid
-    b("strncmp-baseline", S, Some("strncmp_baseline"), Section, Getpgid, F::Tracepoints),
-    b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, Getpgid, F::Tracepoints),
-    b("strncmp-helper", S, Some("strncmp_helper"), Section, Getpgid, F::StrncmpHelper),
+    b("strncmp-baseline", S, Some("strncmp_baseline"), Section, Getpgid, F::Tracepoints, OURS),
+    b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, Getpgid, F::Tracepoints, SINCE_5_17),
+    b("strncmp-helper", S, Some("strncmp_helper"), Section, Getpgid, F::StrncmpHelper, SINCE_5_17),
 ];
 
 /// The benchmarks this build can run on its architecture.
@@ -374,16 +449,19 @@ pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, String> {
         .collect())
 }
 
-/// The `list` table: every benchmark this build runs.
-pub fn listing() -> String {
+/// The `list` table: every benchmark this build runs, with upstream's name
+/// for it in the bench of kernel `version`.
+pub fn listing(version: Version) -> String {
+    let upstream = format!("UPSTREAM {}.{}", version.0, version.1);
     let mut out = format!(
-        "{:<28} {:<8} {:<40} {:<30} NEEDS\n",
-        "BENCHMARK", "GROUP", "ATTACHES TO", "TRIGGER"
+        "{:<28} {:<28} {:<8} {:<40} {:<30} NEEDS\n",
+        "BENCHMARK", upstream, "GROUP", "ATTACHES TO", "TRIGGER"
     );
     for b in all() {
         out.push_str(&format!(
-            "{:<28} {:<8} {:<40} {:<30} {}\n",
+            "{:<28} {:<28} {:<8} {:<40} {:<30} {}\n",
             b.name,
+            b.upstream_name(version).unwrap_or("-"),
             b.family.name,
             b.attach_point(),
             b.trigger.describe(),
@@ -503,10 +581,49 @@ mod tests {
     }
 
     #[test]
+    fn upstream_names_are_unique_per_version() {
+        let mut versions: Vec<Version> = BENCHES
+            .iter()
+            .flat_map(|b| b.upstream.iter().map(|(v, _)| *v))
+            .collect();
+        versions.sort();
+        versions.dedup();
+        for v in versions {
+            let mut seen = HashSet::new();
+            for b in BENCHES {
+                if let Some(up) = b.upstream_name(v) {
+                    assert!(seen.insert(up), "{up} twice at {v:?}");
+                    assert!(up.starts_with(b.family.prefix), "{up}");
+                }
+            }
+        }
+        for b in BENCHES {
+            assert!(b.upstream.windows(2).all(|w| w[0].0 < w[1].0), "{}", b.name);
+        }
+        let name = |bench, v| find(bench).unwrap().upstream_name(v);
+        assert_eq!(name("trig-base", (6, 1)), Some("trig-base"));
+        assert_eq!(name("trig-base", (6, 12)), Some("trig-syscall-count"));
+        assert_eq!(name("trig-kprobe", (6, 12)), None);
+        assert_eq!(name("trig-batch-kprobe", (6, 12)), Some("trig-kprobe"));
+        assert_eq!(name("trig-batch-kprobe", (6, 1)), None);
+    }
+
+    #[test]
+    fn kernel_versions() {
+        assert_eq!(version_of("6.12.117+deb12-amd64"), Some((6, 12)));
+        assert_eq!(version_of("6.1.0-57-amd64"), Some((6, 1)));
+        assert_eq!(version_of("6.10"), Some((6, 10)));
+        assert_eq!(version_of("six"), None);
+    }
+
+    #[test]
     fn the_listing_has_one_line_per_benchmark() {
-        let listing = listing();
+        let listing = listing((6, 12));
         assert_eq!(listing.lines().count(), all().count() + 1);
-        assert!(listing.starts_with("BENCHMARK"));
+        assert!(listing.starts_with("BENCHMARK") && listing.contains("UPSTREAM 6.12"));
+        assert!(listing
+            .lines()
+            .any(|l| l.starts_with("trig-base ") && l.contains(" trig-syscall-count ")));
     }
 
     #[test]

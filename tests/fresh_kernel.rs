@@ -52,8 +52,7 @@ fn arm64_lacks(release: &str, bench: &str) -> bool {
 
 /// "6.12.95" -> (6, 12)
 fn version(release: &str) -> (u32, u32) {
-    let mut it = release.split(['.', '-']).map(|p| p.parse().unwrap_or(0));
-    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+    registry::version_of(release).unwrap_or((0, 0))
 }
 
 /// Boots `kernel` with `vm_args` over the whole matrix and checks every

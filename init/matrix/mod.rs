@@ -9,14 +9,14 @@ pub mod utarget;
 use crate::bpf::Failure;
 use crate::engine::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::options::RunOptions;
-use crate::registry::{Bench, Producers, Sweep, Trigger};
+use crate::registry::{Bench, Producers, Sweep, Trigger, Version};
 use crate::report::{BenchResult, Capability, HitCheck, Overhead, Status, Summary};
 use crate::stats;
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One run of one benchmark.
 #[derive(Debug, Clone)]
@@ -164,6 +164,12 @@ impl Ctx<'_> {
     }
 }
 
+/// The running kernel's version, asked once.
+fn running_version() -> Option<Version> {
+    static VERSION: OnceLock<Option<Version>> = OnceLock::new();
+    *VERSION.get_or_init(|| crate::registry::running_version().ok())
+}
+
 /// The syscall that the syscall-driven benchmarks trigger on.
 pub fn getpgid() {
     let _ = nix::unistd::getpgid(None);
@@ -201,6 +207,11 @@ pub fn run_point(
     );
     if let Some(len) = point.str_len {
         result.extra.insert("cmp_str_len".into(), len.to_string());
+    }
+    // what upstream's bench of this kernel calls it, to map figures quoted
+    // from it to ours
+    if let Some(up) = running_version().and_then(|v| bench.upstream_name(v)) {
+        result.extra.insert("upstream".into(), up.into());
     }
     if bench.family.producers == Producers::One {
         result

@@ -139,7 +139,8 @@ pub struct BenchResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Extra parameters of this point (`cmp_str_len`, `rename_thread`,
-    /// `oversubscribed`).
+    /// `oversubscribed`, and `upstream`: the name in upstream's bench of
+    /// the kernel it ran on).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
     pub samples: Vec<Sample>,
