@@ -43,6 +43,11 @@ int trig_fexit(void *ctx) { inc_hits(); return 0; }
 SEC("?fmod_ret/" SYS_GETPGID)
 int trig_fmodret(void *ctx) { inc_hits(); return 0; }
 
+/* Sleepable: the verifier allows it only on functions of the
+ * error-injection list (CONFIG_FUNCTION_ERROR_INJECTION), as syscalls are. */
+SEC("?fentry.s/" SYS_GETPGID)
+int trig_fentry_sleep(void *ctx) { inc_hits(); return 0; }
+
 /* --- batched in-kernel: a never-attached driver run by BPF_PROG_TEST_RUN --- */
 
 SEC("?raw_tp")

@@ -105,6 +105,7 @@ pub fn classify(
     // attach point), or the verifier refusing the attach point itself.
     let refused = matches!(errno, Some(95 | 524 | 2 | 3))
         || tail.contains("not modifiable")
+        || tail.contains("is not sleepable")
         || tail.contains("is not allowed")
         || tail.contains("unknown func");
     // strerror() has no name for the kernel-internal ENOTSUPP

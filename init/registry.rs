@@ -366,6 +366,7 @@ pub static BENCHES: &[Bench] = &[
     b("trig-fentry", T, Some("trig_fentry"), Section, Getpgid, F::Trampolines, UNTIL_6_10),
     b("trig-fexit", T, Some("trig_fexit"), Section, Getpgid, F::Trampolines, ONLY_6_9),
     b("trig-fmodret", T, Some("trig_fmodret"), Section, Getpgid, F::ErrorInjection, UNTIL_6_10),
+    b("trig-fentry-sleep", T, Some("trig_fentry_sleep"), Section, Getpgid, F::ErrorInjection, UNTIL_6_10),
     // batched in-kernel trigger benchmarks (upstream since 6.10)
     b("trig-kernel-count", T, Some("trig_kernel_count"), Nothing, TestRun("trig_kernel_count"), F::TestRun, SINCE_6_10),
     b("trig-batch-kprobe", T, Some("trig_batch_kprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kprobe")),

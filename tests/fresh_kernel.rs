@@ -95,6 +95,7 @@ fn x86_64_every_supported_benchmark_is_ok() {
         "trig-kprobe-multi",
         "trig-kretprobe-multi",
         "trig-fmodret",
+        "trig-fentry-sleep",
         "trig-batch-kprobe-multi",
     ] {
         assert!(
