@@ -3,6 +3,7 @@
  * autoload off ("?"), so a benchmark loads only the one it measures and a
  * kernel that refuses another attach type does not fail it. */
 #include "common.h"
+#include <bpf/usdt.bpf.h>
 
 /* Iterations of the driver loop per BPF_PROG_TEST_RUN (set before load). */
 const volatile __u32 batch_iters = 100;
@@ -119,3 +120,9 @@ int trig_uprobe_multi(void *ctx) { inc_hits(); return 0; }
 
 SEC("?uretprobe.multi")
 int trig_uretprobe_multi(void *ctx) { inc_hits(); return 0; }
+
+/* A USDT probe, provider trig, name usdt, in the producer's target function
+ * (matrix/utarget.rs writes its ELF note); libbpf reads the note from the
+ * binary and puts a uprobe on the probe's nop, in every process. */
+SEC("?usdt//proc/self/exe:trig:usdt")
+int trig_usdt(void *ctx) { inc_hits(); return 0; }

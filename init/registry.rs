@@ -104,6 +104,8 @@ pub enum UTarget {
     Ret,
     /// x86-64 only: a 5-byte nop, which newer kernels optimise.
     Nop5,
+    /// A USDT probe (a nop and its ELF note) inside the function.
+    Usdt,
 }
 
 /// How producers generate events.
@@ -330,7 +332,8 @@ const S: &Family = &STRNCMP;
 // (the batched design takes over trig-kprobe and the other names of the
 // syscall-driven benchmarks, whose baseline is now trig-syscall-count; the
 // rest of that design is dropped). Multi-uprobes are taken from 6.10 and
-// the x86 nop5 targets from 6.18 (when the nop5 optimisation came).
+// the x86 nop5 targets from 6.18 (when the nop5 optimisation came); the
+// USDT benchmark is in the newest bench (bpf-next, 2026), taken as 7.1.
 const V0: Version = (0, 0);
 const V6_9: Version = (6, 9);
 const V6_10: Version = (6, 10);
@@ -394,6 +397,7 @@ pub static BENCHES: &[Bench] = &[
     b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
     b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
     b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
+    b("trig-usdt", T, Some("trig_usdt"), Section, Call(UTarget::Usdt), F::Uprobes, &[(V0, Absent), ((7, 1), As("trig-usdt-nop"))]),
     // task-rename overhead: __set_task_comm() through /proc/self/comm
     b("rename-base", R, None, Nothing, Rename, F::None, ALWAYS),
     b("rename-kprobe", R, Some("rename_kprobe"), Section, Rename, F::Kprobes, ALWAYS),

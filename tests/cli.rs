@@ -39,6 +39,7 @@ fn list_names_upstream_benchmarks_for_a_kernel_version() {
     assert!(line("6.12", "trig-batch-kprobe").contains(" trig-kprobe "));
     assert!(line("6.1", "trig-batch-kprobe").contains(" - "));
     assert!(line("6.1", "trig-fentry-sleep").contains(" fentry.s/"));
+    assert!(line("6.12", "trig-usdt").contains(" usdt/"));
     let o = trig_init(&["list", "--kernel", "latest"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--kernel latest"), "{}", stderr(&o));
