@@ -25,6 +25,8 @@ pub enum Cmd {
     Compare(CompareCmd),
     History(HistoryCmd),
     Report(ReportCmd),
+    Bisect(BisectCmd),
+    AbProof(AbProofCmd),
 }
 
 /// Run benchmarks in the running kernel; JSON to stdout, summary to stderr.
@@ -114,7 +116,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, quiet, json, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -174,6 +176,11 @@ vm_commands! {
     /// to the first -k, and so on (e.g. trig.inject=... on one side)
     #[argh(option)]
     pub kernel_append: Vec<String>,
+    /// count each benchmark's kernel instructions per function (icount
+    /// meter; a QEMU TCG plugin, built by scripts/build.sh); results get
+    /// a per-function profile and compare names the functions that moved
+    #[argh(switch)]
+    pub profile: bool,
     /// no progress or table on stderr
     #[argh(switch, short = 'q')]
     pub quiet: bool,
@@ -308,4 +315,62 @@ pub struct ReportCmd {
     /// median, so that 3% noise does not look like a 10% step
     #[argh(switch)]
     pub common_scale: bool,
+}
+
+/// The decisions of scripts/bisect.sh under `git bisect run`, from
+/// comparisons that `compare --export-json` wrote.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "bisect")]
+pub struct BisectCmd {
+    #[argh(subcommand)]
+    pub cmd: BisectSub,
+}
+
+#[derive(FromArgs, Debug)]
+#[argh(subcommand)]
+pub enum BisectSub {
+    Effect(BisectEffectCmd),
+    Verdict(BisectVerdictCmd),
+}
+
+/// Print BAD's effect: each benchmark and metric that the comparison of
+/// GOOD with BAD judged regressed, with its change in percent, as one
+/// JSON object (an empty one when nothing regressed). Exit 0, or 2 when
+/// the comparison cannot be read.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "effect")]
+pub struct BisectEffectCmd {
+    /// the comparison of GOOD with BAD (compare --export-json)
+    #[argh(positional)]
+    pub comparison: String,
+}
+
+/// Judge one commit against BAD's effect: print `good`, `bad` or `skip`,
+/// a colon and why, on one line. Bad when the commit's change on BAD's
+/// regressed benchmarks is typically (the median) more than half of
+/// BAD's; skip when the comparison cannot be read or measured none of
+/// them. Exit 0 with a verdict; 2 when the effect cannot be read or is
+/// empty, which is never a verdict.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "verdict")]
+pub struct BisectVerdictCmd {
+    /// BAD's effect, as `bisect effect` printed it
+    #[argh(option)]
+    pub effect: String,
+    /// the comparison of GOOD with the commit (compare --export-json)
+    #[argh(positional)]
+    pub comparison: String,
+}
+
+/// Analyse the ab run of scripts/ab-proof.sh in DIR (*-k1.json and
+/// *-k2.json one kernel booted twice, *-k3.json on the same kernel with
+/// slowdowns injected, or other kernels): what compare flags in A/A,
+/// and each injected benchmark's change and verdict. Exit 0, or 2 when
+/// the results cannot be read or compared.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "ab-proof")]
+pub struct AbProofCmd {
+    /// the results directory of the ab run
+    #[argh(positional)]
+    pub dir: String,
 }

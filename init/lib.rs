@@ -6,6 +6,7 @@ pub mod bpf;
 pub mod caps;
 pub mod changepoint;
 pub mod engine;
+pub mod exit;
 pub mod guest;
 pub mod host;
 pub mod matrix;

@@ -13,15 +13,10 @@ use trig_init::host::compare::{
     self,
     render::{render, Format},
 };
-use trig_init::host::{bmf, exit, history, html, kernel::Arch, vm as host_vm};
+use trig_init::host::{ab_proof, bisect, bmf, exit, history, html, kernel::Arch, vm as host_vm};
 use trig_init::options::RunOptions;
 use trig_init::runner::Sink;
 use trig_init::{guest, registry};
-
-/// Exit statuses of `run` (and of a guest run seen from the host).
-const EXIT_FAILED: u8 = 1;
-const EXIT_USAGE: u8 = 2;
-const EXIT_TIMEOUT: i32 = 3;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -45,7 +40,7 @@ fn main() -> ExitCode {
                 "{}\nRun trig-init [COMMAND] --help for more information.",
                 e.output.trim_end()
             );
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
     };
     if args.version {
@@ -67,6 +62,14 @@ fn main() -> ExitCode {
         Some(Cmd::Compare(cmd)) => Ok(compare(cmd)),
         Some(Cmd::History(cmd)) => Ok(history(cmd)),
         Some(Cmd::Report(cmd)) => Ok(report(cmd)),
+        Some(Cmd::Bisect(cli::BisectCmd { cmd })) => match cmd {
+            cli::BisectSub::Effect(c) => bisect::print_effect(c.comparison.as_ref()),
+            cli::BisectSub::Verdict(c) => {
+                bisect::print_verdict(c.effect.as_ref(), c.comparison.as_ref())
+            }
+        }
+        .map(|()| ExitCode::SUCCESS),
+        Some(Cmd::AbProof(cmd)) => ab_proof::print(cmd.dir.as_ref()).map(|()| ExitCode::SUCCESS),
         Some(Cmd::List(cmd)) => list(cmd),
     };
     finish(result)
@@ -75,7 +78,7 @@ fn main() -> ExitCode {
 fn finish(result: Result<ExitCode, String>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("trig-init: error: {e}");
-        ExitCode::from(EXIT_USAGE)
+        ExitCode::from(exit::USAGE)
     })
 }
 
@@ -110,12 +113,12 @@ fn run(cmd: RunCmd) -> Result<ExitCode, String> {
     let opts = run_options(&cmd)?;
     let mounts = guest::mounts::mount_all(false);
     let ok = guest::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
-        std::process::exit(EXIT_TIMEOUT)
+        std::process::exit(i32::from(exit::NO_BOOT))
     })?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(EXIT_FAILED)
+        ExitCode::from(exit::BENCH_FAILED)
     })
 }
 
@@ -152,6 +155,7 @@ fn vm(cmd: cli::VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         append: cmd.append,
         kaslr: cmd.kaslr,
         kernel_appends: cmd.kernel_append,
+        profile: cmd.profile,
         quiet: cmd.quiet,
         json: cmd.json,
         run: run_options(&run_cmd)?,

@@ -33,6 +33,9 @@ pub struct RunOptions {
     /// After the matrix, time a bare getpgid loop that counts nothing, to
     /// put trig-base's counting overhead in the report.
     pub harness: bool,
+    /// Mark each measured window for the QEMU plugin behind `--profile`,
+    /// and hand the host the kernel's symbols.
+    pub profile: bool,
     /// Known slowdowns for validating comparisons: spin iterations per
     /// triggered call in the named benchmarks' producers.
     pub inject: Vec<Inject>,
@@ -77,6 +80,7 @@ impl Default for RunOptions {
             timeout: 0,
             verbose: false,
             harness: false,
+            profile: false,
             inject: Vec::new(),
         }
     }
@@ -119,6 +123,7 @@ impl RunOptions {
             "timeout" => self.timeout = num(key, value)?,
             "verbose" => self.verbose = matches!(value, "1" | "true" | "yes"),
             "harness" => self.harness = matches!(value, "1" | "true" | "yes"),
+            "profile" => self.profile = matches!(value, "1" | "true" | "yes"),
             "inject" => {
                 self.inject = value
                     .split(',')
@@ -175,6 +180,9 @@ impl RunOptions {
         }
         if self.harness {
             args.push("trig.harness=1".into());
+        }
+        if self.profile {
+            args.push("trig.profile=1".into());
         }
         if !self.inject.is_empty() {
             args.push(format!("trig.inject={}", self.inject_list()));
@@ -309,6 +317,7 @@ mod tests {
             timeout: 99,
             verbose: true,
             harness: true,
+            profile: true,
             inject: vec![
                 Inject {
                     bench: "trig-kprobe".into(),

@@ -6,16 +6,12 @@ use crate::engine;
 use crate::matrix::{self, Point};
 use crate::options::RunOptions;
 use crate::report::{
-    frame, BenchResult, Harness, MountOutcome, Outcome, Report, Status, System, Tool,
+    frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System, Tool,
     SCHEMA_VERSION,
 };
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Marks the start of each benchmark on the console, for the host's
-/// progress display: `@@TRIG-PROGRESS 3/42 trig-kprobe`.
-pub const PROGRESS: &str = "@@TRIG-PROGRESS ";
 
 /// Where the report goes.
 #[derive(Clone)]
@@ -92,7 +88,7 @@ impl Run {
             results: Vec::new(),
             harness: None,
             outcome: Outcome {
-                status: "running".into(),
+                status: RunEnd::Running,
                 message: None,
             },
         };
@@ -114,12 +110,12 @@ impl Run {
         if matches!(self.sink, Sink::Console) {
             // lets the host rebuild a report if the guest dies part-way
             let json = serde_json::to_string(&*self.lock()).expect("report serializes");
-            console_lines(&frame::encode("header", &json));
+            console_lines(&frame::encode(frame::HEADER, &json));
         }
         let n = points.len();
         for (i, point) in points.iter().enumerate() {
             if matches!(self.sink, Sink::Console) {
-                console_lines(&[format!("{PROGRESS}{}/{n} {}\n", i + 1, point.name)]);
+                console_lines(&[frame::progress_line(i + 1, n, &point.name)]);
             } else {
                 eprintln!("[{}/{n}] {}", i + 1, point.name);
             }
@@ -127,13 +123,18 @@ impl Run {
             eprintln!("{}", summary_line(&result));
             if matches!(self.sink, Sink::Console) {
                 let json = serde_json::to_string(&result).expect("results serialize");
-                console_lines(&frame::encode("bench", &json));
+                console_lines(&frame::encode(frame::BENCH, &json));
             }
             self.lock().results.push(result);
         }
-        matrix::add_overheads(&mut self.lock().results);
+        crate::report::add_overheads(&mut self.lock().results);
         if opts.harness {
             self.harness(opts);
+        }
+        // after the matrix: reading them moves this process's heap, and
+        // uprobe counts move with its layout
+        if opts.profile && matches!(self.sink, Sink::Console) {
+            emit_symbols();
         }
     }
 
@@ -163,16 +164,13 @@ impl Run {
 
     /// Sets the outcome and emits the report, once; later calls (the
     /// watchdog after a normal end, or the reverse) do nothing.
-    pub fn finish(&self, status: &str, message: Option<String>) -> bool {
+    pub fn finish(&self, status: RunEnd, message: Option<String>) -> bool {
         if self.emitted.swap(true, Ordering::SeqCst) {
             return false;
         }
         let report = {
             let mut r = self.lock();
-            r.outcome = Outcome {
-                status: status.into(),
-                message,
-            };
+            r.outcome = Outcome { status, message };
             r.clone()
         };
         match &self.sink {
@@ -180,7 +178,7 @@ impl Run {
                 let json = serde_json::to_string(&report).expect("report serializes");
                 // twice: a kernel message that breaks a marker of one
                 // copy leaves the other (the host takes the last good one)
-                let lines = frame::encode("report", &json);
+                let lines = frame::encode(frame::REPORT, &json);
                 console_lines(&lines);
                 console_lines(&lines);
             }
@@ -198,6 +196,18 @@ impl Run {
 
     pub fn all_ok(&self) -> bool {
         self.lock().all_ok()
+    }
+}
+
+/// The kernel's symbols as a `kallsyms` frame, for `--profile`; without
+/// them the host still has the results, only unnamed.
+fn emit_symbols() {
+    match crate::guest::kallsyms::read() {
+        Ok(syms) => {
+            let json = serde_json::to_string(&syms).expect("symbols serialize");
+            console_lines(&frame::encode(frame::KALLSYMS, &json));
+        }
+        Err(e) => eprintln!("trig-init: --profile: {e}"),
     }
 }
 

@@ -11,6 +11,8 @@
 #
 #   scripts/ab-proof.sh [KERNEL] [--meter icount|time] [--runs N] [--ladder S,S,...]
 #                       [--also KERNEL]... [--results DIR] [-- RUN-OPTIONS]
+#     e.g. a short run of a few benchmarks:
+#       scripts/ab-proof.sh --ladder 1 -- --filter trig-base --filter trig-kprobe
 #     icount (the default): debian:6.1.0, 1 boot a kernel, ladder 1,2,4
 #       spins, the whole matrix at the icount defaults;
 #     time: 6 interleaved runs, ladder 2,8,32, RUN-OPTIONS
@@ -19,7 +21,9 @@
 # rename-rawtp and rename-kprobe only, never into their baselines, so the
 # overhead figures move by exactly the spins' cost. --also boots more
 # kernels in the same rounds, each compared with the first A. --results DIR
-# re-analyses an earlier run instead of booting.
+# re-analyses an earlier run instead of booting. The analysis is
+# `trig-init ab-proof DIR` (init/host/ab_proof.rs); DIR/c1N.txt keep
+# compare's table of the first kernel against each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernel=debian:6.1.0; meter=icount; runs=""; results=""; also=(); ladder=""
@@ -33,6 +37,8 @@ while [ $# -gt 0 ]; do
     --also) also+=("$2"); shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
     --) shift; run_opts=("$@"); opts_given=1; break ;;
+    -h|--help) sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
+    -*) echo "ab-proof: unknown option $1 (--help)" >&2; exit 2 ;;
     *) kernel=$1; shift ;;
   esac
 done
@@ -62,71 +68,6 @@ k() { ls "$results"/*-k"$1".json; }
 last=$(ls "$results"/*-k*.json | sed 's/.*-k\([0-9]*\)\.json/\1/' | sort -n | tail -n 1)
 for n in $(seq 2 "$last"); do
   "$trig" compare "$(k 1)" "$(k "$n")" >"$results/c1$n.txt" || true
-  "$trig" compare "$(k 1)" "$(k "$n")" --format json >"$results/c1$n-paired.json" || true
 done
-"$trig" compare "$(k 1)" "$(k 2)" --format json --unpaired >"$results/c12-unpaired.json" || true
-python3 - "$results" "$last" <<'PY'
-import json, sys, statistics as st
-d, last = sys.argv[1], int(sys.argv[2])
-load = lambda n: json.load(open(f"{d}/{n}.json"))
-def flagged(c):
-    return [b["name"] + " (" + "/".join(b["basis"]) + ")" for b in c["benches"]
-            if b["verdict"] in ("regressed", "improved")]
-def metrics(c, metric):
-    return [m for b in c["benches"] for m in b["metrics"] if m["metric"] == metric]
-def width(c, metric):
-    w = [m["ci_pct"][1] - m["ci_pct"][0] for m in metrics(c, metric) if m["ci_pct"][0] is not None]
-    return st.median(w) if w else float("nan")
-def ratio_cv(m):
-    r = [n / b for b, n in zip(m["base"]["values"], m["new"]["values"]) if b]
-    return st.stdev(r) / st.mean(r) if len(r) > 1 else float("nan")
-def aa_max(c, metric):
-    ch = [abs(m["change_pct"]) for m in metrics(c, metric) if m["change_pct"] is not None]
-    return max(ch) if ch else float("nan")
-p, u = load("c12-paired"), load("c12-unpaired")
-print(f"A/A: {sum(1 for b in p['benches'] if b['metrics'])} benchmarks judged, "
-      f"{p['base']['runs']} + {p['new']['runs']} boots, meter {p['meter']}, "
-      f"threshold {p['limits']['threshold_pct']}%")
-for metric in ("rate", "overhead"):
-    print(f"  largest A/A change, {metric}: {aa_max(p, metric):.5f}%")
-for name, c in (("paired", p), ("unpaired", u)):
-    print(f"  {name:<8}: flagged {len(flagged(c))}: {', '.join(flagged(c)) or '-'}")
-    print(f"            median 95% interval width: rate {width(c, 'rate'):.1f} points, "
-          f"overhead {width(c, 'overhead'):.1f} points")
-for metric in ("rate", "overhead"):
-    ms = metrics(p, metric)
-    if ms:
-        side = st.median(m[s]["cv"] for m in ms for s in ("base", "new"))
-        pair = st.median(ratio_cv(m) for m in ms)
-        print(f"  {metric}: median per-boot CV {side * 100:.1f}%, median CV of paired A/A ratios {pair * 100:.1f}%")
-rows, smallest = [], {}
-for n in range(3, last + 1):
-    c = load(f"c1{n}-paired")
-    inj = dict(i.split(":") for i in ",".join(c["new"]["inject"]).split(",") if ":" in i)
-    if not inj:
-        print(f"k{n} ({', '.join(c['new']['releases'])}): flagged {', '.join(flagged(c)) or '-'}")
-        continue
-    hits = sorted(b["name"] for b in c["benches"] if b["verdict"] in ("regressed", "improved"))
-    exact = "exactly the injected" if hits == sorted(inj) else "NOT exactly the injected"
-    print(f"k{n} ({','.join(sorted(set(inj.values())))} spins): flagged {len(hits)}: {exact}")
-    for b in c["benches"]:
-        if b["name"] not in inj:
-            if b["verdict"] in ("regressed", "improved"):
-                print(f"  NOT injected but flagged in k{n}: {b['name']} {b['verdict']}")
-            continue
-        for m in b["metrics"]:
-            hit = m["verdict"] in ("regressed", "improved")
-            rows.append((b["name"], int(inj[b["name"]]), m["metric"], m["change_pct"], m["ci_pct"], m["p"], m["verdict"]))
-            if hit:
-                key = (b["name"], m["metric"])
-                smallest[key] = min(smallest.get(key, 1e9), abs(m["change_pct"]))
-print("ladder (injected spins per call; change of the median, 95% CI, Wilcoxon p, verdict):")
-for name, spins, metric, ch, ci, pv, v in sorted(rows):
-    ci = f"[{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci[0] is not None else "[-]"
-    pv = f"p={pv:.3f}" if pv is not None else "counted"
-    print(f"  {name:<14} {spins:>3} spins {metric:<8} {ch:+8.3f}% {ci:<18} {pv} {v}")
-for metric in ("rate", "overhead"):
-    got = {n: v for (n, m), v in smallest.items() if m == metric}
-    print(f"smallest change flagged ({metric}): " +
-          (", ".join(f"{n} {v:.2f}%" for n, v in sorted(got.items())) or "none"))
-PY
+# the A/A figures and the ladder, from the same comparisons in-process
+"$trig" ab-proof "$results"

@@ -140,4 +140,12 @@ else
   grep -q "^$planted is the first bad commit" "$top/target/bisect-proof.log" ||
     { echo "bisect-proof: FAILED: ended on ${found:0:12}, planted ${planted:0:12}" >&2; exit 1; }
   echo "bisect-proof: OK: ended on the planted commit ${planted:0:12}"
+  # profiled (icount, plugin built): BAD's first mover is where it was planted
+  movers=$(sed -n '/^Where the instructions went/,$p' "$st/runs/bad-check/compare.txt" 2>/dev/null)
+  if [ -n "$movers" ]; then
+    first=$(awk 'NR > 2 && /^  / { print $1; exit }' <<<"$movers")
+    [ "$first" = __set_task_comm ] ||
+      { echo "bisect-proof: FAILED: BAD's top mover is '$first', planted in __set_task_comm" >&2; exit 1; }
+    echo "bisect-proof: OK: BAD's top mover is __set_task_comm: $(awk 'NR > 2 && /^  / { print $2; exit }' <<<"$movers") insn/event"
+  fi
 fi

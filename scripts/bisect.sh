@@ -11,7 +11,10 @@
 # icount, 3 for time), --runs N boots per kernel (icount 1; time 6, the
 # fewest with which the paired test can reach p < 0.05), --base
 # tinyconfig|defconfig|CONFIG, --state DIR (default .git/trig-bisect),
-# -- RUN-OPTIONS (default: icount's -w 0.1 -d 0.2; time -w 0 -d 2).
+# --no-profile, -- RUN-OPTIONS (default: icount's -w 0.1 -d 0.2; time -w 0
+# -d 2). Under icount the boots are profiled (`vm --profile`, when the
+# plugin is built) and the first call prints where BAD's extra instructions
+# went, function by function.
 #
 # The first call builds GOOD and BAD (in this tree and build directory,
 # restoring the commit under test), and refuses to bisect (exit 255, which
@@ -30,7 +33,7 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-benches=(); threshold=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=()
+benches=(); threshold=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=(); profile=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --bench) benches+=(--filter "$2"); shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --base) base=$2; shift 2 ;;
     --state) state=$2; shift 2 ;;
+    --no-profile) profile=no; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "bisect.sh: unknown option $1" >&2; exit 255 ;;
   esac
@@ -50,6 +54,10 @@ else
   runs=${runs:-1}
 fi
 [ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
+profiling=()
+if [ "$meter" = icount ] && [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
+  profiling=(--profile)
+fi
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
 mkdir -p "$state"
@@ -69,7 +77,7 @@ judge() {
   local image=$1 name=$2
   local out="$state/runs/$name"
   rm -rf "$out"; mkdir -p "$out"
-  "$trig" vm -q -k "$state/good.img" -k "$image" --meter "$meter" --runs "$runs" --out "$out" \
+  "$trig" vm -q -k "$state/good.img" -k "$image" --meter "$meter" --runs "$runs" --out "$out" "${profiling[@]}" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/vm.err"
   local vm=$?
   if [ $vm -ge 3 ]; then
@@ -82,38 +90,31 @@ judge() {
   return 0
 }
 
-# What BAD's regression looks like: every (benchmark, metric) that compare
-# judged regressed, with its change; nothing when BAD is not worse.
+# What BAD's regression looks like: every (benchmark, metric) that
+# compare judged regressed, with its change, as one JSON object; {} when
+# BAD is not worse (trig-init bisect effect).
 signature() {
-  python3 - "$1" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))
-sig = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"]
-       for m in b["metrics"] if m["verdict"] == "regressed"}
-print(json.dumps(sig))
-PY
+  "$trig" bisect effect "$1"
 }
 
 # A step is bad when, over BAD's regressed benchmarks, its change is
 # typically more than half of BAD's: a classification against the known
-# effect, steadier than a fresh significance test at every step.
-# Exit 0 good, 1 bad, 125 when this step's comparison cannot be read.
+# effect, steadier than a fresh significance test at every step
+# (trig-init bisect verdict, which prints "good|bad|skip: why"). Prints
+# why; returns 0 good, 1 bad, 125 skip (the comparison cannot be read or
+# measured none of BAD's benchmarks), and 255 when trig-init gave no
+# verdict: its own exit status is never passed on, so that neither a
+# usage error (2) nor a panic (101) reads as "bad".
 classify() {
-  python3 - "$state/bad-signature.json" "$1" <<'PY'
-import json, statistics, sys
-try:
-    sig = json.load(open(sys.argv[1]))
-    c = json.load(open(sys.argv[2]))
-    now = {f"{b['name']} {m['metric']}": m["change_pct"] for b in c["benches"] for m in b["metrics"]}
-except Exception as e:
-    print(f"unreadable comparison: {e}"); sys.exit(125)
-parts = [(k, now[k] / v) for k, v in sig.items() if k in now and v]
-if not parts:
-    print("no benchmark of BAD's regression measured"); sys.exit(125)
-frac = statistics.median(f for _, f in parts)
-print(", ".join(f"{k} {now[k]:+.1f}% of {sig[k]:+.1f}%" for k, _ in parts) + f": median fraction {frac:.2f}")
-sys.exit(1 if frac > 0.5 else 0)
-PY
+  local out
+  out=$("$trig" bisect verdict --effect "$state/bad-signature.json" "$1") ||
+    { echo "trig-init bisect verdict failed (exit $?)"; return 255; }
+  case $out in
+    "good: "*) echo "${out#good: }"; return 0 ;;
+    "bad: "*) echo "${out#bad: }"; return 1 ;;
+    "skip: "*) echo "${out#skip: }"; return 125 ;;
+    *) echo "no verdict in: $out"; return 255 ;;
+  esac
 }
 
 # The range this bisect started from: the good and bad commits that
@@ -145,6 +146,12 @@ if [ ! -f "$state/good.img" ]; then
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json" ||
     { echo "bisect.sh: cannot read BAD's comparison ($state/runs/bad-check/compare.json)" >&2; exit 255; }
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
+  # compare's movers of BAD against GOOD (with --profile): where to look
+  movers=$(sed -n '/^Where the instructions went/,/^[0-9]* benchmarks:/p' "$state/runs/bad-check/compare.txt" | sed '$d')
+  if [ -n "$movers" ]; then
+    echo "bisect.sh: BAD against GOOD. $movers" >&2
+    echo "BAD against GOOD. $movers" >>"$log"
+  fi
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
     echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2
     rm -f "$state/good.img"
@@ -168,7 +175,8 @@ why="did not boot"
 if [ $verdict -eq 0 ]; then
   why=$(classify "$state/runs/${commit:0:12}/compare.json")
   verdict=$?
-  # anything else (no python3, a crash) is this script's fault: stop
+  # anything else (trig-init failed or printed no verdict) is this
+  # script's fault: stop
   case $verdict in
     0|1|125) ;;
     *) echo "bisect.sh: internal error classifying ${commit:0:12} (exit $verdict): $why" >&2; exit 255 ;;

@@ -91,8 +91,11 @@ if [ ${#dropped[@]} -gt 0 ]; then
 else
   echo "build-kernel: $out/.config has every option of ${frags[*]##*/}" >&2
 fi
-# a base config may bring debugging that distorts every number
-slow=$(grep -oE '^CONFIG_(PROVE_LOCKING|LOCKDEP|KASAN|KCSAN|UBSAN|KMSAN|DEBUG_PAGEALLOC|SLUB_DEBUG_ON|DEBUG_KMEMLEAK|DEBUG_ATOMIC_SLEEP|DEBUG_PREEMPT|KCOV|DEBUG_OBJECTS|PAGE_POISONING)=y' "$out/.config" || true)
+# a base config may bring debugging that distorts every number: the
+# options of kconfigs/distorting.list (which tests/kconfigs.rs keeps the
+# fragments clear of)
+distorting=$(awk '{ sub(/#.*/, "") } NF { print $1 }' "$top/kconfigs/distorting.list" | paste -sd '|')
+slow=$(grep -oE "^CONFIG_($distorting)=[ym]" "$out/.config" || true)
 [ -z "$slow" ] || echo "build-kernel: WARNING: the base enables debugging that distorts performance: $(echo $slow)" >&2
 [ "$config_only" = 1 ] && { echo "$out/.config"; exit 0; }
 

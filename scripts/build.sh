@@ -4,6 +4,10 @@
 #   scripts/build.sh                 x86-64, linked as target/trig-init
 #   scripts/build.sh --arch aarch64  arm64, cross-built with cargo-zigbuild
 #
+# Both also build the QEMU plugin behind `vm --profile` (plugin/, a host
+# cdylib: dynamic, so without the static build's +crt-static) as
+# target/libtrig_plugin.so.
+#
 # x86-64: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
 # source (feature `vendored`), ~2.1 MB. When the musl target or musl-gcc is
 # missing, or that build fails, falls back to glibc static-pie
@@ -18,6 +22,14 @@ arch=x86_64
 # elfutils' configure looks for argp/fts/obstack, which libelf never uses
 export ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none required' \
   ac_cv_search__obstack_free='none required'
+
+build_plugin() {
+  RUSTFLAGS="-C target-feature=-crt-static" \
+    cargo build --release -p trig-plugin --target x86_64-unknown-linux-gnu --target-dir target/plugin
+  cp target/plugin/x86_64-unknown-linux-gnu/release/libtrig_plugin.so target/libtrig_plugin.so
+  echo "build: QEMU plugin -> target/libtrig_plugin.so"
+}
+build_plugin
 
 if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   target=aarch64-unknown-linux-musl

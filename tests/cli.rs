@@ -359,3 +359,106 @@ fn assert_bmf(text: &str) -> serde_json::Map<String, serde_json::Value> {
     }
     doc
 }
+
+/// `bisect effect` and `bisect verdict` on real compare exports: what
+/// scripts/bisect.sh asks them, and every way they answer.
+#[test]
+fn bisect_effect_and_verdict() {
+    let dir = scratch("bisect");
+    let (base, new) = regressed_pair(&dir);
+    let path = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    for (name, b, n) in [("bad", &base, &new), ("same", &base, &base)] {
+        let o = trig_init(&[
+            "compare",
+            b,
+            n,
+            "--export-json",
+            &path(&format!("{name}.json")),
+        ]);
+        assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    }
+    let effect = |c: &str| {
+        let o = trig_init(&["bisect", "effect", &path(c)]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let bad: serde_json::Value = serde_json::from_str(&effect("bad.json")).unwrap();
+    let change = bad["trig-kprobe rate"].as_f64().unwrap();
+    assert!((change + 15.0).abs() < 0.5, "{bad}");
+    assert_eq!(effect("same.json"), "{}\n");
+    std::fs::write(path("effect.json"), bad.to_string()).unwrap();
+    std::fs::write(path("none.json"), effect("same.json")).unwrap();
+
+    let verdict = |effect: &str, c: &str| {
+        let o = trig_init(&["bisect", "verdict", "--effect", &path(effect), &path(c)]);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr(&o),
+        )
+    };
+    let (code, out, _) = verdict("effect.json", "bad.json");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("bad: trig-kprobe ") && out.ends_with("median fraction 1.00\n"),
+        "{out}"
+    );
+    let (code, out, _) = verdict("effect.json", "same.json");
+    assert_eq!(code, Some(0));
+    assert!(
+        out == "good: trig-kprobe rate +0.0% of -15.0%: median fraction 0.00\n",
+        "{out}"
+    );
+    let (code, out, _) = verdict("effect.json", "nosuch.json");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.starts_with("skip: unreadable comparison: ") && out.contains("nosuch.json"),
+        "{out}"
+    );
+    // no effect to judge against, or none readable: an error (2), never
+    // a verdict, and never 1, which git bisect run reads as "bad"
+    for effect in ["none.json", "nosuch.json", "bad.json"] {
+        let (code, out, err) = verdict(effect, "bad.json");
+        assert_eq!(code, Some(2), "{effect}: {out}");
+        assert!(out.is_empty() && err.contains(effect), "{effect}: {err}");
+    }
+    for args in [
+        &["bisect"][..],
+        &["bisect", "verdict", "c.json"],
+        &["bisect", "effect"],
+        &["ab-proof"],
+    ] {
+        let o = trig_init(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ab_proof_reads_an_ab_run() {
+    let dir = scratch("ab-proof");
+    let o = trig_init(&["ab-proof", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no *-k1.json and *-k2.json"),
+        "{}",
+        stderr(&o)
+    );
+    let (base, new) = regressed_pair(&dir);
+    std::fs::copy(&base, dir.join("r-k1.json")).unwrap();
+    std::fs::copy(&base, dir.join("r-k2.json")).unwrap();
+    std::fs::copy(&new, dir.join("r-k3.json")).unwrap();
+    let o = trig_init(&["ab-proof", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("A/A: 2 benchmarks judged, 5 + 5 boots, meter time"),
+        "{out}"
+    );
+    assert!(out.contains("\nk3 (6.1.0): flagged trig-kprobe ("), "{out}");
+    assert!(
+        out.ends_with("smallest change flagged (overhead): none\n"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

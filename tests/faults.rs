@@ -322,6 +322,56 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
 }
 
 #[test]
+fn profile_refusals_name_their_cause_before_any_boot() {
+    // the fake QEMU refuses plugins as a QEMU without them does
+    let fake = Fake::new(
+        "profile",
+        &format!(
+            "case \"$*\" in *'-M none'*) echo 'qemu: -plugin: invalid option' >&2; exit 1;; esac; {INIT}; exit 0"
+        ),
+    );
+    let plugin = fake.dir.join("libtrig_plugin.so");
+    std::fs::write(&plugin, b"").unwrap();
+    for (args, env, says) in [
+        (
+            &["--profile", "--meter", "time"][..],
+            None,
+            "needs the icount meter",
+        ),
+        (
+            &["--profile"],
+            Some("/nonexistent.so"),
+            "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
+        ),
+        (
+            &["--profile"],
+            Some(plugin.to_str().unwrap()),
+            "cannot load the profiling plugin",
+        ),
+    ] {
+        let mut c = fake.command(args);
+        if let Some(p) = env {
+            c.env("TRIG_INIT_PLUGIN", p);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    assert!(
+        stderr(
+            &fake
+                .command(&["--profile"])
+                .env("TRIG_INIT_PLUGIN", &plugin)
+                .output()
+                .unwrap()
+        )
+        .contains("invalid option"),
+        "QEMU's own words are quoted"
+    );
+    fake.assert_no_leftovers();
+}
+
+#[test]
 fn a_flooding_guest_is_capped() {
     let fake = Fake::new(
         "flood",

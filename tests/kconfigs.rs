@@ -31,20 +31,42 @@ const REQUIRED: &[(&str, &str)] = &[
     ("SMP", "multi-producer runs"),
 ];
 
-/// Debugging that distorts performance; never asked for.
-const FORBIDDEN: &[&str] = &[
-    "LOCKDEP",
-    "PROVE_LOCKING",
-    "KASAN",
-    "KCSAN",
-    "UBSAN",
-    "DEBUG_PAGEALLOC",
-    "SLUB_DEBUG_ON",
-    "DEBUG_KMEMLEAK",
-    "DEBUG_ATOMIC_SLEEP",
-    "DEBUG_PREEMPT",
-    "KCOV",
-];
+/// Debugging that distorts performance, never asked for: the options of
+/// kconfigs/distorting.list, which scripts/build-kernel.sh warns about
+/// in a base config. Each line is `NAME # why`.
+fn distorting() -> Result<Vec<(String, String)>, String> {
+    let name = "distorting.list";
+    let text =
+        std::fs::read_to_string(format!("{DIR}/{name}")).map_err(|e| format!("{name}: {e}"))?;
+    parse_list(name, &text)
+}
+
+fn parse_list(name: &str, text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut list: Vec<(String, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = || format!("{name}:{}: '{line}'", i + 1);
+        let (option, why) = line.split_once('#').unwrap_or((line, ""));
+        let option = option.trim();
+        if option.is_empty() {
+            continue;
+        }
+        if option.starts_with("CONFIG_")
+            || !option
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            return Err(format!("{}: an option name without CONFIG_", at()));
+        }
+        if why.trim().is_empty() {
+            return Err(format!("{}: say why after '#'", at()));
+        }
+        if list.iter().any(|(o, _)| o == option) {
+            return Err(format!("{}: {option} listed twice", at()));
+        }
+        list.push((option.to_string(), why.trim().to_string()));
+    }
+    Ok(list)
+}
 
 /// A fragment's options: name to value (`n` for "is not set"); an error
 /// names the first malformed line.
@@ -141,10 +163,10 @@ fn every_architecture_has_what_the_matrix_needs() {
                     "{arch}: CONFIG_{k} ({why})"
                 );
             }
-            for k in FORBIDDEN {
+            for (k, why) in distorting().unwrap() {
                 assert!(
-                    !matches!(opts.get(*k).map(String::as_str), Some("y" | "m")),
-                    "{arch}: CONFIG_{k} distorts performance"
+                    !matches!(opts.get(&k).map(String::as_str), Some("y" | "m")),
+                    "{arch}: CONFIG_{k} distorts performance ({why})"
                 );
             }
         }
@@ -160,4 +182,55 @@ fn malformed_fragments_are_rejected() {
     assert!(check("BPF=y\n").unwrap_err().contains("neither an option"));
     let e = check("CONFIG_BPF=y\n# CONFIG_BPF is not set\n").unwrap_err();
     assert!(e.contains("given twice"), "{e}");
+}
+
+#[test]
+fn one_list_of_distorting_options() {
+    let list = distorting().unwrap();
+    let names: Vec<&str> = list.iter().map(|(o, _)| o.as_str()).collect();
+    for k in ["LOCKDEP", "KASAN"] {
+        assert!(
+            names.contains(&k),
+            "CONFIG_{k} missing from distorting.list"
+        );
+    }
+    for (k, why) in REQUIRED {
+        assert!(
+            !names.contains(k),
+            "CONFIG_{k} is required ({why}) and listed as distorting"
+        );
+    }
+    // build-kernel.sh reads the list instead of keeping its own
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/build-kernel.sh"
+    ))
+    .unwrap();
+    assert!(
+        script.contains("kconfigs/distorting.list"),
+        "build-kernel.sh must read the list"
+    );
+    for k in &names {
+        assert!(
+            !script.contains(k),
+            "build-kernel.sh names CONFIG_{k} itself: read it from the list"
+        );
+    }
+}
+
+#[test]
+fn malformed_lists_are_rejected() {
+    let check = |text: &str| parse_list("bad.list", text);
+    assert_eq!(
+        check("# a comment\n\nKASAN  # why\n").unwrap(),
+        [("KASAN".to_string(), "why".to_string())]
+    );
+    assert!(check("KASAN\n").unwrap_err().contains("say why"));
+    assert!(check("CONFIG_KASAN # why\n")
+        .unwrap_err()
+        .contains("without CONFIG_"));
+    assert!(check("kasan # why\n").unwrap_err().contains("bad.list:1"));
+    assert!(check("KASAN # a\nKASAN # b\n")
+        .unwrap_err()
+        .contains("listed twice"));
 }

@@ -2,10 +2,11 @@
 //! counters per second, warm-up marking, and the totals for the hit check.
 
 pub mod counters;
+pub mod marker;
 
 use crate::report::Sample;
 use counters::{BpfSlots, UserSlots};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,6 +28,8 @@ pub struct Plan {
     pub count_bpf: bool,
     /// Print upstream-style progress lines to stderr.
     pub verbose: bool,
+    /// Mark the measured window for the profiling plugin ([`Window`]).
+    pub profile: bool,
 }
 
 pub struct Measured {
@@ -37,6 +40,8 @@ pub struct Measured {
     pub total_user: u64,
     /// Producers that did not stop in time were abandoned.
     pub hung: bool,
+    /// The profiled window that covered the measured samples.
+    pub window: Option<u32>,
 }
 
 /// How long stopped producers get to notice before they are abandoned.
@@ -124,7 +129,55 @@ pub fn sample_ends(warmup: f64, duration: f64) -> Vec<(f64, bool)> {
         .collect()
 }
 
-fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Sample> {
+/// Windows marked so far in this process; the plugin numbers them alike.
+static WINDOWS: AtomicU32 = AtomicU32::new(0);
+
+/// Executes a window mark (see `marker`): a no-op unless QEMU runs the
+/// plugin, which then counts kernel instructions from START to END.
+#[inline(never)]
+fn mark(kind: u8) {
+    // SAFETY: both encodings are no-ops that touch no memory, register
+    // or flag (a NOP with a displacement; a move to the zero register).
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match kind {
+            marker::START => {
+                std::arch::asm!(".byte 0x0f, 0x1f, 0x80, {k}, 0x69, 0x72, 0x74", k = const marker::START, options(nomem, nostack, preserves_flags))
+            }
+            _ => {
+                std::arch::asm!(".byte 0x0f, 0x1f, 0x80, {k}, 0x69, 0x72, 0x74", k = const marker::END, options(nomem, nostack, preserves_flags))
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        match kind {
+            marker::START => {
+                std::arch::asm!(".inst {w}", w = const u32::from_le_bytes(marker::aarch64(marker::START)), options(nomem, nostack, preserves_flags))
+            }
+            _ => {
+                std::arch::asm!(".inst {w}", w = const u32::from_le_bytes(marker::aarch64(marker::END)), options(nomem, nostack, preserves_flags))
+            }
+        }
+    }
+}
+
+/// The profiled window: opened when the measured samples start, closed
+/// (and numbered) when dropped after the last one.
+struct Window(u32);
+
+impl Window {
+    fn open() -> Window {
+        mark(marker::START);
+        Window(WINDOWS.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        mark(marker::END);
+    }
+}
+
+fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> (Vec<Sample>, Option<u32>) {
     let take_bpf = || bpf.map_or(0, |b| b.take());
     // start from zero: nothing counted during setup is measured
     take_bpf();
@@ -133,7 +186,11 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
     let mut last = start;
     let ends = sample_ends(plan.warmup, plan.duration);
     let mut samples = Vec::with_capacity(ends.len());
+    let mut window = None;
     for (i, (end, warmup)) in ends.into_iter().enumerate() {
+        if plan.profile && !warmup && window.is_none() {
+            window = Some(Window::open());
+        }
         let deadline = start + Duration::from_secs_f64(end);
         if let Some(left) = deadline.checked_duration_since(Instant::now()) {
             thread::sleep(left);
@@ -161,7 +218,7 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
             mps,
         });
     }
-    samples
+    (samples, window.map(|w| w.0))
 }
 
 /// Runs `body` on `plan.producers` producers for warm-up plus duration
@@ -169,12 +226,12 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> Vec<Samp
 pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let user = Arc::new(UserSlots::new(plan.producers));
     let stop = Arc::new(AtomicBool::new(false));
-    let (samples, hung) = if plan.on_main {
+    let ((samples, window), hung) = if plan.on_main {
         thread::scope(|s| {
             let sampler = s.spawn(|| {
-                let samples = sample_loop(plan, bpf, &user);
+                let measured = sample_loop(plan, bpf, &user);
                 stop.store(true, Ordering::Relaxed);
-                samples
+                measured
             });
             body(user.slot(0), &stop);
             (sampler.join().expect("sampler thread panicked"), false)
@@ -193,7 +250,7 @@ pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
                 })
             })
             .collect();
-        let samples = sample_loop(plan, bpf, &user);
+        let measured = sample_loop(plan, bpf, &user);
         stop.store(true, Ordering::Relaxed);
         let deadline = Instant::now() + GRACE;
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
@@ -206,7 +263,7 @@ pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
                 let _ = h.join();
             }
         }
-        (samples, hung)
+        (measured, hung)
     };
     // what the producers counted after the last sample
     let tail_bpf = bpf.map_or(0, |b| b.take());
@@ -216,6 +273,7 @@ pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
         total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
         samples,
         hung,
+        window,
     }
 }
 
@@ -240,6 +298,7 @@ mod tests {
             on_main: false,
             count_bpf: false,
             verbose: false,
+            profile: false,
         };
         let m = measure(&plan, None, body);
         assert!(!m.hung);
@@ -285,6 +344,7 @@ mod tests {
             on_main: true,
             count_bpf: false,
             verbose: false,
+            profile: false,
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");

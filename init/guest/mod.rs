@@ -1,6 +1,7 @@
 //! Guest duties of PID 1: mounts, console, resource limits, watchdog and
 //! power-off, around the same run as the plain command.
 
+pub mod kallsyms;
 pub mod mounts;
 pub mod power;
 
@@ -8,7 +9,7 @@ use crate::host::interrupt;
 use crate::matrix;
 use crate::options::RunOptions;
 use crate::registry;
-use crate::report::MountOutcome;
+use crate::report::{MountOutcome, RunEnd};
 use crate::runner::{Run, Sink};
 use nix::fcntl::{open, OFlag};
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
@@ -60,7 +61,7 @@ pub fn execute(
         .unwrap_or_default();
     let run = Run::new(sink, opts, points.len(), mounts, pid1);
     if let Err(e) = selection {
-        run.finish("error", Some(e.clone()));
+        run.finish(RunEnd::Error, Some(e.clone()));
         return Err(e);
     }
     if !pid1 {
@@ -72,7 +73,7 @@ pub fn execute(
         std::thread::sleep(Duration::from_secs(u64::from(secs)));
         let msg = format!("watchdog: the run did not finish within {secs} s");
         eprintln!("trig-init: {msg}");
-        watchdog.finish("watchdog", Some(msg));
+        watchdog.finish(RunEnd::Watchdog, Some(msg));
         on_timeout();
     });
     if let Err(e) = raise_memlock() {
@@ -80,9 +81,9 @@ pub fn execute(
     }
     let body = std::panic::AssertUnwindSafe(|| run.run(&points, opts));
     match std::panic::catch_unwind(body) {
-        Ok(()) => run.finish("complete", None),
+        Ok(()) => run.finish(RunEnd::Complete, None),
         Err(panic) => run.finish(
-            "panic",
+            RunEnd::Panic,
             Some(format!(
                 "trig-init panicked: {}",
                 matrix::panic_message(&*panic)
@@ -106,7 +107,7 @@ fn emit_on_signal(run: Run) {
     }
     std::thread::spawn(move || {
         if let Ok(sig) = set.wait() {
-            run.finish("interrupted", Some(format!("interrupted by {sig}")));
+            run.finish(RunEnd::Interrupted, Some(format!("interrupted by {sig}")));
             std::process::exit(i32::from(interrupt::exit_status(sig)));
         }
     });
@@ -135,7 +136,7 @@ pub fn pid1_main() -> ! {
         };
         if let Some(e) = bad {
             let run = Run::new(Sink::Console, &opts, 0, mounts.clone(), true);
-            run.finish("error", Some(format!("kernel command line: {e}")));
+            run.finish(RunEnd::Error, Some(format!("kernel command line: {e}")));
             return;
         }
         let _ = execute(&opts, Sink::Console, mounts.clone(), true, power::power_off);
@@ -143,7 +144,7 @@ pub fn pid1_main() -> ! {
     if let Err(panic) = outcome {
         let msg = matrix::panic_message(&*panic);
         let run = Run::new(Sink::Console, &RunOptions::default(), 0, mounts, true);
-        run.finish("panic", Some(format!("trig-init panicked: {msg}")));
+        run.finish(RunEnd::Panic, Some(format!("trig-init panicked: {msg}")));
     }
     power::power_off()
 }

@@ -1,7 +1,6 @@
 //! Watching a guest's console: frames, progress, panics, and the end.
 
-use crate::report::frame::{Frame, FrameError, Parser};
-use crate::runner::PROGRESS;
+use crate::report::frame::{parse_progress, Frame, FrameError, Parser, INIT_MARKER};
 
 /// The line of a panic: after it the kernel does nothing more (with
 /// `panic=0` it just hangs), so the host waits only a little longer.
@@ -16,9 +15,6 @@ const CRASH_MARKERS: &[&str] = &[
     "Unable to handle kernel",
     "kernel BUG at",
 ];
-
-/// The guest's first words as PID 1 (see guest::pid1_main).
-pub const INIT_MARKER: &str = "as PID 1";
 
 /// Console output kept per boot, in memory and in its log: a runaway
 /// guest prints at the serial speed for the whole timeout.
@@ -78,14 +74,6 @@ pub struct Console {
     parser: Parser,
 }
 
-/// Parses `@@TRIG-PROGRESS 3/42 name`.
-pub fn parse_progress(line: &str) -> Option<(usize, usize, String)> {
-    let rest = &line[line.find(PROGRESS)? + PROGRESS.len()..];
-    let (frac, name) = rest.trim().split_once(' ')?;
-    let (i, n) = frac.split_once('/')?;
-    Some((i.parse().ok()?, n.parse().ok()?, name.to_string()))
-}
-
 impl Console {
     /// Takes one line; returns a new progress marker if it was one.
     pub fn feed(&mut self, line: &str) -> Option<(usize, usize, String)> {
@@ -134,7 +122,7 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::frame::encode;
+    use crate::report::frame::{self, encode};
 
     #[test]
     fn panic_is_quoted_with_context() {
@@ -159,7 +147,7 @@ mod tests {
             c.feed("@@TRIG-PROGRESS 3/42 trig-kprobe"),
             Some((3, 42, "trig-kprobe".into()))
         );
-        for l in encode("report", "{}") {
+        for l in encode(frame::REPORT, "{}") {
             c.feed(l.trim_end());
         }
         c.close();
@@ -174,7 +162,7 @@ mod tests {
         for _ in 0..80 {
             c.feed(&line);
         }
-        for l in encode("report", "{}") {
+        for l in encode(frame::REPORT, "{}") {
             c.feed(l.trim_end());
         }
         c.close();
@@ -190,7 +178,7 @@ mod tests {
         assert!(CRASH_MARKERS.iter().all(|m| m.contains(' ')));
         let json = r#"{"cmdline":"x=BUG: y=Kernel panic - not syncing","m":"@@TRIG-END report"}"#;
         let mut c = Console::default();
-        for l in encode("report", json) {
+        for l in encode(frame::REPORT, json) {
             c.feed(l.trim_end());
         }
         c.close();
@@ -212,7 +200,7 @@ mod tests {
     #[test]
     fn cut_output_is_truncated_frame() {
         let mut c = Console::default();
-        let lines = encode("report", "{\"a\":1}");
+        let lines = encode(frame::REPORT, "{\"a\":1}");
         c.feed(lines[0].trim_end());
         c.close();
         assert!(c.errors[0].to_string().contains("truncated"));

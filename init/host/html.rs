@@ -307,6 +307,10 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
             out += "</tr>";
         }
         out += "</table>";
+        let why = render::explained(c);
+        if !why.is_empty() {
+            let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
+        }
     }
     out += "<h2>Trends</h2><div class=\"grid\">";
     let scale = if opts.common_scale {

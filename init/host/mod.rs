@@ -1,18 +1,25 @@
 //! The host side: boot kernels with trig-init as /init and collect the
 //! results.
 
+pub mod ab_proof;
+pub mod bisect;
 pub mod bmf;
 pub mod compare;
 pub mod console;
+pub mod engine;
 pub mod files;
 pub mod history;
 pub mod html;
 pub mod initramfs;
 pub mod interrupt;
+pub mod judge;
 pub mod kernel;
+pub mod profile;
 pub mod qemu;
+pub mod results;
 pub mod table;
 pub mod text;
+pub mod ui;
 pub mod vm;
 
 /// The `width`-byte little-endian integer at `offset`, if `bytes` has it:
@@ -27,19 +34,8 @@ pub fn le_uint(bytes: &[u8], offset: usize, width: usize) -> Option<usize> {
     )
 }
 
-/// Exit statuses of `trig-init vm`, for scripts and `git bisect run`.
-pub mod exit {
-    /// Every boot reported, every benchmark ok or unsupported.
-    pub const OK: u8 = 0;
-    /// Results collected, but some benchmarks failed or timed out.
-    pub const BENCH_FAILED: u8 = 1;
-    /// Bad command line or kernel argument.
-    pub const USAGE: u8 = 2;
-    /// The kernel did not boot, crashed, hung, or gave no valid report.
-    pub const NO_BOOT: u8 = 3;
-    /// QEMU or the host tools could not be run.
-    pub const INFRA: u8 = 4;
-}
+/// Exit statuses of `trig-init vm` (kept here for callers of `host::exit`).
+pub use crate::exit;
 
 #[cfg(test)]
 mod tests {

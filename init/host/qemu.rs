@@ -133,6 +133,8 @@ pub struct Vm<'a> {
     pub memory: &'a str,
     pub cmdline: &'a str,
     pub meter: Meter,
+    /// `-plugin` (see `profile::qemu_arg`).
+    pub plugin: Option<String>,
 }
 
 /// Every argument after the QEMU binary.
@@ -165,6 +167,9 @@ pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
         Meter::Time => vm.cmdline.to_string(),
     };
     a.extend(["-append".into(), cmdline]);
+    if let Some(p) = &vm.plugin {
+        a.extend(["-plugin".into(), p.clone()]);
+    }
     // a vmlinux ELF needs nothing more: QEMU boots it through its PVH
     // entry, which skips the slow decompression under TCG
     a
@@ -195,6 +200,7 @@ mod tests {
             memory: "1G",
             cmdline: "console=ttyS0",
             meter: Meter::Time,
+            plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
         assert!(a.starts_with("-machine pc -cpu max -accel tcg"), "{a}");
@@ -235,6 +241,7 @@ mod tests {
             memory: "512M",
             cmdline: "",
             meter: Meter::Icount,
+            plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
         assert!(a.contains("virt,gic-version=3 -cpu neoverse-n1"), "{a}");

@@ -1,7 +1,7 @@
 //! The summary table of a kernel's runs.
 
 use super::text::words;
-use crate::report::{Meter, RunSet, Status};
+use crate::report::{Meter, Report, RunSet, Status};
 use crate::stats;
 use std::fmt::Write;
 
@@ -17,6 +17,15 @@ pub fn summary(set: &RunSet) -> String {
             }
         }
     }
+    let mut out = header(set);
+    for name in names {
+        row(&mut out, name, &reports, set.vm.meter);
+    }
+    out
+}
+
+/// The kernel's line, the meter's note and the column heads.
+fn header(set: &RunSet) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -42,7 +51,6 @@ pub fn summary(set: &RunSet) -> String {
             "note: TCG emulation; compare ratios and kernels, not absolute rates"
         );
     }
-    let d = meter.extra_digits();
     let _ = writeln!(
         out,
         "{:<30} {:>4} {:>20} {:>12}  STATUS",
@@ -51,66 +59,69 @@ pub fn summary(set: &RunSet) -> String {
         format!("{} (mean ± sd)", meter.rate_unit()),
         format!("{}+", meter.cost_unit())
     );
-    for name in names {
-        let results: Vec<_> = reports
-            .iter()
-            .filter_map(|r| r.results.iter().find(|b| b.name == name))
-            .collect();
-        let means: Vec<f64> = results
-            .iter()
-            .filter(|b| b.status == Status::Ok)
-            .filter_map(|b| b.summary.as_ref().map(|s| s.mean))
-            .collect();
-        let sd = if means.len() > 1 {
-            stats::stddev(&means)
-        } else {
-            results
-                .iter()
-                .find_map(|b| b.summary.as_ref().map(|s| s.stddev))
-                .unwrap_or(0.0)
-        };
-        let over: Vec<f64> = results
-            .iter()
-            .filter_map(|b| b.overhead_ns.as_ref().map(|o| o.ns_per_event))
-            .collect();
-        let status = results
-            .iter()
-            .map(|b| b.status)
-            .find(|s| *s != Status::Ok)
-            .unwrap_or(Status::Ok);
-        let rate = if means.is_empty() {
-            "-".to_string()
-        } else {
-            format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
-        };
-        // under icount boots should agree to the last digits: say how far
-        // apart they were, which is the meter's determinism
-        let apart = match (meter, means.len()) {
-            (Meter::Icount, 2..) => {
-                let (lo, hi) = means
-                    .iter()
-                    .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
-                format!(
-                    " (boots {:.4}% apart)",
-                    (hi - lo) / stats::mean(&means) * 100.0
-                )
-            }
-            _ => String::new(),
-        };
-        let over = overhead_cell(&over, 1 + d);
-        let reason = results
-            .iter()
-            .find_map(|b| b.reason.as_deref())
-            .map(|r| format!(" ({})", words(r, 90)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{name:<30} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
-            means.len(),
-            status.as_str()
-        );
-    }
     out
+}
+
+/// The line of benchmark `name` across the boots' reports.
+fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
+    let d = meter.extra_digits();
+    let results: Vec<_> = reports
+        .iter()
+        .filter_map(|r| r.results.iter().find(|b| b.name == name))
+        .collect();
+    let means: Vec<f64> = results
+        .iter()
+        .filter(|b| b.status == Status::Ok)
+        .filter_map(|b| b.summary.as_ref().map(|s| s.mean))
+        .collect();
+    let sd = if means.len() > 1 {
+        stats::stddev(&means)
+    } else {
+        results
+            .iter()
+            .find_map(|b| b.summary.as_ref().map(|s| s.stddev))
+            .unwrap_or(0.0)
+    };
+    let over: Vec<f64> = results
+        .iter()
+        .filter_map(|b| b.overhead_ns.as_ref().map(|o| o.ns_per_event))
+        .collect();
+    let status = results
+        .iter()
+        .map(|b| b.status)
+        .find(|s| *s != Status::Ok)
+        .unwrap_or(Status::Ok);
+    let rate = if means.is_empty() {
+        "-".to_string()
+    } else {
+        format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
+    };
+    // under icount boots should agree to the last digits: say how far
+    // apart they were, which is the meter's determinism
+    let apart = match (meter, means.len()) {
+        (Meter::Icount, 2..) => {
+            let (lo, hi) = means
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
+            format!(
+                " (boots {:.4}% apart)",
+                (hi - lo) / stats::mean(&means) * 100.0
+            )
+        }
+        _ => String::new(),
+    };
+    let over = overhead_cell(&over, 1 + d);
+    let reason = results
+        .iter()
+        .find_map(|b| b.reason.as_deref())
+        .map(|r| format!(" ({})", words(r, 90)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{name:<30} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
+        means.len(),
+        status.as_str()
+    );
 }
 
 /// The mean overhead per event; at or below zero the benchmark ran no

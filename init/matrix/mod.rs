@@ -10,7 +10,7 @@ use crate::bpf::Failure;
 use crate::engine::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::options::RunOptions;
 use crate::registry::{Bench, Producers, Sweep, Trigger, Version};
-use crate::report::{BenchResult, Capability, HitCheck, Overhead, Status, Summary};
+use crate::report::{BenchResult, Capability, HitCheck, Status, Summary};
 use crate::stats;
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
@@ -101,6 +101,7 @@ impl Ctx<'_> {
             on_main,
             count_bpf: self.bench().counts_in_bpf(),
             verbose: self.verbose,
+            profile: self.opts.profile,
         };
         engine::measure(&plan, bpf, body)
     }
@@ -275,6 +276,7 @@ pub fn run_point(
         });
     }
     result.samples = measured.samples;
+    result.window = measured.window;
     if measured.hung {
         result.status = Status::Timeout;
         result.reason = Some("producers did not stop; abandoned".into());
@@ -311,31 +313,6 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
-}
-
-/// Fills in each result's per-event overhead against its registry
-/// baseline at the same parameters, from the same run: 1e3/rate -
-/// 1e3/baseline rate, in ns with rates in M/s.
-pub fn add_overheads(results: &mut [BenchResult]) {
-    let rates: BTreeMap<String, f64> = results
-        .iter()
-        .filter(|r| r.status == Status::Ok)
-        .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
-        .collect();
-    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
-        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline()) else {
-            continue;
-        };
-        let base_name = r.name.replacen(&r.bench, base.name, 1);
-        if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
-            if base_rate > 0.0 && s.mean > 0.0 {
-                r.overhead_ns = Some(Overhead {
-                    baseline: base_name,
-                    ns_per_event: 1e3 / s.mean - 1e3 / base_rate,
-                });
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -390,7 +367,7 @@ mod tests {
             ok("strncmp-helper/len=8", "strncmp-helper", 4.0),
             ok("strncmp-helper/len=64", "strncmp-helper", 3.0),
         ];
-        add_overheads(&mut rs);
+        crate::report::add_overheads(&mut rs);
         // 1000/2 - 1000/4 = 250 ns
         assert_eq!(rs[1].overhead_ns.as_ref().unwrap().ns_per_event, 250.0);
         assert_eq!(rs[3].overhead_ns.as_ref().unwrap().ns_per_event, 50.0);

@@ -24,6 +24,36 @@ use std::fmt;
 const BEGIN: &str = "@@TRIG-BEGIN ";
 const LINE: &str = "@@TRIG ";
 const END: &str = "@@TRIG-END ";
+/// The frame kinds the guest sends: the report so far (its outcome
+/// `running`), before the first benchmark,
+pub const HEADER: &str = "header";
+/// each benchmark's result as it finishes,
+pub const BENCH: &str = "bench";
+/// the whole report at the end (twice),
+pub const REPORT: &str = "report";
+/// and the guest kernel's symbols (`--profile`).
+pub const KALLSYMS: &str = "kallsyms";
+
+/// Marks the start of each benchmark on the console, for the host's
+/// progress display: `@@TRIG-PROGRESS 3/42 trig-kprobe`.
+pub const PROGRESS: &str = "@@TRIG-PROGRESS ";
+
+/// The guest's first words as PID 1 (see guest::pid1_main), which tell
+/// the host that /init was reached.
+pub const INIT_MARKER: &str = "as PID 1";
+
+/// The progress line of the `i`-th (from 1) of `n` benchmarks.
+pub fn progress_line(i: usize, n: usize, name: &str) -> String {
+    format!("{PROGRESS}{i}/{n} {name}\n")
+}
+
+/// Parses `@@TRIG-PROGRESS 3/42 name` (anywhere on a line).
+pub fn parse_progress(line: &str) -> Option<(usize, usize, String)> {
+    let rest = &line[line.find(PROGRESS)? + PROGRESS.len()..];
+    let (frac, name) = rest.trim().split_once(' ')?;
+    let (i, n) = frac.split_once('/')?;
+    Some((i.parse().ok()?, n.parse().ok()?, name.to_string()))
+}
 /// Short lines keep each console write atomic and the damage of a garbled
 /// line small.
 const CHUNK: usize = 200;

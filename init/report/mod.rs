@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 /// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
 /// is events per 10^9 instructions, which a version-1 reader would take
 /// for events per second).
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: per-function `profile` of each result (`--profile`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -151,6 +152,66 @@ pub struct BenchResult {
     /// Per-event cost added over the registry's baseline, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_ns: Option<Overhead>,
+    /// The profiled window of the measured samples (`trig.profile=1`),
+    /// numbered from 0 in the order the guest ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Where the window's instructions went, per event; the host fills it
+    /// in from the plugin's counts and the guest's symbols.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+/// Instructions per event of a profiled window (icount meter only).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Profile {
+    /// Every instruction of the window (the guest clock), per event.
+    pub total: f64,
+    /// Those the kernel executed (including BPF programs), per event.
+    pub kernel: f64,
+    /// Kernel functions at or above [`Profile::FLOOR`], costliest first;
+    /// `[jit]` is code outside the kernel image (BPF programs,
+    /// trampolines, kprobe slots).
+    pub functions: Vec<FunctionCost>,
+}
+
+impl Profile {
+    /// Functions cheaper than this (instructions per event) are left out
+    /// of `functions`, but still in `kernel`.
+    pub const FLOOR: f64 = 0.005;
+
+    /// The kernel's cost outside the listed functions.
+    pub fn kernel_rest(&self) -> f64 {
+        self.kernel - self.functions.iter().map(|f| f.insn).sum::<f64>()
+    }
+
+    /// The cost of one function, 0 when it is not listed.
+    pub fn of(&self, name: &str) -> f64 {
+        self.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(0.0, |f| f.insn)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionCost {
+    pub name: String,
+    /// Instructions per event.
+    pub insn: f64,
+}
+
+/// The guest kernel's text symbols, for the host to name the plugin's
+/// addresses: sorted, delta-encoded to keep the console frame small.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct KernelSymbols {
+    /// The first symbol's address; each delta is from the previous one.
+    pub base: u64,
+    pub deltas: Vec<u64>,
+    pub names: Vec<String>,
+    /// The end of the kernel image (`_end`): addresses past it, or before
+    /// the first symbol, are `[jit]`.
+    pub end: u64,
 }
 
 /// One read-and-reset of the counters, about a second apart.
@@ -198,11 +259,49 @@ pub struct Overhead {
     pub ns_per_event: f64,
 }
 
+/// How a guest run ended (`Outcome.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunEnd {
+    /// Still going: the header frame's outcome.
+    Running,
+    Complete,
+    /// The guest's watchdog ended the run.
+    Watchdog,
+    /// trig-init panicked.
+    Panic,
+    /// The run could not start (a bad command line, say).
+    Error,
+    /// A signal ended the run.
+    Interrupted,
+    /// Set on the host: the guest stopped before its final report.
+    Incomplete,
+}
+
+impl RunEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Running => "running",
+            RunEnd::Complete => "complete",
+            RunEnd::Watchdog => "watchdog",
+            RunEnd::Panic => "panic",
+            RunEnd::Error => "error",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::Incomplete => "incomplete",
+        }
+    }
+}
+
+impl std::fmt::Display for RunEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the run ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Outcome {
-    /// `complete`, `watchdog`, `panic` or, on the host, `incomplete`.
-    pub status: String,
+    pub status: RunEnd,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -223,6 +322,8 @@ impl BenchResult {
             summary: None,
             hits: None,
             overhead_ns: None,
+            window: None,
+            profile: None,
         }
     }
 }
@@ -230,7 +331,7 @@ impl BenchResult {
 impl Report {
     /// Whether every result ran or was cleanly unsupported.
     pub fn all_ok(&self) -> bool {
-        self.outcome.status == "complete"
+        self.outcome.status == RunEnd::Complete
             && self
                 .results
                 .iter()
@@ -325,14 +426,60 @@ pub struct VmInfo {
     pub append: String,
 }
 
+/// How one boot went (`RunRecord.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BootStatus {
+    /// A complete report, every benchmark ok or unsupported.
+    Ok,
+    /// A complete report in which some benchmarks failed.
+    Failed,
+    /// A signal to trig-init ended the boot.
+    Interrupted,
+    /// A kernel panic or oops.
+    Crashed,
+    /// Killed after the timeout.
+    Hung,
+    /// Never reached /init.
+    NoBoot,
+    /// No complete, valid report.
+    BadOutput,
+}
+
+impl BootStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BootStatus::Ok => "ok",
+            BootStatus::Failed => "failed",
+            BootStatus::Interrupted => "interrupted",
+            BootStatus::Crashed => "crashed",
+            BootStatus::Hung => "hung",
+            BootStatus::NoBoot => "no-boot",
+            BootStatus::BadOutput => "bad-output",
+        }
+    }
+
+    /// Whether the boot gave no complete report: the kernel, not a
+    /// benchmark, is at fault.
+    pub fn no_report(self) -> bool {
+        matches!(
+            self,
+            BootStatus::Crashed | BootStatus::Hung | BootStatus::NoBoot | BootStatus::BadOutput
+        )
+    }
+}
+
+impl std::fmt::Display for BootStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One boot.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunRecord {
     pub index: usize,
-    /// `ok`, `failed` (some benchmarks failed), `crashed` (panic or oops),
-    /// `hung` (killed after the timeout), `no-boot` (never reached /init)
-    /// or `bad-output` (no complete, valid report).
-    pub status: String,
+    pub status: BootStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     pub console_log: String,
@@ -353,4 +500,75 @@ pub struct Pairing {
     /// The command's start time, shared by every kernel it booted.
     pub session: String,
     pub round: usize,
+}
+
+/// Fills in each result's per-event overhead against its registry
+/// baseline at the same parameters, from the same run: 1e3/rate -
+/// 1e3/baseline rate, in ns with rates in M/s.
+pub fn add_overheads(results: &mut [BenchResult]) {
+    let rates: BTreeMap<String, f64> = results
+        .iter()
+        .filter(|r| r.status == Status::Ok)
+        .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
+        .collect();
+    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline()) else {
+            continue;
+        };
+        let base_name = r.name.replacen(&r.bench, base.name, 1);
+        if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
+            if base_rate > 0.0 && s.mean > 0.0 {
+                r.overhead_ns = Some(Overhead {
+                    baseline: base_name,
+                    ns_per_event: 1e3 / s.mean - 1e3 / base_rate,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::{BootStatus, RunEnd};
+
+    /// Each of `all` writes as its name and reads back.
+    fn round_trip<T>(all: &[T])
+    where
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Display
+            + PartialEq
+            + std::fmt::Debug,
+    {
+        for s in all {
+            let json = serde_json::to_string(s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), s);
+        }
+    }
+
+    /// The JSON spelling is the one results files have always had.
+    #[test]
+    fn statuses_read_and_write_as_their_names() {
+        use BootStatus as B;
+        round_trip(&[
+            B::Ok,
+            B::Failed,
+            B::Interrupted,
+            B::Crashed,
+            B::Hung,
+            B::NoBoot,
+            B::BadOutput,
+        ]);
+        use RunEnd as E;
+        round_trip(&[
+            E::Running,
+            E::Complete,
+            E::Watchdog,
+            E::Panic,
+            E::Error,
+            E::Interrupted,
+            E::Incomplete,
+        ]);
+    }
 }

@@ -3,7 +3,7 @@
 //! `trig-init run` reports, or directories of them.
 
 use super::Side;
-use crate::report::{Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
+use crate::report::{BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 
 /// Parses one results document; the error says what is wrong with it.
@@ -99,7 +99,11 @@ fn from_report(report: Report) -> RunSet {
         },
         runs: vec![RunRecord {
             index: 1,
-            status: if report.all_ok() { "ok" } else { "failed" }.into(),
+            status: if report.all_ok() {
+                BootStatus::Ok
+            } else {
+                BootStatus::Failed
+            },
             message: None,
             console_log: String::new(),
             wall_s: 0.0,

@@ -9,6 +9,7 @@
 //! drift of the host.
 
 pub mod input;
+pub mod movers;
 pub mod render;
 
 use crate::registry::{self, Trigger};
@@ -260,6 +261,9 @@ pub struct BenchComparison {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub metrics: Vec<MetricComparison>,
+    /// Per-function changes, when both sides were profiled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movers: Option<movers::Movers>,
 }
 
 /// What one side of the comparison was.
@@ -547,6 +551,7 @@ impl Judge<'_> {
             basis: Vec::new(),
             reason: Some(format!("not in {side}")),
             metrics: Vec::new(),
+            movers: None,
         };
         if base.is_empty() {
             return missing("BASE");
@@ -571,6 +576,7 @@ impl Judge<'_> {
                         .join("; "),
                 ),
                 metrics: Vec::new(),
+                movers: None,
             };
         }
         let metrics: Vec<MetricComparison> = self
@@ -585,6 +591,7 @@ impl Judge<'_> {
             basis: Vec::new(),
             reason: None,
             metrics,
+            movers: movers::of(base.iter().map(|o| o.1), new.iter().map(|o| o.1)),
         };
         settle(&mut b);
         b

@@ -3,7 +3,9 @@
 //! JSON for machines. Every one for people opens with a headline per
 //! flagged benchmark and lists the flagged rows first.
 
-use super::{BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict};
+use super::{
+    movers, BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
+};
 use crate::host::text::{words, wrap};
 use crate::report::Meter;
 use crate::stats;
@@ -28,6 +30,7 @@ pub const MAIL_WIDTH: usize = 72;
 
 /// Version of compare's JSON. 1: the first to carry one, with `units`,
 /// `counts` per verdict and `q`, the p adjusted across the comparison.
+/// Benchmarks profiled on both sides carry `movers` (an added field).
 pub const JSON_SCHEMA_VERSION: u32 = 1;
 
 /// Verdicts in the order that totals list them.
@@ -440,6 +443,25 @@ fn totals(c: &Comparison) -> String {
     counts(&c.benches.iter().map(|b| b.verdict).collect::<Vec<_>>())
 }
 
+/// Where each flagged benchmark's instructions went, when both sides were
+/// profiled: a heading, then [`movers::lines`] of each; empty otherwise.
+pub fn explained(c: &Comparison) -> Vec<String> {
+    let mut out: Vec<String> = c
+        .benches
+        .iter()
+        .filter(|b| flagged(b.verdict))
+        .filter_map(|b| Some(movers::lines(&b.name, b.movers.as_ref()?)))
+        .flatten()
+        .collect();
+    if !out.is_empty() {
+        out.insert(
+            0,
+            "Where the instructions went, per event (NEW - BASE, --profile):".into(),
+        );
+    }
+    out
+}
+
 fn table(c: &Comparison, color: bool) -> String {
     let (head, rows) = rows(c);
     let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
@@ -477,6 +499,9 @@ fn table(c: &Comparison, color: bool) -> String {
         } else {
             let _ = writeln!(out, "{text}");
         }
+    }
+    for l in explained(c) {
+        let _ = write!(out, "\n{l}");
     }
     out + "\n" + &totals(c) + "\n"
 }
@@ -516,6 +541,10 @@ fn markdown(c: &Comparison) -> String {
         out += "\n";
         out += &md_table(hits);
     }
+    let why = explained(c);
+    if let Some((head, lines)) = why.split_first() {
+        let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
+    }
     if !rest.is_empty() {
         let verdicts: Vec<Verdict> = rest.iter().map(|r| r.verdict).collect();
         let _ = write!(
@@ -541,6 +570,11 @@ fn email(c: &Comparison) -> String {
     let hits: Vec<&BenchComparison> = c.benches.iter().filter(|b| flagged(b.verdict)).collect();
     if !hits.is_empty() {
         out.extend(flagged_table(c, &hits));
+        out.push(String::new());
+    }
+    let why = explained(c);
+    if !why.is_empty() {
+        out.extend(why);
         out.push(String::new());
     }
     para(&mut out, &totals(c));

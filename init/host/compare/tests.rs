@@ -40,10 +40,10 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                     r
                 })
                 .collect();
-            crate::matrix::add_overheads(&mut results);
+            crate::report::add_overheads(&mut results);
             RunRecord {
                 index: i + 1,
-                status: "ok".into(),
+                status: BootStatus::Ok,
                 message: None,
                 console_log: String::new(),
                 wall_s: 1.0,
@@ -69,7 +69,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                     results,
                     harness: None,
                     outcome: Outcome {
-                        status: "complete".into(),
+                        status: RunEnd::Complete,
                         message: None,
                     },
                 }),
@@ -437,7 +437,7 @@ fn counted(rates: &[&[(&str, f64)]], session: Option<&str>, aa: f64) -> RunSet {
                 x.mps = r.summary.as_ref().unwrap().mean * (1.0 + 1e-5 * (k as f64 - 2.0));
             }
         }
-        crate::matrix::add_overheads(&mut run.report.as_mut().unwrap().results);
+        crate::report::add_overheads(&mut run.report.as_mut().unwrap().results);
     }
     s
 }

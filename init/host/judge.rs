@@ -1,0 +1,297 @@
+//! How a boot is judged: pure functions from what a boot left (its
+//! console, how it ended) to the boot's record in the results.
+
+use super::console;
+use super::engine::Boot;
+use super::exit;
+use super::profile;
+use crate::report::frame::{self, Frame};
+use crate::report::{
+    add_overheads, BenchResult, BootStatus, KernelSymbols, Outcome, Report, RunEnd, RunRecord,
+    RunSet,
+};
+use std::path::Path;
+use std::time::Duration;
+
+/// The report of a boot: the final frame, or else one assembled from the
+/// header and the per-benchmark frames that did arrive.
+pub fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
+    if let Some(f) = frames.iter().rev().find(|f| f.kind == frame::REPORT) {
+        let r: Report = serde_json::from_str(&f.payload)
+            .map_err(|e| format!("malformed report JSON from the guest: {e}"))?;
+        return Ok((r, true));
+    }
+    let header = frames
+        .iter()
+        .find(|f| f.kind == frame::HEADER)
+        .ok_or("no report on the console")?;
+    let mut r: Report = serde_json::from_str(&header.payload)
+        .map_err(|e| format!("malformed header JSON from the guest: {e}"))?;
+    for f in frames.iter().filter(|f| f.kind == frame::BENCH) {
+        let b: BenchResult = serde_json::from_str(&f.payload)
+            .map_err(|e| format!("malformed benchmark JSON from the guest: {e}"))?;
+        r.results.push(b);
+    }
+    add_overheads(&mut r.results);
+    r.outcome = Outcome {
+        status: RunEnd::Incomplete,
+        message: Some("the guest stopped before its final report".into()),
+    };
+    Ok((r, false))
+}
+
+/// Judges a finished boot, the `index`-th of its kernel.
+pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
+    let parsed = report_from_frames(&b.console.frames);
+    let (status, mut message) = verdict(b, &parsed, timeout);
+    if b.console.dropped > 0 {
+        let note = format!(
+            "console output over {} MiB: {} bytes not kept",
+            console::KEEP >> 20,
+            b.console.dropped
+        );
+        append(&mut message, note);
+    }
+    RunRecord {
+        index,
+        status,
+        message,
+        // set when the log is written beside the results
+        console_log: String::new(),
+        wall_s: b.wall,
+        boot_s: b.boot_s,
+        pairing: None,
+        report: parsed.ok().map(|(r, _)| r),
+    }
+}
+
+/// Adds `why` to a boot's message.
+pub fn append(message: &mut Option<String>, why: String) {
+    *message = Some(
+        message
+            .take()
+            .map_or(why.clone(), |m| format!("{m}; {why}")),
+    );
+}
+
+/// The status of a boot and why, the kernel's failures first.
+fn verdict(
+    b: &Boot,
+    parsed: &Result<(Report, bool), String>,
+    timeout: Duration,
+) -> (BootStatus, Option<String>) {
+    let at = b
+        .console
+        .progress
+        .as_ref()
+        .map(|(i, n, name)| format!(" during {name} ({i}/{n})"))
+        .unwrap_or_default();
+    let (status, why) = if !b.console.crash.is_empty() {
+        (
+            BootStatus::Crashed,
+            format!("kernel crashed: {}", b.console.crash.join(" / ")),
+        )
+    } else if let Some(sig) = b.interrupted {
+        (
+            BootStatus::Interrupted,
+            format!("trig-init got {sig}{at}; QEMU killed"),
+        )
+    } else if b.hung {
+        (
+            BootStatus::Hung,
+            format!(
+                "guest did not finish within {} s{at}; QEMU killed",
+                timeout.as_secs()
+            ),
+        )
+    } else if !b.console.reached_init {
+        (
+            BootStatus::NoBoot,
+            format!("the guest never reached /init: {}", no_boot_why(b)),
+        )
+    } else {
+        return report_verdict(b, parsed);
+    };
+    (status, Some(why))
+}
+
+/// Why a guest never reached /init: QEMU's messages, or else the last
+/// lines of its console.
+fn no_boot_why(b: &Boot) -> String {
+    if b.qemu_stderr.trim().is_empty() {
+        let tail: Vec<&str> = b.console.log.lines().rev().take(5).collect();
+        tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+    } else {
+        b.qemu_stderr.trim().to_string()
+    }
+}
+
+/// The verdict on a boot that reached /init: by its report.
+fn report_verdict(
+    b: &Boot,
+    parsed: &Result<(Report, bool), String>,
+) -> (BootStatus, Option<String>) {
+    match parsed {
+        Ok((r, true)) if r.all_ok() => (BootStatus::Ok, None),
+        Ok((r, true)) => (
+            BootStatus::Failed,
+            Some(format!(
+                "guest run ended '{}'{}; see failed benchmarks",
+                r.outcome.status,
+                r.outcome
+                    .message
+                    .as_ref()
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            )),
+        ),
+        Ok((_, false)) | Err(_) => (
+            BootStatus::BadOutput,
+            Some(format!(
+                "no complete, valid report on the console: {}",
+                b.console
+                    .errors
+                    .first()
+                    .map(|e| e.to_string())
+                    .or_else(|| parsed.as_ref().err().cloned())
+                    .unwrap_or_default()
+            )),
+        ),
+    }
+}
+
+/// Fills in the boot's per-function profiles from the plugin's counts and
+/// the guest's symbols; what is missing goes in the boot's message, and
+/// the results stay as they are.
+pub fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
+    let Some(report) = rec.report.as_mut() else {
+        return;
+    };
+    let syms = frames
+        .iter()
+        .rev()
+        .find(|f| f.kind == frame::KALLSYMS)
+        .ok_or_else(|| "the guest sent no kernel symbols".to_string())
+        .and_then(|f| {
+            serde_json::from_str::<KernelSymbols>(&f.payload)
+                .map_err(|e| format!("malformed kernel symbols from the guest: {e}"))
+        });
+    let problems = match (syms, std::fs::read_to_string(counts)) {
+        (Ok(syms), Ok(text)) => profile::attach(report, &syms, &text),
+        (Err(e), _) => vec![e],
+        (_, Err(e)) => vec![format!("plugin output {}: {e}", counts.display())],
+    };
+    if !problems.is_empty() {
+        append(
+            &mut rec.message,
+            format!("profile: {}", problems.join("; ")),
+        );
+    }
+}
+
+/// 3 if any boot did not give a complete report, else 1 if any benchmark
+/// failed, else 0.
+pub fn exit_status(set: &RunSet) -> u8 {
+    if set.runs.iter().any(|r| r.status.no_report()) {
+        exit::NO_BOOT
+    } else if set.runs.iter().any(|r| r.status != BootStatus::Ok) {
+        exit::BENCH_FAILED
+    } else {
+        exit::OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::RunOptions;
+    use crate::report::frame::encode;
+
+    /// The header frame's JSON of a guest run at the defaults.
+    fn header() -> String {
+        let run = crate::runner::Run::new(
+            crate::runner::Sink::Plain("/dev/null".into()),
+            &RunOptions::default(),
+            1,
+            vec![],
+            false,
+        );
+        let report = run.report.lock().unwrap();
+        serde_json::to_string(&*report).unwrap()
+    }
+
+    #[test]
+    fn malformed_json_is_named() {
+        let frames = vec![Frame {
+            kind: frame::REPORT.into(),
+            payload: "{\"schema_version\":".into(),
+        }];
+        let e = report_from_frames(&frames).unwrap_err();
+        assert!(e.contains("malformed report JSON"), "{e}");
+        assert!(report_from_frames(&[]).unwrap_err().contains("no report"));
+    }
+
+    #[test]
+    fn a_profile_that_cannot_be_made_keeps_the_results_and_says_why() {
+        let header = header();
+        let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","window":0,"samples":[{"t_s":0.3,"interval_s":0.05,"warmup":false,"bpf":0,"user":10,"mps":0.0002}]}"#;
+        let mut text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)].concat();
+        let (frames, _) = crate::report::frame::parse(&text.concat());
+        let (report, _) = report_from_frames(&frames).unwrap();
+        let rec = || RunRecord {
+            index: 1,
+            status: BootStatus::Ok,
+            message: None,
+            console_log: String::new(),
+            wall_s: 1.0,
+            boot_s: None,
+            pairing: None,
+            report: Some(report.clone()),
+        };
+        let dir = std::env::temp_dir().join(format!("trig-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let counts = dir.join("counts");
+        // no symbols from the guest
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert!(r.message.unwrap().contains("sent no kernel symbols"));
+        assert_eq!(r.report.unwrap().results.len(), 1);
+        // symbols, but the plugin's window was cut off
+        let syms = crate::guest::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
+        text.extend(encode(
+            frame::KALLSYMS,
+            &serde_json::to_string(&syms).unwrap(),
+        ));
+        let (frames, _) = crate::report::frame::parse(&text.concat());
+        std::fs::write(&counts, "window 0\nffffffff81000000 50\n").unwrap();
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert!(r
+            .message
+            .unwrap()
+            .contains("no complete profile window for trig-base"));
+        // and whole: 10 events, 50 kernel instructions
+        std::fs::write(&counts, "window 0\nffffffff81000000 50\nend 0\n").unwrap();
+        let mut r = rec();
+        add_profiles(&mut r, &frames, &counts);
+        assert_eq!(r.message, None);
+        let p = r.report.unwrap().results[0].profile.clone().unwrap();
+        assert_eq!((p.kernel, p.functions[0].name.as_str()), (5.0, "f"));
+        assert!((p.total - 5e6).abs() < 1.0, "{}", p.total);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn partial_report_keeps_finished_benchmarks() {
+        let header = header();
+        let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","samples":[]}"#;
+        let text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)]
+            .concat()
+            .concat();
+        let (frames, _) = crate::report::frame::parse(&text);
+        let (r, complete) = report_from_frames(&frames).unwrap();
+        assert!(!complete);
+        assert_eq!(r.results.len(), 1);
+        assert_eq!(r.outcome.status, RunEnd::Incomplete);
+    }
+}
