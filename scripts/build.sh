@@ -9,9 +9,13 @@
 # target/libtrig_plugin.so.
 #
 # x86-64: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
-# source (feature `vendored`), ~2.1 MB. When the musl target or musl-gcc is
-# missing, or that build fails, falls back to glibc static-pie
+# source (feature `vendored`), ~3.2 MB. When the musl target or musl-gcc is
+# missing, or that build fails, falls back to glibc static
 # (x86_64-unknown-linux-gnu +crt-static, .cargo/config.toml) and says so.
+# Every target is linked static and not position-independent
+# (relocation-model=static in .cargo/config.toml): mapped at its link
+# address, below the process's other mappings, which keeps the kernel's
+# per-uprobe VMA lookup short and steady (README, "Harness parity").
 # aarch64: aarch64-unknown-linux-musl through zig (cargo-zigbuild), which
 # brings the cross C toolchain and kernel headers.
 set -euo pipefail

@@ -122,12 +122,29 @@ pub fn is_appliance(args: &[String], subcommands: &[&str]) -> bool {
         .all(|a| !a.starts_with('-') && !subcommands.contains(&a.as_str()))
 }
 
+/// Undocumented: the program that an initramfs built with extra files
+/// (`host::initramfs::EXTRA_ROOT_ENV`, scripts/upstream-bench.sh) has PID 1
+/// run, on the console, after the mounts and before the matrix. A normal
+/// initramfs has none.
+pub const EXTRA_RUN: &str = "/.trig-extra/run";
+
+fn run_extra() {
+    if !std::path::Path::new(EXTRA_RUN).exists() {
+        return;
+    }
+    match std::process::Command::new(EXTRA_RUN).status() {
+        Ok(st) => eprintln!("trig-init: {EXTRA_RUN}: {st}"),
+        Err(e) => eprintln!("trig-init: {EXTRA_RUN}: {e}"),
+    }
+}
+
 /// PID 1: set up the guest, run what the kernel command line asks, power
 /// off. Every path, a panic included, ends in power-off after a report.
 pub fn pid1_main() -> ! {
     let mounts = mounts::mount_all(true);
     ensure_stdio();
     eprintln!("trig-init {} as PID 1", env!("CARGO_PKG_VERSION"));
+    run_extra();
     let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap_or_default();
     let outcome = std::panic::catch_unwind(|| {
         let (opts, bad) = match RunOptions::from_kernel_cmdline(&cmdline) {

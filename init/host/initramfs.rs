@@ -4,8 +4,76 @@
 use super::le_uint;
 use cpio::newc::{self, Builder, ModeFileType};
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// Undocumented, for scripts/upstream-bench.sh: a directory whose tree is
+/// added to the initramfs at the same paths (directories and regular files
+/// only). With it the guest's PID 1 runs `/.trig-extra/run`, if the tree
+/// has one, before the matrix (`guest::EXTRA_RUN`).
+pub const EXTRA_ROOT_ENV: &str = "TRIG_INIT_EXTRA_ROOT";
+
+/// One entry of an extra tree: its path relative to the tree's root, and
+/// what it is.
+struct Extra {
+    name: String,
+    dir: bool,
+    perm: u32,
+    data: Vec<u8>,
+}
+
+/// The files of `root`, preorder (every directory before what it holds).
+fn tree(root: &Path) -> std::io::Result<Vec<Extra>> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<Extra>) -> std::io::Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let path = e.path();
+            let meta = std::fs::metadata(&path)?;
+            let name = path
+                .strip_prefix(root)
+                .map_err(std::io::Error::other)?
+                .to_str()
+                .ok_or_else(|| std::io::Error::other(format!("{}: not UTF-8", path.display())))?
+                .to_string();
+            let perm = meta.permissions().mode() & 0o7777;
+            if meta.is_dir() {
+                out.push(Extra {
+                    name,
+                    dir: true,
+                    perm,
+                    data: Vec::new(),
+                });
+                walk(root, &path, out)?;
+            } else if meta.is_file() {
+                let data = std::fs::read(&path)?;
+                out.push(Extra {
+                    name,
+                    dir: false,
+                    perm,
+                    data,
+                });
+            } else {
+                return Err(std::io::Error::other(format!(
+                    "{}: neither a directory nor a regular file",
+                    path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out)?;
+    Ok(out)
+}
 
 pub fn build(init: &[u8]) -> std::io::Result<Vec<u8>> {
+    build_with(init, None)
+}
+
+/// [`build`], plus the tree under `extra` (see [`EXTRA_ROOT_ENV`]).
+pub fn build_with(init: &[u8], extra: Option<&Path>) -> std::io::Result<Vec<u8>> {
+    let extra = extra.map(tree).transpose()?.unwrap_or_default();
     let mut out = Vec::with_capacity(init.len() + 1024);
     let mut ino = 1;
     let mut entry = |name: &str, kind: ModeFileType, perm: u32, rdev: (u32, u32), data: &[u8]| {
@@ -31,6 +99,20 @@ pub fn build(init: &[u8]) -> std::io::Result<Vec<u8>> {
     entry("dev/console", ModeFileType::Char, 0o600, (5, 1), &[])?;
     entry("dev/null", ModeFileType::Char, 0o666, (1, 3), &[])?;
     entry("init", ModeFileType::Regular, 0o755, (0, 0), init)?;
+    for e in &extra {
+        if e.name == "dev" || e.name == "init" {
+            return Err(std::io::Error::other(format!(
+                "extra {}: already there",
+                e.name
+            )));
+        }
+        let kind = if e.dir {
+            ModeFileType::Directory
+        } else {
+            ModeFileType::Regular
+        };
+        entry(&e.name, kind, e.perm, (0, 0), &e.data)?;
+    }
     newc::trailer(&mut out)?;
     Ok(out)
 }
@@ -84,5 +166,50 @@ mod tests {
         assert_eq!(seen[1], ("dev/console".into(), 0o020600, 5, 1));
         assert_eq!(seen[3].0, "init");
         assert_eq!(seen[3].1, 0o100755);
+    }
+
+    #[test]
+    fn extra_tree_goes_in_at_its_paths() {
+        let dir = std::env::temp_dir().join(format!("trig-extra-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".trig-extra/sub")).unwrap();
+        std::fs::write(dir.join(".trig-extra/run"), b"#!x").unwrap();
+        std::fs::set_permissions(
+            dir.join(".trig-extra/run"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::fs::write(dir.join(".trig-extra/sub/data"), b"d").unwrap();
+        let bytes = build_with(b"\x7fELF", Some(&dir)).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let mut cur = std::io::Cursor::new(bytes);
+        let mut seen = Vec::new();
+        loop {
+            let mut r = newc::Reader::new(&mut cur).unwrap();
+            if r.entry().is_trailer() {
+                break;
+            }
+            let (name, mode) = (r.entry().name().to_string(), r.entry().mode());
+            let mut data = Vec::new();
+            r.read_to_end(&mut data).unwrap();
+            seen.push((name, mode, data));
+            r.finish().unwrap();
+        }
+        let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "dev",
+                "dev/console",
+                "dev/null",
+                "init",
+                ".trig-extra",
+                ".trig-extra/run",
+                ".trig-extra/sub",
+                ".trig-extra/sub/data"
+            ]
+        );
+        assert_eq!(seen[5].1, 0o100755);
+        assert_eq!(seen[5].2, b"#!x");
+        assert_eq!(seen[6].1 & 0o170000, 0o040000);
     }
 }

@@ -257,7 +257,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
     let mut plan = Plan::new(opts, points, stem)?;
     let mut targets = plan.targets(kernels)?;
     plan.plugin = plugin(opts)?;
-    let cpio = initramfs::build(&init).map_err(|e| infra(e.to_string()))?;
+    // undocumented: extra files for scripts/upstream-bench.sh
+    let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
+    let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
+        let root = extra.as_ref().map(|p| format!(" ({})", p.display()));
+        infra(format!("initramfs{}: {e}", root.unwrap_or_default()))
+    })?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| infra(format!("{}: {e}", opts.out.display())))?;
     let initrd = temp_file(

@@ -153,12 +153,23 @@ impl Ctx<'_> {
             }
             Trigger::Call(target) => {
                 let f = utarget::function(target);
-                Arc::new(move |count, stop| {
-                    engine::produce(count, stop, 1024, 1, || {
-                        engine::spin(spins);
-                        f()
+                if spins == 0 {
+                    // the assembly count-down loop: call, target, dec, jnz
+                    Arc::new(move |count, stop| {
+                        engine::produce(count, stop, 1, CALL_BATCH, || {
+                            utarget::call_loop(f, CALL_BATCH)
+                        })
                     })
-                })
+                } else {
+                    // injected: a spin before every call (and the compiled
+                    // loop's one more instruction per call)
+                    Arc::new(move |count, stop| {
+                        engine::produce(count, stop, CALL_BATCH, 1, || {
+                            engine::spin(spins);
+                            f()
+                        })
+                    })
+                }
             }
             Trigger::Rename => return rename::producer(spins),
         })
@@ -170,6 +181,9 @@ fn running_version() -> Option<Version> {
     static VERSION: OnceLock<Option<Version>> = OnceLock::new();
     *VERSION.get_or_init(|| crate::registry::running_version().ok())
 }
+
+/// Calls of a uprobe target between two updates of the producer's count.
+const CALL_BATCH: u64 = 1024;
 
 /// The syscall that the syscall-driven benchmarks trigger on.
 pub fn getpgid() {

@@ -5,6 +5,12 @@
 //! USDT probe is a nop that an ELF note names.
 //! They are written in assembly so that the compiler cannot inline or
 //! reshape them, and found by address, so stripping the binary is harmless.
+//!
+//! The loop that calls them is assembly too (`call_loop`): upstream's
+//! producer is `call; jmp` around the target, and a compiled Rust loop
+//! (an up-counter compared against the batch) cost one or two
+//! instructions more per call. Ours counts down: `call`, the target,
+//! `dec`, `jnz`; README ("The producer loops") shows the disassembly.
 
 use crate::registry::UTarget;
 
@@ -33,6 +39,25 @@ std::arch::global_asm!(
     "trig_uprobe_target_nop5:",
     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
     "ret",
+    // trig_call_loop(f, n): calls f n times (n > 0). rbx and r12 are
+    // callee-saved, so they hold whatever any target does; the three
+    // pushes leave the stack 16-byte aligned at each call.
+    ".p2align 4",
+    ".globl trig_call_loop",
+    "trig_call_loop:",
+    "push rbx",
+    "push r12",
+    "push rax",
+    "mov rbx, rdi",
+    "mov r12, rsi",
+    "2:",
+    "call rbx",
+    "dec r12",
+    "jnz 2b",
+    "pop rax",
+    "pop r12",
+    "pop rbx",
+    "ret",
 );
 
 #[cfg(target_arch = "aarch64")]
@@ -54,6 +79,23 @@ std::arch::global_asm!(
     ".p2align 4",
     ".globl trig_uprobe_target_ret",
     "trig_uprobe_target_ret:",
+    "ret",
+    // trig_call_loop(f, n): calls f n times (n > 0), from callee-saved
+    // registers; x29/x30 saved because blr overwrites the link register.
+    ".p2align 4",
+    ".globl trig_call_loop",
+    "trig_call_loop:",
+    "stp x29, x30, [sp, #-32]!",
+    "stp x19, x20, [sp, #16]",
+    "mov x29, sp",
+    "mov x19, x0",
+    "mov x20, x1",
+    "2:",
+    "blr x19",
+    "subs x20, x20, #1",
+    "b.ne 2b",
+    "ldp x19, x20, [sp, #16]",
+    "ldp x29, x30, [sp], #32",
     "ret",
 );
 
@@ -101,6 +143,18 @@ extern "C" {
     fn trig_uprobe_target_ret();
     #[cfg(target_arch = "x86_64")]
     fn trig_uprobe_target_nop5();
+    fn trig_call_loop(f: extern "C" fn(), n: u64);
+}
+
+/// Calls `f` `n` times (nothing when `n` is 0) in the assembly loop above:
+/// per call the `call`, the target, and a count-down `dec`/`jnz` (x86-64;
+/// `blr`, the target, `subs`/`b.ne` on arm64).
+pub fn call_loop(f: extern "C" fn(), n: u64) {
+    if n > 0 {
+        // SAFETY: the loop only calls `f`, one of the targets above, which
+        // only return; it restores every register it uses.
+        unsafe { trig_call_loop(f, n) }
+    }
 }
 
 /// The function to call for `target`.
@@ -150,6 +204,22 @@ mod tests {
                     7ffd000-7ffe000 rw-p 00000000 00:00 0 [stack]\n";
         assert_eq!(offset_in_maps(maps, 0x55d0b010), Some(0x1010));
         assert_eq!(offset_in_maps(maps, 0x7ffd010), None);
+    }
+
+    #[test]
+    fn call_loop_calls_n_times() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static CALLS: AtomicU64 = AtomicU64::new(0);
+        extern "C" fn count() {
+            CALLS.fetch_add(1, Ordering::Relaxed);
+        }
+        call_loop(count, 0);
+        assert_eq!(CALLS.load(Ordering::Relaxed), 0);
+        call_loop(count, 1000);
+        assert_eq!(CALLS.load(Ordering::Relaxed), 1000);
+        for t in [UTarget::Nop, UTarget::Push, UTarget::Ret, UTarget::Nop5] {
+            call_loop(function(t), 3);
+        }
     }
 
     #[test]
