@@ -1,5 +1,8 @@
-//! Compiles every `bpf/*.bpf.c` into a libbpf skeleton under OUT_DIR.
-use std::{env, fs, path::PathBuf};
+//! Compiles every `bpf/*.bpf.c` into a libbpf skeleton under OUT_DIR, and
+//! writes `skels.rs`: one module per object (its skeleton) and the section
+//! of every program, as compiled, so that a new object needs no include
+//! and attach points are never repeated by hand.
+use std::{env, fmt::Write as _, fs, path::PathBuf};
 
 use libbpf_cargo::SkeletonBuilder;
 
@@ -29,6 +32,8 @@ fn main() {
         .filter(|p| p.to_string_lossy().ends_with(".bpf.c"))
         .collect();
     sources.sort();
+    let mut modules = String::new();
+    let mut sections = String::new();
     for src in sources {
         let name = src
             .file_name()
@@ -36,11 +41,37 @@ fn main() {
             .and_then(|n| n.strip_suffix(".bpf.c"))
             .expect("utf-8 name")
             .to_string();
+        let obj = out.join(format!("{name}.bpf.o"));
         SkeletonBuilder::new()
             .source(&src)
+            .obj(&obj)
             .clang(&clang)
             .clang_args(["-I", "bpf", "-I", &format!("bpf/{arch}"), "-Wall"])
             .build_and_generate(out.join(format!("{name}.skel.rs")))
             .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));
+        writeln!(
+            modules,
+            "pub mod {name} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{name}.skel.rs\"));\n}}"
+        )
+        .unwrap();
+        let opened = libbpf_rs::ObjectBuilder::default()
+            .open_file(&obj)
+            .unwrap_or_else(|e| panic!("opening {}: {e:#}", obj.display()));
+        for prog in opened.progs() {
+            // libbpf drops the "?" (autoload off) of a section name already
+            let section = prog.section().to_string_lossy();
+            let section = section.trim_start_matches('?');
+            writeln!(
+                sections,
+                "    ({name:?}, {:?}, {section:?}),",
+                prog.name().to_string_lossy()
+            )
+            .unwrap();
+        }
     }
+    let generated = format!(
+        "{modules}\n/// (object, program, section) of every BPF program, as compiled.\n\
+         pub const SECTIONS: &[(&str, &str, &str)] = &[\n{sections}];\n"
+    );
+    fs::write(out.join("skels.rs"), generated).expect("writing skels.rs");
 }

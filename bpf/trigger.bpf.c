@@ -3,6 +3,7 @@
  * autoload off ("?"), so a benchmark loads only the one it measures and a
  * kernel that refuses another attach type does not fail it. */
 #include "common.h"
+#include <bpf/usdt.bpf.h>
 
 /* Iterations of the driver loop per BPF_PROG_TEST_RUN (set before load). */
 const volatile __u32 batch_iters = 100;
@@ -42,6 +43,11 @@ int trig_fexit(void *ctx) { inc_hits(); return 0; }
 /* Returning 0 lets the syscall run as usual. */
 SEC("?fmod_ret/" SYS_GETPGID)
 int trig_fmodret(void *ctx) { inc_hits(); return 0; }
+
+/* Sleepable: the verifier allows it only on functions of the
+ * error-injection list (CONFIG_FUNCTION_ERROR_INJECTION), as syscalls are. */
+SEC("?fentry.s/" SYS_GETPGID)
+int trig_fentry_sleep(void *ctx) { inc_hits(); return 0; }
 
 /* --- batched in-kernel: a never-attached driver run by BPF_PROG_TEST_RUN --- */
 
@@ -114,3 +120,9 @@ int trig_uprobe_multi(void *ctx) { inc_hits(); return 0; }
 
 SEC("?uretprobe.multi")
 int trig_uretprobe_multi(void *ctx) { inc_hits(); return 0; }
+
+/* A USDT probe, provider trig, name usdt, in the producer's target function
+ * (matrix/utarget.rs writes its ELF note); libbpf reads the note from the
+ * binary and puts a uprobe on the probe's nop, in every process. */
+SEC("?usdt//proc/self/exe:trig:usdt")
+int trig_usdt(void *ctx) { inc_hits(); return 0; }

@@ -32,10 +32,16 @@ pub enum Cmd {
 /// `run`'s flags come from the options table, with the `trig.*` parameters.
 pub use trig_init::options::RunCmd;
 
-/// List every benchmark with its group, attach point, trigger and needs.
+/// List every benchmark with upstream's name for it, its group, attach
+/// point, trigger and needs.
 #[derive(FromArgs, Debug)]
 #[argh(subcommand, name = "list")]
-pub struct ListCmd {}
+pub struct ListCmd {
+    /// upstream's names as the bench of this kernel version has them
+    /// (6.10 renamed; default: the running kernel's)
+    #[argh(option)]
+    pub kernel: Option<String>,
+}
 
 /// `vm` and `ab` take the same options; argh cannot share fields between
 /// subcommands, so one field list makes both structs.

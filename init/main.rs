@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Some(Cmd::Report(cmd)) => ("trig-init report", report::report(cmd)),
         Some(Cmd::Bisect(cmd)) => ("trig-init", bisect::bisect(cmd)),
         Some(Cmd::AbProof(cmd)) => ("trig-init", bisect::ab_proof(cmd)),
-        Some(Cmd::List(_)) => ("trig-init", list::list()),
+        Some(Cmd::List(cmd)) => ("trig-init", list::list(cmd)),
     };
     commands::exit_on_error(name, result)
 }

@@ -1,30 +1,102 @@
-//! The benchmark registry: one row per benchmark. A new benchmark is one row
-//! here plus its program in `bpf/`; `list`, filtering, capability checks and
-//! the JSON names all come from this table.
+//! The benchmark registry: one row per family and one per benchmark. A new
+//! benchmark is one row here plus its program in `bpf/`; a new family is its
+//! BPF file, its row in [`FAMILIES`] and its runner in `matrix/`. `list`,
+//! filtering, capability checks, baselines, attach points (from the
+//! programs' sections) and the JSON names all come from these tables.
 
+use crate::bpf::{skel::SECTIONS, Failure};
 use crate::caps::Feature;
+use crate::engine::Measured;
+use crate::matrix::{self, Ctx};
 use crate::report::Better;
 
-/// Which matrix (and so which BPF object and runner) a benchmark is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
-    Trigger,
-    Rename,
-    Strncmp,
+/// Opens a family's BPF object, sets its knobs, and measures one point.
+pub type Runner = fn(&Ctx) -> Result<Measured, Failure>;
+
+/// A family of benchmarks: one BPF object and its runner, and the rules its
+/// benchmarks share.
+#[derive(Debug)]
+pub struct Family {
+    /// The group in reports, and the BPF object `bpf/NAME.bpf.c`.
+    pub name: &'static str,
+    /// What the name of each of its benchmarks starts with.
+    pub prefix: &'static str,
+    pub run: Runner,
+    /// Parameters swept besides the producer count.
+    pub sweep: Sweep,
+    pub producers: Producers,
+    /// What its benchmarks' overheads are measured against.
+    pub baseline: Baseline,
 }
 
-impl Group {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Group::Trigger => "trigger",
-            Group::Rename => "rename",
-            Group::Strncmp => "strncmp",
-        }
+impl PartialEq for Family {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
     }
 }
 
-/// Non-inlined functions in this binary that uprobes attach to; see
-/// `matrix::utarget` for why each starts as it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sweep {
+    /// One point per producer count.
+    None,
+    /// Also one per `--cmp-str-len` (named `/len=N`, recorded as
+    /// `cmp_str_len`).
+    CmpStrLen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Producers {
+    /// One point per `-p` count.
+    Any,
+    /// Exactly one, as upstream's (a point with more fails), on a worker or
+    /// the main thread as `--rename-thread` says (recorded as
+    /// `rename_thread`).
+    One,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// The family's benchmark that attaches nothing under the same kind of
+    /// trigger (trig-kprobe: trig-base; trig-uprobe-nop:
+    /// trig-usermode-count; trig-batch-fentry: trig-kernel-count).
+    SameTrigger,
+    /// This benchmark.
+    Named(&'static str),
+}
+
+pub static TRIGGER: Family = Family {
+    name: "trigger",
+    prefix: "trig-",
+    run: matrix::trigger::run,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    baseline: Baseline::SameTrigger,
+};
+
+pub static RENAME: Family = Family {
+    name: "rename",
+    prefix: "rename-",
+    run: matrix::rename::run,
+    sweep: Sweep::None,
+    producers: Producers::One,
+    baseline: Baseline::SameTrigger,
+};
+
+pub static STRNCMP: Family = Family {
+    name: "strncmp",
+    prefix: "strncmp-",
+    run: matrix::strncmp::run,
+    sweep: Sweep::CmpStrLen,
+    producers: Producers::Any,
+    // does all but the comparison
+    baseline: Baseline::Named("strncmp-baseline"),
+};
+
+pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP];
+
+/// Non-inlined functions in this binary that uprobes attach to, each named
+/// `trig_uprobe_target_<variant>`; see `matrix::utarget` for why each
+/// starts as it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UTarget {
     Nop,
@@ -32,6 +104,8 @@ pub enum UTarget {
     Ret,
     /// x86-64 only: a 5-byte nop, which newer kernels optimise.
     Nop5,
+    /// A USDT probe (a nop and its ELF note) inside the function.
+    Usdt,
 }
 
 /// How producers generate events.
@@ -46,6 +120,22 @@ pub enum Trigger {
     Call(UTarget),
     /// Write a name to /proc/self/comm.
     Rename,
+}
+
+impl Trigger {
+    /// What the producers do, for `list`.
+    pub fn describe(self) -> String {
+        match self {
+            Trigger::Getpgid => "getpgid() loop".into(),
+            Trigger::TestRun(p) => format!("test_run {p}"),
+            Trigger::Call(t) => format!("call {t:?} target").to_lowercase(),
+            Trigger::Rename => "write /proc/self/comm".into(),
+        }
+    }
+
+    fn same_kind(self, other: Trigger) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
 }
 
 /// How the program under test is attached.
@@ -65,19 +155,33 @@ pub enum Arch {
     X86_64,
 }
 
+/// A kernel version, (major, minor).
+pub type Version = (u32, u32);
+
+/// What upstream's bench calls one of our benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Up {
+    /// Our name.
+    Same,
+    As(&'static str),
+    /// Upstream's bench has no such benchmark.
+    Absent,
+}
+
+/// Upstream's name for a benchmark in the bench of each kernel tree, from
+/// a version on until the next entry's.
+pub type Upstream = &'static [(Version, Up)];
+
 #[derive(Debug, Clone, Copy)]
 pub struct Bench {
     pub name: &'static str,
-    pub group: Group,
+    pub family: &'static Family,
     /// The BPF program under test (also the counting one), if any.
     pub prog: Option<&'static str>,
     pub attach: Attach,
-    /// Human description of the attach point, for `list`.
-    pub point: &'static str,
     pub trigger: Trigger,
     pub feature: Feature,
-    /// The benchmark whose rate this one's overhead is measured against.
-    pub baseline: Option<&'static str>,
+    pub upstream: Upstream,
     pub arch: Arch,
     /// Which way the rate improves (events per second: higher, for all
     /// benchmarks so far).
@@ -96,29 +200,95 @@ impl Bench {
             Arch::X86_64 => cfg!(target_arch = "x86_64"),
         }
     }
+
+    /// The benchmark whose rate this one's overhead is measured against,
+    /// by its family's rule.
+    pub fn baseline(&self) -> Option<&'static Bench> {
+        let base = match self.family.baseline {
+            Baseline::Named(name) => BENCHES.iter().find(|b| b.name == name),
+            Baseline::SameTrigger => BENCHES.iter().find(|b| {
+                b.family == self.family
+                    && b.attach == Attach::None
+                    && b.trigger.same_kind(self.trigger)
+            }),
+        }?;
+        (base.name != self.name).then_some(base)
+    }
+
+    /// The section of the program under test, as compiled (without the
+    /// "?" of autoload off).
+    pub fn section(&self) -> Option<&'static str> {
+        section_of(self.family, self.prog?)
+    }
+
+    /// Where the program attaches, for `list`: its section, and for
+    /// uprobes the target function.
+    pub fn attach_point(&self) -> String {
+        let section = self.section().unwrap_or("?");
+        match (self.attach, self.trigger) {
+            (Attach::None, _) => match self.prog {
+                None => "nothing (user-space count)".into(),
+                Some(p) => format!("nothing (counted by {p})"),
+            },
+            (Attach::Uprobe { .. }, Trigger::Call(t)) => {
+                format!("{section} trig_uprobe_target_{t:?}").to_lowercase()
+            }
+            _ => section.into(),
+        }
+    }
+
+    /// Upstream's name for this benchmark in the bench of kernel `version`.
+    pub fn upstream_name(&self, version: Version) -> Option<&'static str> {
+        let (_, up) = self.upstream.iter().rev().find(|(v, _)| *v <= version)?;
+        match up {
+            Up::Same => Some(self.name),
+            Up::As(name) => Some(name),
+            Up::Absent => None,
+        }
+    }
+}
+
+/// The section of program `prog` in `family`'s object, as compiled.
+fn section_of(family: &Family, prog: &str) -> Option<&'static str> {
+    SECTIONS
+        .iter()
+        .find(|(obj, p, _)| *obj == family.name && *p == prog)
+        .map(|(_, _, section)| *section)
+}
+
+/// The (major, minor) of a kernel release such as `6.12.117+deb12-amd64`.
+pub fn version_of(release: &str) -> Option<Version> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The version of the running kernel.
+pub fn running_version() -> Result<Version, String> {
+    let uts = nix::sys::utsname::uname().map_err(|e| format!("uname: {e}"))?;
+    let release = uts.release().to_string_lossy();
+    version_of(&release).ok_or_else(|| format!("kernel release {release}: no version in it"))
 }
 
 /// Shorthand constructor keeping the table one line per benchmark.
-#[allow(clippy::too_many_arguments)]
 const fn b(
     name: &'static str,
-    group: Group,
+    family: &'static Family,
     prog: Option<&'static str>,
     attach: Attach,
-    point: &'static str,
     trigger: Trigger,
     feature: Feature,
-    baseline: Option<&'static str>,
+    upstream: Upstream,
 ) -> Bench {
     Bench {
         name,
-        group,
+        family,
         prog,
         attach,
-        point,
         trigger,
         feature,
-        baseline,
+        upstream,
         arch: Arch::Any,
         better: Better::Higher,
     }
@@ -131,19 +301,9 @@ const fn x86(mut bench: Bench) -> Bench {
 
 use Attach::{None as Nothing, Section, Uprobe};
 use Feature as F;
-use Group::{Rename as R, Strncmp as S, Trigger as T};
 use Trigger::{Call, Getpgid, Rename, TestRun};
+use Up::{Absent, As, Same};
 
-/// `KIND` and the getpgid syscall entry function of the target.
-macro_rules! sys {
-    ($kind:literal) => {
-        if cfg!(target_arch = "aarch64") {
-            concat!($kind, " __arm64_sys_getpgid")
-        } else {
-            concat!($kind, " __x64_sys_getpgid")
-        }
-    };
-}
 const DRV: Trigger = TestRun("trig_driver");
 const KFN: Trigger = TestRun("trig_driver_kfunc");
 const UP: Attach = Uprobe {
@@ -162,63 +322,93 @@ const URETM: Attach = Uprobe {
     ret: true,
     multi: true,
 };
-const BASE: Option<&str> = Some("trig-base");
-const KC: Option<&str> = Some("trig-kernel-count");
-const UC: Option<&str> = Some("trig-usermode-count");
-const RB: Option<&str> = Some("rename-base");
-const SB: Option<&str> = Some("strncmp-baseline");
+const T: &Family = &TRIGGER;
+const R: &Family = &RENAME;
+const S: &Family = &STRNCMP;
+
+// Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
+// targets "with-nop" and "without-nop", a bare ret; uprobe-base the
+// unprobed loop), 6.9 (more attach types, uprobe-{nop,push,ret}), 6.10
+// (the batched design takes over trig-kprobe and the other names of the
+// syscall-driven benchmarks, whose baseline is now trig-syscall-count; the
+// rest of that design is dropped). Multi-uprobes are taken from 6.10 and
+// the x86 nop5 targets from 6.18 (when the nop5 optimisation came); the
+// USDT benchmark is in the newest bench (bpf-next, 2026), taken as 7.1.
+const V0: Version = (0, 0);
+const V6_9: Version = (6, 9);
+const V6_10: Version = (6, 10);
+const ALWAYS: Upstream = &[(V0, Same)];
+const SINCE_5_17: Upstream = &[(V0, Absent), ((5, 17), Same)];
+const OURS: Upstream = &[(V0, Absent)];
+const UNTIL_6_10: Upstream = &[(V0, Same), (V6_10, Absent)];
+const ONLY_6_9: Upstream = &[(V0, Absent), (V6_9, Same), (V6_10, Absent)];
+const SINCE_6_9: Upstream = &[(V0, Absent), (V6_9, Same)];
+const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
+const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
+/// `6.10: NAME`: upstream's NAME from 6.10 on; `old: NAME`: upstream's
+/// NAME before 6.9, ours from then on.
+macro_rules! up {
+    (6.10: $name:literal) => {
+        &[(V0, Absent), (V6_10, As($name))]
+    };
+    (old: $old:literal) => {
+        &[(V0, As($old)), (V6_9, Same)]
+    };
+}
 
 #[rustfmt::skip]
 pub static BENCHES: &[Bench] = &[
     // syscall-driven trigger benchmarks (the original upstream design)
-    b("trig-base", T, None, Nothing, "nothing (user-space count)", Getpgid, F::None, None),
-    b("trig-tp", T, Some("trig_tp"), Section, "tp syscalls/sys_enter_getpgid", Getpgid, F::Tracepoints, BASE),
-    b("trig-rawtp", T, Some("trig_rawtp"), Section, "raw_tp sys_enter (getpgid only)", Getpgid, F::Tracepoints, BASE),
-    b("trig-kprobe", T, Some("trig_kprobe"), Section, sys!("kprobe"), Getpgid, F::Kprobes, BASE),
-    b("trig-kretprobe", T, Some("trig_kretprobe"), Section, sys!("kretprobe"), Getpgid, F::Kprobes, BASE),
-    b("trig-kprobe-multi", T, Some("trig_kprobe_multi"), Section, sys!("kprobe.multi"), Getpgid, F::KprobeMulti, BASE),
-    b("trig-kretprobe-multi", T, Some("trig_kretprobe_multi"), Section, sys!("kretprobe.multi"), Getpgid, F::KprobeMulti, BASE),
-    b("trig-fentry", T, Some("trig_fentry"), Section, sys!("fentry"), Getpgid, F::Trampolines, BASE),
-    b("trig-fexit", T, Some("trig_fexit"), Section, sys!("fexit"), Getpgid, F::Trampolines, BASE),
-    b("trig-fmodret", T, Some("trig_fmodret"), Section, sys!("fmod_ret"), Getpgid, F::ErrorInjection, BASE),
+    b("trig-base", T, None, Nothing, Getpgid, F::None, &[(V0, Same), (V6_10, As("trig-syscall-count"))]),
+    b("trig-tp", T, Some("trig_tp"), Section, Getpgid, F::Tracepoints, UNTIL_6_10),
+    b("trig-rawtp", T, Some("trig_rawtp"), Section, Getpgid, F::Tracepoints, UNTIL_6_10),
+    b("trig-kprobe", T, Some("trig_kprobe"), Section, Getpgid, F::Kprobes, UNTIL_6_10),
+    b("trig-kretprobe", T, Some("trig_kretprobe"), Section, Getpgid, F::Kprobes, ONLY_6_9),
+    b("trig-kprobe-multi", T, Some("trig_kprobe_multi"), Section, Getpgid, F::KprobeMulti, ONLY_6_9),
+    b("trig-kretprobe-multi", T, Some("trig_kretprobe_multi"), Section, Getpgid, F::KprobeMulti, ONLY_6_9),
+    b("trig-fentry", T, Some("trig_fentry"), Section, Getpgid, F::Trampolines, UNTIL_6_10),
+    b("trig-fexit", T, Some("trig_fexit"), Section, Getpgid, F::Trampolines, ONLY_6_9),
+    b("trig-fmodret", T, Some("trig_fmodret"), Section, Getpgid, F::ErrorInjection, UNTIL_6_10),
+    b("trig-fentry-sleep", T, Some("trig_fentry_sleep"), Section, Getpgid, F::ErrorInjection, UNTIL_6_10),
     // batched in-kernel trigger benchmarks (upstream since 6.10)
-    b("trig-kernel-count", T, Some("trig_kernel_count"), Nothing, "nothing (driver loop count)", TestRun("trig_kernel_count"), F::TestRun, None),
-    b("trig-batch-kprobe", T, Some("trig_batch_kprobe"), Section, "kprobe bpf_get_numa_node_id", DRV, F::Kprobes, KC),
-    b("trig-batch-kretprobe", T, Some("trig_batch_kretprobe"), Section, "kretprobe bpf_get_numa_node_id", DRV, F::Kprobes, KC),
-    b("trig-batch-kprobe-multi", T, Some("trig_batch_kprobe_multi"), Section, "kprobe.multi bpf_get_numa_node_id", DRV, F::KprobeMulti, KC),
-    b("trig-batch-kretprobe-multi", T, Some("trig_batch_kretprobe_multi"), Section, "kretprobe.multi bpf_get_numa_node_id", DRV, F::KprobeMulti, KC),
-    b("trig-batch-fentry", T, Some("trig_batch_fentry"), Section, "fentry bpf_get_numa_node_id", DRV, F::Trampolines, KC),
-    b("trig-batch-fexit", T, Some("trig_batch_fexit"), Section, "fexit bpf_get_numa_node_id", DRV, F::Trampolines, KC),
-    b("trig-batch-fmodret", T, Some("trig_batch_fmodret"), Section, "kfunc bpf_modify_return_test_tp", KFN, F::TestKfunc, KC),
-    b("trig-batch-tp", T, Some("trig_batch_tp"), Section, "tp bpf_test_run/bpf_trigger_tp", KFN, F::TestKfunc, KC),
-    b("trig-batch-rawtp", T, Some("trig_batch_rawtp"), Section, "raw_tp bpf_trigger_tp", KFN, F::TestKfunc, KC),
+    b("trig-kernel-count", T, Some("trig_kernel_count"), Nothing, TestRun("trig_kernel_count"), F::TestRun, SINCE_6_10),
+    b("trig-batch-kprobe", T, Some("trig_batch_kprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kprobe")),
+    b("trig-batch-kretprobe", T, Some("trig_batch_kretprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kretprobe")),
+    b("trig-batch-kprobe-multi", T, Some("trig_batch_kprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kprobe-multi")),
+    b("trig-batch-kretprobe-multi", T, Some("trig_batch_kretprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kretprobe-multi")),
+    b("trig-batch-fentry", T, Some("trig_batch_fentry"), Section, DRV, F::Trampolines, up!(6.10: "trig-fentry")),
+    b("trig-batch-fexit", T, Some("trig_batch_fexit"), Section, DRV, F::Trampolines, up!(6.10: "trig-fexit")),
+    b("trig-batch-fmodret", T, Some("trig_batch_fmodret"), Section, KFN, F::TestKfunc, up!(6.10: "trig-fmodret")),
+    b("trig-batch-tp", T, Some("trig_batch_tp"), Section, KFN, F::TestKfunc, up!(6.10: "trig-tp")),
+    b("trig-batch-rawtp", T, Some("trig_batch_rawtp"), Section, KFN, F::TestKfunc, up!(6.10: "trig-rawtp")),
     // user-space probes on functions of this binary
-    b("trig-usermode-count", T, None, Nothing, "nothing (user-space call loop)", Call(UTarget::Nop), F::None, None),
-    b("trig-uprobe-nop", T, Some("trig_uprobe"), UP, "trig_uprobe_target_nop (starts with nop)", Call(UTarget::Nop), F::Uprobes, UC),
-    b("trig-uprobe-push", T, Some("trig_uprobe"), UP, "trig_uprobe_target_push (starts with push)", Call(UTarget::Push), F::Uprobes, UC),
-    b("trig-uprobe-ret", T, Some("trig_uprobe"), UP, "trig_uprobe_target_ret (a bare ret)", Call(UTarget::Ret), F::Uprobes, UC),
-    x86(b("trig-uprobe-nop5", T, Some("trig_uprobe"), UP, "trig_uprobe_target_nop5 (5-byte nop)", Call(UTarget::Nop5), F::Uprobes, UC)),
-    b("trig-uretprobe-nop", T, Some("trig_uretprobe"), URET, "trig_uprobe_target_nop (starts with nop)", Call(UTarget::Nop), F::Uprobes, UC),
-    b("trig-uretprobe-push", T, Some("trig_uretprobe"), URET, "trig_uprobe_target_push (starts with push)", Call(UTarget::Push), F::Uprobes, UC),
-    b("trig-uretprobe-ret", T, Some("trig_uretprobe"), URET, "trig_uprobe_target_ret (a bare ret)", Call(UTarget::Ret), F::Uprobes, UC),
-    x86(b("trig-uretprobe-nop5", T, Some("trig_uretprobe"), URET, "trig_uprobe_target_nop5 (5-byte nop)", Call(UTarget::Nop5), F::Uprobes, UC)),
-    b("trig-uprobe-multi-nop", T, Some("trig_uprobe_multi"), UPM, "trig_uprobe_target_nop (starts with nop)", Call(UTarget::Nop), F::UprobeMulti, UC),
-    b("trig-uprobe-multi-push", T, Some("trig_uprobe_multi"), UPM, "trig_uprobe_target_push (starts with push)", Call(UTarget::Push), F::UprobeMulti, UC),
-    b("trig-uprobe-multi-ret", T, Some("trig_uprobe_multi"), UPM, "trig_uprobe_target_ret (a bare ret)", Call(UTarget::Ret), F::UprobeMulti, UC),
-    b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, "trig_uprobe_target_nop (starts with nop)", Call(UTarget::Nop), F::UprobeMulti, UC),
-    b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, "trig_uprobe_target_push (starts with push)", Call(UTarget::Push), F::UprobeMulti, UC),
-    b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, "trig_uprobe_target_ret (a bare ret)", Call(UTarget::Ret), F::UprobeMulti, UC),
+    b("trig-usermode-count", T, None, Nothing, Call(UTarget::Nop), F::None, up!(old: "trig-uprobe-base")),
+    b("trig-uprobe-nop", T, Some("trig_uprobe"), UP, Call(UTarget::Nop), F::Uprobes, up!(old: "trig-uprobe-with-nop")),
+    b("trig-uprobe-push", T, Some("trig_uprobe"), UP, Call(UTarget::Push), F::Uprobes, SINCE_6_9),
+    b("trig-uprobe-ret", T, Some("trig_uprobe"), UP, Call(UTarget::Ret), F::Uprobes, up!(old: "trig-uprobe-without-nop")),
+    x86(b("trig-uprobe-nop5", T, Some("trig_uprobe"), UP, Call(UTarget::Nop5), F::Uprobes, NOP5)),
+    b("trig-uretprobe-nop", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop), F::Uprobes, up!(old: "trig-uretprobe-with-nop")),
+    b("trig-uretprobe-push", T, Some("trig_uretprobe"), URET, Call(UTarget::Push), F::Uprobes, SINCE_6_9),
+    b("trig-uretprobe-ret", T, Some("trig_uretprobe"), URET, Call(UTarget::Ret), F::Uprobes, up!(old: "trig-uretprobe-without-nop")),
+    x86(b("trig-uretprobe-nop5", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop5), F::Uprobes, NOP5)),
+    b("trig-uprobe-multi-nop", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
+    b("trig-uprobe-multi-push", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
+    b("trig-uprobe-multi-ret", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
+    b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
+    b("trig-usdt", T, Some("trig_usdt"), Section, Call(UTarget::Usdt), F::Uprobes, &[(V0, Absent), ((7, 1), As("trig-usdt-nop"))]),
     // task-rename overhead: __set_task_comm() through /proc/self/comm
-    b("rename-base", R, None, Nothing, "nothing (user-space count)", Rename, F::None, None),
-    b("rename-kprobe", R, Some("rename_kprobe"), Section, "kprobe __set_task_comm", Rename, F::Kprobes, RB),
-    b("rename-kretprobe", R, Some("rename_kretprobe"), Section, "kretprobe __set_task_comm", Rename, F::Kprobes, RB),
-    b("rename-rawtp", R, Some("rename_rawtp"), Section, "raw_tp task_rename", Rename, F::Tracepoints, RB),
-    b("rename-fentry", R, Some("rename_fentry"), Section, "fentry __set_task_comm", Rename, F::Trampolines, RB),
-    b("rename-fexit", R, Some("rename_fexit"), Section, "fexit __set_task_comm", Rename, F::Trampolines, RB),
+    b("rename-base", R, None, Nothing, Rename, F::None, ALWAYS),
+    b("rename-kprobe", R, Some("rename_kprobe"), Section, Rename, F::Kprobes, ALWAYS),
+    b("rename-kretprobe", R, Some("rename_kretprobe"), Section, Rename, F::Kprobes, ALWAYS),
+    b("rename-rawtp", R, Some("rename_rawtp"), Section, Rename, F::Tracepoints, ALWAYS),
+    b("rename-fentry", R, Some("rename_fentry"), Section, Rename, F::Trampolines, ALWAYS),
+    b("rename-fexit", R, Some("rename_fexit"), Section, Rename, F::Trampolines, ALWAYS),
     // bpf_strncmp() against a bounded loop, on tp syscalls/sys_enter_getpgid
-    b("strncmp-baseline", S, Some("strncmp_baseline"), Section, "tp sys_enter_getpgid, no comparison", Getpgid, F::Tracepoints, None),
-    b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, "tp sys_enter_getpgid, loop in BPF", Getpgid, F::Tracepoints, SB),
-    b("strncmp-helper", S, Some("strncmp_helper"), Section, "tp sys_enter_getpgid, bpf_strncmp()", Getpgid, F::StrncmpHelper, SB),
+    b("strncmp-baseline", S, Some("strncmp_baseline"), Section, Getpgid, F::Tracepoints, OURS),
+    b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, Getpgid, F::Tracepoints, SINCE_5_17),
+    b("strncmp-helper", S, Some("strncmp_helper"), Section, Getpgid, F::StrncmpHelper, SINCE_5_17),
 ];
 
 /// The benchmarks this build can run on its architecture.
@@ -264,124 +454,193 @@ pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, String> {
         .collect())
 }
 
+/// The `list` table: every benchmark this build runs, with upstream's name
+/// for it in the bench of kernel `version`.
+pub fn listing(version: Version) -> String {
+    let upstream = format!("UPSTREAM {}.{}", version.0, version.1);
+    let mut out = format!(
+        "{:<28} {:<28} {:<8} {:<40} {:<30} NEEDS\n",
+        "BENCHMARK", upstream, "GROUP", "ATTACHES TO", "TRIGGER"
+    );
+    for b in all() {
+        out.push_str(&format!(
+            "{:<28} {:<28} {:<8} {:<40} {:<30} {}\n",
+            b.name,
+            b.upstream_name(version).unwrap_or("-"),
+            b.family.name,
+            b.attach_point(),
+            b.trigger.describe(),
+            b.feature.needs()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    fn programs_in(src: &str) -> HashSet<String> {
-        // "int NAME(" lines that follow a SEC() line
-        let mut names = HashSet::new();
-        let mut after_sec = false;
-        for line in src.lines() {
-            if line.starts_with("SEC(") {
-                after_sec = true;
-            } else if after_sec {
-                if let Some(rest) = line.strip_prefix("int ") {
-                    names.insert(rest.split('(').next().unwrap().to_string());
-                }
-                after_sec = false;
-            }
-        }
-        names
-    }
-
     #[test]
-    fn every_program_exists_in_its_object() {
-        let objs = [
-            (Group::Trigger, include_str!("../bpf/trigger.bpf.c")),
-            (Group::Rename, include_str!("../bpf/rename.bpf.c")),
-            (Group::Strncmp, include_str!("../bpf/strncmp.bpf.c")),
-        ];
-        for (group, src) in objs {
-            let progs = programs_in(src);
-            for bench in BENCHES.iter().filter(|b| b.group == group) {
-                for p in bench.prog.into_iter().chain(match bench.trigger {
-                    Trigger::TestRun(d) => Some(d),
-                    _ => None,
-                }) {
-                    assert!(progs.contains(p), "{}: no program {p}", bench.name);
-                }
+    fn every_family_has_its_object_and_every_program_is_in_it() {
+        for family in FAMILIES {
+            assert!(
+                SECTIONS.iter().any(|(obj, ..)| obj == &family.name),
+                "no bpf/{}.bpf.c",
+                family.name
+            );
+        }
+        for bench in BENCHES {
+            assert!(FAMILIES.contains(&bench.family), "{}", bench.name);
+            let driver = match bench.trigger {
+                Trigger::TestRun(d) => Some(d),
+                _ => None,
+            };
+            for p in bench.prog.into_iter().chain(driver) {
+                assert!(
+                    section_of(bench.family, p).is_some(),
+                    "{}: no program {p}",
+                    bench.name
+                );
             }
         }
     }
 
     #[test]
-    fn names_unique_and_baselines_valid() {
+    fn attach_points_come_from_the_sections() {
+        for bench in BENCHES {
+            let point = bench.attach_point();
+            match bench.attach {
+                Attach::None => assert!(point.starts_with("nothing"), "{}", bench.name),
+                Attach::Section => {
+                    assert_eq!(Some(point.as_str()), bench.section(), "{}", bench.name);
+                    // libbpf attaches by it: it must name the point
+                    assert!(point.contains('/'), "{}: {point}", bench.name);
+                }
+                Attach::Uprobe { ret, multi } => {
+                    let kind = if ret { "uretprobe" } else { "uprobe" };
+                    let section = bench.section().unwrap();
+                    assert!(section.starts_with(kind), "{}", bench.name);
+                    assert_eq!(section.ends_with(".multi"), multi, "{}", bench.name);
+                    assert!(point.contains("trig_uprobe_target_"), "{point}");
+                }
+            }
+        }
+        assert_eq!(
+            find("trig-kprobe").unwrap().attach_point(),
+            if cfg!(target_arch = "aarch64") {
+                "kprobe/__arm64_sys_getpgid"
+            } else {
+                "kprobe/__x64_sys_getpgid"
+            }
+        );
+    }
+
+    #[test]
+    fn names_and_baselines_follow_the_families() {
         let mut seen = HashSet::new();
         for bench in BENCHES {
             assert!(seen.insert(bench.name), "duplicate {}", bench.name);
-            assert!(bench.name.starts_with(match bench.group {
-                Group::Trigger => "trig-",
-                Group::Rename => "rename-",
-                Group::Strncmp => "strncmp-",
-            }));
-            if let Some(base) = bench.baseline {
-                let b = BENCHES.iter().find(|b| b.name == base).expect(base);
-                assert_eq!(b.group, bench.group, "{}", bench.name);
-                assert!(b.baseline.is_none());
-            }
+            assert!(
+                bench.name.starts_with(bench.family.prefix),
+                "{}",
+                bench.name
+            );
             // something must count every event
             assert!(bench.prog.is_some() || bench.attach == Attach::None);
             // uprobes need a user-space call to attach to
             if let Attach::Uprobe { .. } = bench.attach {
                 assert!(matches!(bench.trigger, Trigger::Call(_)), "{}", bench.name);
             }
+            match bench.baseline() {
+                Some(base) => {
+                    assert_eq!(base.family, bench.family, "{}", bench.name);
+                    assert!(base.baseline().is_none(), "{}", bench.name);
+                    assert_eq!(base.arch, Arch::Any, "{}", bench.name);
+                }
+                // only a baseline has none
+                None => assert!(
+                    BENCHES
+                        .iter()
+                        .any(|b| b.baseline().is_some_and(|x| x.name == bench.name)),
+                    "{} has no baseline and is none",
+                    bench.name
+                ),
+            }
+        }
+        // one baseline per kind of trigger where the family derives them
+        for family in FAMILIES
+            .iter()
+            .filter(|f| f.baseline == Baseline::SameTrigger)
+        {
+            let bases: Vec<&Bench> = BENCHES
+                .iter()
+                .filter(|b| b.family == *family && b.attach == Attach::None)
+                .collect();
+            for (i, a) in bases.iter().enumerate() {
+                for b in &bases[i + 1..] {
+                    assert!(!a.trigger.same_kind(b.trigger), "{} and {}", a.name, b.name);
+                }
+            }
         }
     }
 
     #[test]
-    fn the_whole_upstream_matrix_is_listed() {
-        for name in [
-            "trig-base",
-            "trig-tp",
-            "trig-rawtp",
-            "trig-kprobe",
-            "trig-kretprobe",
-            "trig-kprobe-multi",
-            "trig-kretprobe-multi",
-            "trig-fentry",
-            "trig-fexit",
-            "trig-fmodret",
-            "trig-kernel-count",
-            "trig-batch-kprobe",
-            "trig-batch-kretprobe",
-            "trig-batch-kprobe-multi",
-            "trig-batch-kretprobe-multi",
-            "trig-batch-fentry",
-            "trig-batch-fexit",
-            "trig-batch-fmodret",
-            "trig-batch-tp",
-            "trig-batch-rawtp",
-            "trig-usermode-count",
-            "trig-uprobe-nop",
-            "trig-uprobe-push",
-            "trig-uprobe-ret",
-            "trig-uretprobe-nop",
-            "trig-uretprobe-push",
-            "trig-uretprobe-ret",
-            "trig-uprobe-multi-nop",
-            "trig-uprobe-multi-push",
-            "trig-uprobe-multi-ret",
-            "trig-uretprobe-multi-nop",
-            "trig-uretprobe-multi-push",
-            "trig-uretprobe-multi-ret",
-            "rename-base",
-            "rename-kprobe",
-            "rename-kretprobe",
-            "rename-rawtp",
-            "rename-fentry",
-            "rename-fexit",
-            "strncmp-baseline",
-            "strncmp-no-helper",
-            "strncmp-helper",
-        ] {
-            assert!(find(name).is_some(), "{name} missing");
+    fn upstream_names_are_unique_per_version() {
+        let mut versions: Vec<Version> = BENCHES
+            .iter()
+            .flat_map(|b| b.upstream.iter().map(|(v, _)| *v))
+            .collect();
+        versions.sort();
+        versions.dedup();
+        for v in versions {
+            let mut seen = HashSet::new();
+            for b in BENCHES {
+                if let Some(up) = b.upstream_name(v) {
+                    assert!(seen.insert(up), "{up} twice at {v:?}");
+                    assert!(up.starts_with(b.family.prefix), "{up}");
+                }
+            }
         }
-        assert_eq!(
-            find("trig-uprobe-nop5").is_some(),
-            cfg!(target_arch = "x86_64")
-        );
+        for b in BENCHES {
+            assert!(b.upstream.windows(2).all(|w| w[0].0 < w[1].0), "{}", b.name);
+        }
+        let name = |bench, v| find(bench).unwrap().upstream_name(v);
+        assert_eq!(name("trig-base", (6, 1)), Some("trig-base"));
+        assert_eq!(name("trig-base", (6, 12)), Some("trig-syscall-count"));
+        assert_eq!(name("trig-kprobe", (6, 12)), None);
+        assert_eq!(name("trig-batch-kprobe", (6, 12)), Some("trig-kprobe"));
+        assert_eq!(name("trig-batch-kprobe", (6, 1)), None);
+    }
+
+    #[test]
+    fn kernel_versions() {
+        assert_eq!(version_of("6.12.117+deb12-amd64"), Some((6, 12)));
+        assert_eq!(version_of("6.1.0-57-amd64"), Some((6, 1)));
+        assert_eq!(version_of("6.10"), Some((6, 10)));
+        assert_eq!(version_of("six"), None);
+    }
+
+    #[test]
+    fn the_listing_has_one_line_per_benchmark() {
+        let listing = listing((6, 12));
+        assert_eq!(listing.lines().count(), all().count() + 1);
+        assert!(listing.starts_with("BENCHMARK") && listing.contains("UPSTREAM 6.12"));
+        assert!(listing
+            .lines()
+            .any(|l| l.starts_with("trig-base ") && l.contains(" trig-syscall-count ")));
+    }
+
+    #[test]
+    fn the_architecture_decides_what_runs() {
+        for bench in BENCHES {
+            assert_eq!(
+                find(bench.name).is_some(),
+                bench.runs_here(),
+                "{}",
+                bench.name
+            );
+        }
     }
 
     #[test]
@@ -390,8 +649,10 @@ mod tests {
         assert!(!glob_match("trig-*kprobe*", "trig-kretprobe"));
         assert!(glob_match("trig-?probe", "trig-kprobe"));
         assert!(!glob_match("trig-?probe", "trig-kretprobe"));
-        let sel = select(&["rename-*".into()]).unwrap();
-        assert_eq!(sel.len(), 6);
+        for family in FAMILIES {
+            let sel = select(&[format!("{}*", family.prefix)]).unwrap();
+            assert_eq!(sel.len(), all().filter(|b| b.family == *family).count());
+        }
         let err = select(&["trig-nosuch".into()]).unwrap_err();
         assert!(err.contains("no benchmark matches 'trig-nosuch'") && err.contains("trig-base"));
     }

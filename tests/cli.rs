@@ -21,6 +21,31 @@ fn list_shows_all_three_matrices() {
 }
 
 #[test]
+fn list_names_upstream_benchmarks_for_a_kernel_version() {
+    let line = |version: &str, bench: &str| {
+        let o = trig_init(&["list", "--kernel", version]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(out.starts_with("BENCHMARK"), "{out}");
+        assert!(out.contains(&format!("UPSTREAM {version}")), "{out}");
+        let row = out.lines().find(|l| l.starts_with(&format!("{bench} ")));
+        row.unwrap_or_else(|| panic!("{bench} not listed"))
+            .to_string()
+    };
+    // 6.10 renamed trig-base and gave the syscall-driven names to the
+    // batched benchmarks
+    assert!(line("6.1", "trig-base").contains(" trig-base "));
+    assert!(line("6.12", "trig-base").contains(" trig-syscall-count "));
+    assert!(line("6.12", "trig-batch-kprobe").contains(" trig-kprobe "));
+    assert!(line("6.1", "trig-batch-kprobe").contains(" - "));
+    assert!(line("6.1", "trig-fentry-sleep").contains(" fentry.s/"));
+    assert!(line("6.12", "trig-usdt").contains(" usdt/"));
+    let o = trig_init(&["list", "--kernel", "latest"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--kernel latest"), "{}", stderr(&o));
+}
+
+#[test]
 fn unknown_benchmark_lists_valid_names() {
     let o = trig_init(&["run", "--filter", "trig-nosuch", "-d", "1"]);
     assert_eq!(o.status.code(), Some(2));

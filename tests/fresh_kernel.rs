@@ -8,51 +8,57 @@ mod common;
 use common::{stderr, trig_init};
 use serde_json::Value;
 use std::process::Command;
+use trig_init::caps::Feature;
+use trig_init::registry;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name}: run scripts/kernel-test.sh"))
 }
 
-/// What a 6.1 kernel cannot run whatever its config: uprobe_multi came in
-/// 6.6, the batched tp/rawtp/fmodret driver's kfunc and tracepoint in 6.10.
-const NEWER_THAN_6_1: &[&str] = &[
-    "trig-batch-fmodret",
-    "trig-batch-tp",
-    "trig-batch-rawtp",
-    "trig-uprobe-multi-",
-    "trig-uretprobe-multi-",
-];
+/// The feature a benchmark needs, from the registry.
+fn feature(bench: &str) -> Feature {
+    registry::BENCHES
+        .iter()
+        .find(|b| b.name == bench)
+        .unwrap_or_else(|| panic!("{bench} is in no registry row"))
+        .feature
+}
 
-/// What arm64 cannot run before ftrace direct calls (6.4): trampolines.
-const ARM64_TRAMPOLINES: &[&str] = &[
-    "trig-fentry",
-    "trig-fexit",
-    "trig-fmodret",
-    "trig-batch-fentry",
-    "trig-batch-fexit",
-    "rename-fentry",
-    "rename-fexit",
-];
+/// What a kernel cannot run whatever its config, by version: uprobe_multi
+/// came in 6.6, the batched tp/rawtp/fmodret driver's kfunc and tracepoint
+/// in 6.10.
+fn too_old(release: &str, bench: &str) -> bool {
+    let v = version(release);
+    match feature(bench) {
+        Feature::UprobeMulti => v < (6, 6),
+        Feature::TestKfunc => v < (6, 10),
+        _ => false,
+    }
+}
 
-/// kprobe_multi needs FPROBE, which depends on DYNAMIC_FTRACE_WITH_REGS
-/// until fprobe moved onto the function-graph tracer (6.14): arm64 has no
-/// FPROBE in 6.1 or 6.12 (build-kernel.sh --keep-going reports it dropped).
-const ARM64_KPROBE_MULTI: &[&str] = &[
-    "trig-kprobe-multi",
-    "trig-kretprobe-multi",
-    "trig-batch-kprobe-multi",
-    "trig-batch-kretprobe-multi",
-];
+/// What arm64 cannot run: trampolines (fentry, fexit, fmod_ret) before
+/// ftrace direct calls (6.4); kprobe_multi, which needs FPROBE, which
+/// depends on DYNAMIC_FTRACE_WITH_REGS until fprobe moved onto the
+/// function-graph tracer (6.14): arm64 has no FPROBE in 6.1 or 6.12
+/// (build-kernel.sh --keep-going reports it dropped).
+fn arm64_lacks(release: &str, bench: &str) -> bool {
+    let v = version(release);
+    match feature(bench) {
+        Feature::Trampolines | Feature::ErrorInjection => v < (6, 4),
+        Feature::KprobeMulti => v < (6, 14),
+        _ => too_old(release, bench),
+    }
+}
 
 /// "6.12.95" -> (6, 12)
 fn version(release: &str) -> (u32, u32) {
-    let mut it = release.split(['.', '-']).map(|p| p.parse().unwrap_or(0));
-    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+    registry::version_of(release).unwrap_or((0, 0))
 }
 
 /// Boots `kernel` with `vm_args` over the whole matrix and checks every
-/// benchmark: `unsupported` exactly where `lacks` says the kernel cannot
-/// run it, else `ok` with hit counts that agree. Returns the results.
+/// benchmark: `unsupported` exactly where `lacks` (release, benchmark)
+/// says the kernel cannot run it, else `ok` with hit counts that agree.
+/// Returns the results.
 fn whole_matrix(kernel: &str, vm_args: &[&str], lacks: &dyn Fn(&str, &str) -> bool) -> Vec<Value> {
     let out = std::env::temp_dir().join(format!("trig-fresh-{}", std::process::id()));
     let out = out.display().to_string();
@@ -68,7 +74,7 @@ fn whole_matrix(kernel: &str, vm_args: &[&str], lacks: &dyn Fn(&str, &str) -> bo
     let results = report["results"].as_array().unwrap().clone();
     for r in &results {
         let name = r["name"].as_str().unwrap();
-        let want = if lacks(release, name) {
+        let want = if lacks(release, r["bench"].as_str().unwrap()) {
             "unsupported"
         } else {
             "ok"
@@ -81,18 +87,15 @@ fn whole_matrix(kernel: &str, vm_args: &[&str], lacks: &dyn Fn(&str, &str) -> bo
     results
 }
 
-fn newer_than(release: &str, name: &str) -> bool {
-    release.starts_with("6.1.") && NEWER_THAN_6_1.iter().any(|p| name.starts_with(p))
-}
-
 #[test]
 #[ignore]
 fn x86_64_every_supported_benchmark_is_ok() {
-    let results = whole_matrix(&env("TRIG_FRESH_KERNEL"), &[], &newer_than);
+    let results = whole_matrix(&env("TRIG_FRESH_KERNEL"), &[], &too_old);
     for name in [
         "trig-kprobe-multi",
         "trig-kretprobe-multi",
         "trig-fmodret",
+        "trig-fentry-sleep",
         "trig-batch-kprobe-multi",
     ] {
         assert!(
@@ -113,16 +116,10 @@ const ARM64_INIT: &str = concat!(
 #[test]
 #[ignore]
 fn arm64_every_supported_benchmark_is_ok() {
-    let lacks = |release: &str, name: &str| {
-        let v = version(release);
-        newer_than(release, name)
-            || v < (6, 4) && ARM64_TRAMPOLINES.contains(&name)
-            || v < (6, 14) && ARM64_KPROBE_MULTI.contains(&name)
-    };
     let results = whole_matrix(
         &env("TRIG_FRESH_ARM64_IMAGE"),
         &["--arch", "aarch64", "--init", ARM64_INIT],
-        &lacks,
+        &arm64_lacks,
     );
     assert!(
         results

@@ -1,28 +1,16 @@
-//! `trig-init list`: the registry as a table.
+//! `trig-init list`: the registry as a table, with upstream's name of each
+//! benchmark in the bench of the kernel version at hand.
 
+use crate::cli::ListCmd;
 use std::process::ExitCode;
 use trig_init::registry;
 
-pub fn list() -> Result<ExitCode, String> {
-    println!(
-        "{:<28} {:<8} {:<48} {:<30} NEEDS",
-        "BENCHMARK", "GROUP", "ATTACHES TO", "TRIGGER"
-    );
-    for b in registry::all() {
-        let trigger = match b.trigger {
-            registry::Trigger::Getpgid => "getpgid() loop".to_string(),
-            registry::Trigger::TestRun(p) => format!("test_run {p}"),
-            registry::Trigger::Call(t) => format!("call {t:?} target").to_lowercase(),
-            registry::Trigger::Rename => "write /proc/self/comm".into(),
-        };
-        println!(
-            "{:<28} {:<8} {:<48} {:<30} {}",
-            b.name,
-            b.group.as_str(),
-            b.point,
-            trigger,
-            b.feature.needs()
-        );
-    }
+pub fn list(cmd: ListCmd) -> Result<ExitCode, String> {
+    let version = match cmd.kernel {
+        Some(k) => registry::version_of(&k)
+            .ok_or_else(|| format!("--kernel {k}: not a kernel version such as 6.12"))?,
+        None => registry::running_version()?,
+    };
+    print!("{}", registry::listing(version));
     Ok(ExitCode::SUCCESS)
 }

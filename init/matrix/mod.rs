@@ -9,14 +9,14 @@ pub mod utarget;
 use crate::bpf::Failure;
 use crate::engine::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::options::RunOptions;
-use crate::registry::{Bench, Group, Trigger};
+use crate::registry::{Bench, Producers, Sweep, Trigger, Version};
 use crate::report::{BenchResult, Capability, HitCheck, Status, Summary};
 use crate::stats;
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One run of one benchmark.
 #[derive(Debug, Clone)]
@@ -29,14 +29,13 @@ pub struct Point {
 }
 
 /// Every point of `benches` under `opts`: one per producer count (named
-/// `/p=N` when several are asked for) and, for strncmp, per string length.
+/// `/p=N` when several are asked for) and per value of the family's sweep.
 pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<Point> {
     let mut out = Vec::new();
     for &bench in benches {
-        let lens: Vec<Option<u32>> = if bench.group == Group::Strncmp {
-            opts.cmp_str_lens.iter().copied().map(Some).collect()
-        } else {
-            vec![None]
+        let lens: Vec<Option<u32>> = match bench.family.sweep {
+            Sweep::CmpStrLen => opts.cmp_str_lens.iter().copied().map(Some).collect(),
+            Sweep::None => vec![None],
         };
         for &producers in &opts.producers {
             for &str_len in &lens {
@@ -93,7 +92,7 @@ impl Ctx<'_> {
 
     /// Measures with the producers of the benchmark's trigger.
     pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
-        let on_main = self.bench().group == Group::Rename && self.opts.rename_on_main;
+        let on_main = self.bench().family.producers == Producers::One && self.opts.rename_on_main;
         let plan = Plan {
             warmup: self.opts.warmup,
             duration: self.opts.duration,
@@ -177,6 +176,12 @@ impl Ctx<'_> {
     }
 }
 
+/// The running kernel's version, asked once.
+fn running_version() -> Option<Version> {
+    static VERSION: OnceLock<Option<Version>> = OnceLock::new();
+    *VERSION.get_or_init(|| crate::registry::running_version().ok())
+}
+
 /// Calls of a uprobe target between two updates of the producer's count.
 const CALL_BATCH: u64 = 1024;
 
@@ -211,14 +216,19 @@ pub fn run_point(
     let mut result = BenchResult::new(
         &point.name,
         bench.name,
-        bench.group.as_str(),
+        bench.family.name,
         point.producers,
         bench.better,
     );
     if let Some(len) = point.str_len {
         result.extra.insert("cmp_str_len".into(), len.to_string());
     }
-    if bench.group == Group::Rename {
+    // what upstream's bench of this kernel calls it, to map figures quoted
+    // from it to ours
+    if let Some(up) = running_version().and_then(|v| bench.upstream_name(v)) {
+        result.extra.insert("upstream".into(), up.into());
+    }
+    if bench.family.producers == Producers::One {
         result
             .extra
             .insert("rename_thread".into(), opts.rename_thread().into());
@@ -236,10 +246,8 @@ pub fn run_point(
         caps,
         verbose,
     };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match bench.group {
-        Group::Trigger => trigger::run(&ctx),
-        Group::Rename => rename::run(&ctx),
-        Group::Strncmp => strncmp::run(&ctx),
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        producers_allowed(&ctx).and_then(|()| (bench.family.run)(&ctx))
     }));
     let measured = match outcome {
         Ok(Ok(m)) => m,
@@ -299,6 +307,19 @@ pub fn run_point(
         ));
     }
     result
+}
+
+/// The family's producer rule: a one-producer family fails at any other
+/// count, as upstream's bench refuses it.
+fn producers_allowed(ctx: &Ctx) -> Result<(), Failure> {
+    let family = ctx.bench().family;
+    if family.producers == Producers::One && ctx.point.producers != 1 {
+        return Err(Failure::Failed(format!(
+            "{} benchmarks run with exactly one producer, as upstream's (got {})",
+            family.name, ctx.point.producers
+        )));
+    }
+    Ok(())
 }
 
 pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -33,12 +33,6 @@ pub fn producer(spins: u32) -> Result<Body, Failure> {
 
 pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let bench = ctx.bench();
-    if ctx.point.producers != 1 {
-        return Err(Failure::Failed(format!(
-            "rename benchmarks run with exactly one producer, as upstream's (got {})",
-            ctx.point.producers
-        )));
-    }
     let mut obj = MaybeUninit::uninit();
     let open = RenameSkelBuilder::default()
         .open(&mut obj)

@@ -1,7 +1,8 @@
 //! Uprobe targets: functions in this binary whose first instruction is
 //! chosen on purpose, because the kernel handles each differently: a nop
 //! is emulated, a push is emulated on x86 (or single-stepped), a bare ret
-//! probes the return path, and x86's 5-byte nop can be optimised away.
+//! probes the return path, x86's 5-byte nop can be optimised away, and a
+//! USDT probe is a nop that an ELF note names.
 //! They are written in assembly so that the compiler cannot inline or
 //! reshape them, and found by address, so stripping the binary is harmless.
 //!
@@ -98,7 +99,45 @@ std::arch::global_asm!(
     "ret",
 );
 
+// A USDT probe, provider `trig`, name `usdt`, as <sys/sdt.h> writes one:
+// a nop where the probe is and a .note.stapsdt entry that gives its
+// address (with .stapsdt.base, for prelink) and names, from which libbpf
+// finds where to put the uprobe. The note is not loaded; the same
+// assembly serves both architectures.
+std::arch::global_asm!(
+    ".text",
+    ".p2align 4",
+    ".globl trig_uprobe_target_usdt",
+    "trig_uprobe_target_usdt:",
+    "990: nop",
+    "ret",
+    ".pushsection .note.stapsdt, \"\", \"note\"",
+    ".balign 4",
+    ".4byte 992f - 991f, 994f - 993f, 3",
+    "991: .asciz \"stapsdt\"",
+    "992: .balign 4",
+    "993: .8byte 990b",
+    ".8byte _.stapsdt.base",
+    // no semaphore
+    ".8byte 0",
+    ".asciz \"trig\"",
+    ".asciz \"usdt\"",
+    // no arguments
+    ".asciz \"\"",
+    "994: .balign 4",
+    ".popsection",
+    ".ifndef _.stapsdt.base",
+    ".pushsection .stapsdt.base, \"aG\", \"progbits\", .stapsdt.base, comdat",
+    ".weak _.stapsdt.base",
+    ".hidden _.stapsdt.base",
+    "_.stapsdt.base: .space 1",
+    ".size _.stapsdt.base, 1",
+    ".popsection",
+    ".endif",
+);
+
 extern "C" {
+    fn trig_uprobe_target_usdt();
     fn trig_uprobe_target_nop();
     fn trig_uprobe_target_push();
     fn trig_uprobe_target_ret();
@@ -125,6 +164,7 @@ pub fn function(target: UTarget) -> extern "C" fn() {
         UTarget::Nop => trig_uprobe_target_nop,
         UTarget::Push => trig_uprobe_target_push,
         UTarget::Ret => trig_uprobe_target_ret,
+        UTarget::Usdt => trig_uprobe_target_usdt,
         #[cfg(target_arch = "x86_64")]
         UTarget::Nop5 => trig_uprobe_target_nop5,
         #[cfg(not(target_arch = "x86_64"))]
@@ -184,10 +224,25 @@ mod tests {
 
     #[test]
     fn targets_are_callable_and_in_our_file() {
-        for t in [UTarget::Nop, UTarget::Push, UTarget::Ret, UTarget::Nop5] {
+        for t in [
+            UTarget::Nop,
+            UTarget::Push,
+            UTarget::Ret,
+            UTarget::Nop5,
+            UTarget::Usdt,
+        ] {
             let f = function(t);
             f();
             assert!(file_offset(f as usize).is_ok());
         }
+    }
+
+    #[test]
+    fn the_usdt_note_is_in_the_binary() {
+        let exe = std::fs::read("/proc/self/exe").unwrap();
+        let at = |needle: &[u8]| exe.windows(needle.len()).position(|w| w == needle);
+        // the note's name, then provider, name and empty arguments
+        assert!(at(b"stapsdt\0").is_some());
+        assert!(at(b"trig\0usdt\0\0").is_some());
     }
 }

@@ -136,7 +136,8 @@ pub struct BenchResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Extra parameters of this point (`cmp_str_len`, `rename_thread`,
-    /// `oversubscribed`).
+    /// `oversubscribed`, and `upstream`: the name in upstream's bench of
+    /// the kernel it ran on).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
     pub samples: Vec<Sample>,
@@ -507,10 +508,10 @@ pub fn add_overheads(results: &mut [BenchResult]) {
         .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
         .collect();
     for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
-        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline) else {
+        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline()) else {
             continue;
         };
-        let base_name = r.name.replacen(&r.bench, base, 1);
+        let base_name = r.name.replacen(&r.bench, base.name, 1);
         if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
             if base_rate > 0.0 && s.mean > 0.0 {
                 r.overhead_ns = Some(Overhead {
