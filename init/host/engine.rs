@@ -89,9 +89,20 @@ impl Qemu {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         interrupt::die_with_parent(&mut cmd);
-        let child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start {bin}: {e} (is QEMU installed?)"))?;
+        // ETXTBSY: another thread of this process forked while the file
+        // was open for writing (a QEMU wrapper script just written); the
+        // child closes it at exec, so a retry soon succeeds
+        let mut tries = 0;
+        let child = loop {
+            match cmd.spawn() {
+                Err(e) if e.raw_os_error() == Some(nix::libc::ETXTBSY) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => break r,
+            }
+        }
+        .map_err(|e| format!("cannot start {bin}: {e} (is QEMU installed?)"))?;
         Ok(Qemu { child, bin })
     }
 
