@@ -603,27 +603,13 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
         _ => "",
     };
     let with = f.moved_with.join(", ");
-    if markdown {
-        let _ = writeln!(
-            out,
-            "| {at} | {} | {} | {:.3} | {:.3} | {change} | {:.3} | {new} | {with} |",
-            f.bench,
-            f.metric.as_str(),
-            c.before,
-            c.after,
-            c.p
-        );
+    // one set of names for both layouts, so that they differ only in format
+    let (bench, metric, before, after, p) = (&f.bench, f.metric.as_str(), c.before, c.after, c.p);
+    let _ = if markdown {
+        writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p:.3} | {new} | {with} |")
     } else {
-        let _ = writeln!(
-            out,
-            "{at:<44} {:<26} {:<8} {:>10.3} {:>10.3} {change:>24} {:>6.3} {new:<7} {with}",
-            f.bench,
-            f.metric.as_str(),
-            c.before,
-            c.after,
-            c.p
-        );
-    }
+        writeln!(out, "{at:<44} {bench:<26} {metric:<8} {before:>10.3} {after:>10.3} {change:>24} {p:>6.3} {new:<7} {with}")
+    };
 }
 
 /// A `git bisect` line per distinct range of a new regression.
