@@ -376,6 +376,82 @@ pub fn series(entries: &[(Point, Vec<RunSet>)], metrics: &[Metric]) -> Vec<Serie
     out
 }
 
+/// The change points of one series, each stretch between breaks searched
+/// alone; `None` when the series cannot have any.
+fn found_in(
+    sr: &Series,
+    breaks: &[Break],
+    s: &changepoint::Settings,
+    new_window: usize,
+    n: usize,
+) -> Option<Vec<Found>> {
+    let (idx, xs): (Vec<usize>, Vec<f64>) = sr
+        .medians
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i, v)))
+        .unzip();
+    if sr.metric == Metric::Overhead && xs.iter().any(|x| *x <= 0.0) {
+        // a cost around zero has no relative change
+        return None;
+    }
+    let detected = stretches(&idx, breaks).into_iter().flat_map(|r| {
+        let from = r.start;
+        changepoint::detect(&xs[r], s)
+            .into_iter()
+            .map(move |cp| ChangePoint {
+                index: cp.index + from,
+                ..cp
+            })
+    });
+    let found = detected.map(|cp| {
+        let ChangePoint {
+            index,
+            p,
+            before,
+            after,
+            change_pct,
+            ci_pct,
+        } = cp;
+        let at = idx[index];
+        Found {
+            bench: sr.bench.clone(),
+            metric: sr.metric,
+            at,
+            regression: sr.better.is_worse(change_pct),
+            new: at + new_window >= n,
+            change: ChangePointOut {
+                before,
+                after,
+                change_pct,
+                ci_pct,
+                p,
+            },
+            moved_with: Vec::new(),
+            bisect: None,
+            alerted: None,
+        }
+    });
+    Some(found.collect())
+}
+
+/// Each change point's `moved_with`: the other series that changed at the
+/// same result.
+fn link_moved_with(found: &mut [Found]) {
+    let keys: Vec<(usize, String)> = found
+        .iter()
+        .map(|f| (f.at, format!("{} {}", f.bench, f.metric.as_str())))
+        .collect();
+    for (i, f) in found.iter_mut().enumerate() {
+        f.moved_with = keys
+            .iter()
+            .enumerate()
+            .filter(|(j, (at, _))| *j != i && *at == f.at)
+            .map(|(_, (_, k))| k.clone())
+            .collect();
+    }
+}
+
 /// Change points of every series, positions mapped back to the history
 /// (series skip results where the benchmark did not run).
 pub fn analyse(
@@ -389,69 +465,13 @@ pub fn analyse(
     let breaks = breaks(&entries);
     let n = entries.len();
     let meter = meter_of(&entries);
-    let mut found: Vec<Found> = Vec::new();
-    for sr in &series {
-        let (idx, xs): (Vec<usize>, Vec<f64>) = sr
-            .medians
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| v.map(|v| (i, v)))
-            .unzip();
-        if sr.metric == Metric::Overhead && xs.iter().any(|x| *x <= 0.0) {
-            // a cost around zero has no relative change
-            continue;
-        }
-        let detected = stretches(&idx, &breaks).into_iter().flat_map(|r| {
-            let from = r.start;
-            changepoint::detect(&xs[r], s)
-                .into_iter()
-                .map(move |cp| ChangePoint {
-                    index: cp.index + from,
-                    ..cp
-                })
-        });
-        for cp in detected {
-            let ChangePoint {
-                index,
-                p,
-                before,
-                after,
-                change_pct,
-                ci_pct,
-            } = cp;
-            let at = idx[index];
-            found.push(Found {
-                bench: sr.bench.clone(),
-                metric: sr.metric,
-                at,
-                regression: sr.better.is_worse(change_pct),
-                new: at + new_window >= n,
-                change: ChangePointOut {
-                    before,
-                    after,
-                    change_pct,
-                    ci_pct,
-                    p,
-                },
-                moved_with: Vec::new(),
-                bisect: None,
-                alerted: None,
-            });
-        }
-    }
-    found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.bench.cmp(&b.bench)));
-    let keys: Vec<(usize, String)> = found
+    let mut found: Vec<Found> = series
         .iter()
-        .map(|f| (f.at, format!("{} {}", f.bench, f.metric.as_str())))
+        .filter_map(|sr| found_in(sr, &breaks, s, new_window, n))
+        .flatten()
         .collect();
-    for (i, f) in found.iter_mut().enumerate() {
-        f.moved_with = keys
-            .iter()
-            .enumerate()
-            .filter(|(j, (at, _))| *j != i && *at == f.at)
-            .map(|(_, (_, k))| k.clone())
-            .collect();
-    }
+    found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.bench.cmp(&b.bench)));
+    link_moved_with(&mut found);
     let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
     for f in &mut found {
         let commit = |i: usize| points.get(i).and_then(|p| p.commit.clone());
@@ -515,8 +535,8 @@ fn alert_line(h: &History, f: &Found) -> String {
     s
 }
 
-pub fn render(h: &History, markdown: bool) -> String {
-    let mut out = String::new();
+/// The summary lines, alerts and table header, in Markdown or plain text.
+fn render_head(out: &mut String, h: &History, markdown: bool) {
     let span = match (h.points.first(), h.points.last()) {
         (Some(a), Some(b)) => format!("{} .. {}", a.label(), b.label()),
         _ => String::new(),
@@ -563,59 +583,37 @@ pub fn render(h: &History, markdown: bool) -> String {
             new_column.to_uppercase()
         );
     }
-    for b in &h.breaks {
-        let _ = writeln!(
-            out,
-            "{}results from #{} {} on are not comparable with those before ({}): change points are sought on each side alone",
-            if markdown { "\n" } else { "" },
-            b.at + 1,
-            h.points[b.at].label(),
-            b.why.join("; ")
-        );
-    }
-    for f in &h.found {
-        let c = &f.change;
-        let change = format!(
-            "{:+.1}% [{:+.1},{:+.1}]{}",
-            c.change_pct,
-            c.ci_pct.0,
-            c.ci_pct.1,
-            if f.regression { " worse" } else { " better" }
-        );
-        let at = format!("#{} {}", f.at + 1, h.points[f.at].label());
-        let new = match (h.alerting, &f.alerted) {
-            (true, None) => "ALERT",
-            (true, Some(_)) => "earlier",
-            (false, _) if f.new => "new",
-            _ => "",
-        };
-        let with = f.moved_with.join(", ");
-        if markdown {
-            let _ = writeln!(
-                out,
-                "| {at} | {} | {} | {:.3} | {:.3} | {change} | {:.3} | {new} | {with} |",
-                f.bench,
-                f.metric.as_str(),
-                c.before,
-                c.after,
-                c.p
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "{at:<44} {:<26} {:<8} {:>10.3} {:>10.3} {change:>24} {:>6.3} {new:<7} {with}",
-                f.bench,
-                f.metric.as_str(),
-                c.before,
-                c.after,
-                c.p
-            );
-        }
-    }
-    if h.found.is_empty() {
-        out.push_str(&no_change_points(h));
-        out.push('\n');
-    }
+}
+
+/// One change point's table row.
+fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
+    let c = &f.change;
+    let change = format!(
+        "{:+.1}% [{:+.1},{:+.1}]{}",
+        c.change_pct,
+        c.ci_pct.0,
+        c.ci_pct.1,
+        if f.regression { " worse" } else { " better" }
+    );
+    let at = format!("#{} {}", f.at + 1, h.points[f.at].label());
+    let new = match (h.alerting, &f.alerted) {
+        (true, None) => "ALERT",
+        (true, Some(_)) => "earlier",
+        (false, _) if f.new => "new",
+        _ => "",
+    };
+    let with = f.moved_with.join(", ");
+    // one set of names for both layouts, so that they differ only in format
+    let (bench, metric, before, after, p) = (&f.bench, f.metric.as_str(), c.before, c.after, c.p);
+    let _ = if markdown {
+        writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p:.3} | {new} | {with} |")
+    } else {
+        writeln!(out, "{at:<44} {bench:<26} {metric:<8} {before:>10.3} {after:>10.3} {change:>24} {p:>6.3} {new:<7} {with}")
+    };
+}
+
+/// A `git bisect` line per distinct range of a new regression.
+fn bisect_lines(out: &mut String, h: &History, markdown: bool) {
     let mut bisects: Vec<&(String, String)> = h
         .found
         .iter()
@@ -630,6 +628,29 @@ pub fn render(h: &History, markdown: bool) -> String {
             if markdown { "\n" } else { "" }
         );
     }
+}
+
+pub fn render(h: &History, markdown: bool) -> String {
+    let mut out = String::new();
+    render_head(&mut out, h, markdown);
+    for b in &h.breaks {
+        let _ = writeln!(
+            out,
+            "{}results from #{} {} on are not comparable with those before ({}): change points are sought on each side alone",
+            if markdown { "\n" } else { "" },
+            b.at + 1,
+            h.points[b.at].label(),
+            b.why.join("; ")
+        );
+    }
+    for f in &h.found {
+        found_row(&mut out, h, f, markdown);
+    }
+    if h.found.is_empty() {
+        out.push_str(&no_change_points(h));
+        out.push('\n');
+    }
+    bisect_lines(&mut out, h, markdown);
     out
 }
 

@@ -107,11 +107,27 @@ fn x_label(h: &History, i: usize) -> String {
     }
 }
 
-/// A trend chart: the median of each result with its lowest-highest boot
-/// as a bar, the mean of each segment between change points, a dashed
-/// line before the first result after each change, and labelled axes.
-fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
-    let vals = drawn(s, scale);
+/// Where a chart puts a result index and a value: `n` slots across,
+/// [lo, hi] up the plot area.
+struct Frame {
+    n: usize,
+    lo: f64,
+    hi: f64,
+}
+
+impl Frame {
+    fn x(&self, i: f64) -> f64 {
+        LEFT + (i + 0.5) * (W - LEFT - RIGHT) / self.n as f64
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        H - BOTTOM - (v - self.lo) / (self.hi - self.lo) * (H - TOP - BOTTOM)
+    }
+}
+
+/// The y range of a chart: the common one, or the series' own lowest and
+/// highest boot; padded 5% so no bar touches the edge.
+fn y_range(vals: &[(usize, f64, f64, f64)], scale: Scale) -> (f64, f64) {
     let (lo, hi) = match scale {
         Scale::Common(lo, hi) => (lo, hi),
         Scale::Own => (
@@ -119,28 +135,31 @@ fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
             vals.iter().map(|v| v.3).fold(f64::NEG_INFINITY, f64::max),
         ),
     };
-    let (lo, hi) = if hi > lo {
+    if hi > lo {
         let pad = (hi - lo) * 0.05;
         (lo - pad, hi + pad)
     } else {
         (lo - 1.0, hi + 1.0)
+    }
+}
+
+/// Horizontal grid lines with their labels, and at most about six x
+/// labels (commit links when the repository is known).
+fn axes(svg: &mut String, fr: &Frame, h: &History, opts: &Options) {
+    let ys = ticks(fr.lo, fr.hi);
+    let step = if ys.len() > 1 {
+        ys[1] - ys[0]
+    } else {
+        fr.hi - fr.lo
     };
-    let n = h.points.len().max(2);
-    let x = |i: f64| LEFT + (i + 0.5) * (W - LEFT - RIGHT) / n as f64;
-    let y = |v: f64| H - BOTTOM - (v - lo) / (hi - lo) * (H - TOP - BOTTOM);
-    let mut svg = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif"><rect width="{W}" height="{H}" fill="#fff" stroke="#ccc"/>"##
-    );
-    let ys = ticks(lo, hi);
-    let step = if ys.len() > 1 { ys[1] - ys[0] } else { hi - lo };
     for v in &ys {
         let _ = write!(
             svg,
             r##"<line x1="{LEFT}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#eee"/><text x="{2:.1}" y="{3:.1}" font-size="9" fill="#555" text-anchor="end">{4}</text>"##,
-            y(*v),
+            fr.y(*v),
             W - RIGHT,
             LEFT - 4.0,
-            y(*v) + 3.0,
+            fr.y(*v) + 3.0,
             tick_label(*v, step)
         );
     }
@@ -149,21 +168,26 @@ fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
         let label = x_label(h, i);
         let text = format!(
             r##"<text x="{:.1}" y="{:.1}" font-size="8" fill="#555" text-anchor="middle">{}</text>"##,
-            x(i as f64),
+            fr.x(i as f64),
             H - BOTTOM + 12.0,
             esc(&label)
         );
-        svg += &opts.linked(h.points[i].commit.as_deref(), text);
+        *svg += &opts.linked(h.points[i].commit.as_deref(), text);
     }
-    let found: Vec<_> = h
-        .found
-        .iter()
-        .filter(|f| f.bench == s.bench && f.metric == s.metric)
-        .collect();
-    // segment means, as Otava draws them
+}
+
+/// The mean of each segment between change points, as Otava draws them,
+/// then a dashed line with the change before each change point.
+fn change_marks(
+    svg: &mut String,
+    fr: &Frame,
+    vals: &[(usize, f64, f64, f64)],
+    found: &[&history::Found],
+    len: usize,
+) {
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(found.iter().map(|f| f.at))
-        .chain(std::iter::once(h.points.len()))
+        .chain(std::iter::once(len))
         .collect();
     for w in bounds.windows(2) {
         let seg: Vec<f64> = vals
@@ -176,15 +200,15 @@ fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
             let _ = write!(
                 svg,
                 r##"<line x1="{:.1}" y1="{2:.1}" x2="{:.1}" y2="{2:.1}" stroke="#e08a00" stroke-width="2" opacity="0.8"><title>segment mean {3}</title></line>"##,
-                x(w[0] as f64 - 0.4),
-                x(w[1] as f64 - 0.6),
-                y(m),
+                fr.x(w[0] as f64 - 0.4),
+                fr.x(w[1] as f64 - 0.6),
+                fr.y(m),
                 short(m)
             );
         }
     }
-    for f in &found {
-        let cx = x(f.at as f64 - 0.5);
+    for f in found {
+        let cx = fr.x(f.at as f64 - 0.5);
         let colour = if f.regression { "#c00" } else { "#080" };
         let _ = write!(
             svg,
@@ -194,34 +218,63 @@ fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
             f.change.change_pct
         );
     }
-    for &(i, _, a, b) in &vals {
+}
+
+/// Each result's lowest-highest bar, the line through the medians, and a
+/// dot per median with its result and value as a tooltip.
+fn medians(svg: &mut String, fr: &Frame, vals: &[(usize, f64, f64, f64)], h: &History) {
+    for &(i, _, a, b) in vals {
         let _ = write!(
             svg,
             r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#9ab"/>"##,
-            x(i as f64),
-            y(a),
-            y(b)
+            fr.x(i as f64),
+            fr.y(a),
+            fr.y(b)
         );
     }
     let pts: Vec<String> = vals
         .iter()
-        .map(|&(i, m, _, _)| format!("{:.1},{:.1}", x(i as f64), y(m)))
+        .map(|&(i, m, _, _)| format!("{:.1},{:.1}", fr.x(i as f64), fr.y(m)))
         .collect();
     let _ = write!(
         svg,
         r##"<polyline points="{}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>"##,
         pts.join(" ")
     );
-    for &(i, m, _, _) in &vals {
+    for &(i, m, _, _) in vals {
         let _ = write!(
             svg,
             r##"<circle cx="{:.1}" cy="{:.1}" r="2.2" fill="#1f5fa8"><title>{}: {}</title></circle>"##,
-            x(i as f64),
-            y(m),
+            fr.x(i as f64),
+            fr.y(m),
             esc(&h.points[i].label()),
             short(m)
         );
     }
+}
+
+/// A trend chart: the median of each result with its lowest-highest boot
+/// as a bar, the mean of each segment between change points, a dashed
+/// line before the first result after each change, and labelled axes.
+fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
+    let vals = drawn(s, scale);
+    let (lo, hi) = y_range(&vals, scale);
+    let fr = Frame {
+        n: h.points.len().max(2),
+        lo,
+        hi,
+    };
+    let mut svg = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif"><rect width="{W}" height="{H}" fill="#fff" stroke="#ccc"/>"##
+    );
+    axes(&mut svg, &fr, h, opts);
+    let found: Vec<_> = h
+        .found
+        .iter()
+        .filter(|f| f.bench == s.bench && f.metric == s.metric)
+        .collect();
+    change_marks(&mut svg, &fr, &vals, &found, h.points.len());
+    medians(&mut svg, &fr, &vals, h);
     svg + "</svg>"
 }
 
@@ -233,100 +286,96 @@ fn short(v: f64) -> String {
     }
 }
 
-pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String {
-    let mut out = String::from(
-        r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>trig-init history</title><style>
+const HEAD: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>trig-init history</title><style>
 body{font-family:sans-serif;margin:1.5em;color:#222}h1{font-size:1.4em}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.c{font-size:12px}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd}.improved{background:#dfd}.unstable,.missing{background:#ffd}
-</style></head><body>"#,
-    );
-    let _ = write!(
-        out,
-        "<h1>trig-init: {} results in {}</h1>",
-        h.points.len(),
-        esc(&h.dir)
-    );
-    if let (Some(a), Some(b)) = (h.points.first(), h.points.last()) {
-        let _ = write!(
-            out,
-            "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; orange: mean of each segment between change points; dashed lines: change points (red slower, green faster); x axis: commit, or date. Change points: {}.</p>",
-            esc(&a.label()),
-            esc(&b.label()),
-            esc(&history::needs(h))
-        );
-    }
-    out += "<h2>Change points</h2>";
+</style></head><body>"#;
+
+/// The table of change points found, or why there are none.
+fn change_points(out: &mut String, h: &History, opts: &Options) {
+    *out += "<h2>Change points</h2>";
     if h.found.is_empty() {
         let _ = write!(out, "<p>{}</p>", esc(&history::no_change_points(h)));
-    } else {
-        out += "<table><tr><th>first result after</th><th>benchmark</th><th>metric</th><th>before</th><th>after</th><th>change [95% CI]</th><th>p</th><th>moved with</th></tr>";
-        for f in &h.found {
-            let c = &f.change;
-            let _ = write!(
-                out,
-                "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{:.3}</td><td>{}</td></tr>",
-                if f.regression { "regressed" } else { "improved" },
-                opts.linked(h.points[f.at].commit.as_deref(), esc(&h.points[f.at].label())),
-                esc(&f.bench),
-                f.metric.as_str(),
-                short(c.before),
-                short(c.after),
-                c.change_pct,
-                c.ci_pct.0,
-                c.ci_pct.1,
-                c.p,
-                esc(&f.moved_with.join(", "))
-            );
-        }
-        out += "</table>";
+        return;
     }
-    if let Some(c) = latest {
-        out += "<h2>Latest comparison</h2><pre>";
-        out += &esc(&render::header(c).join("\n"));
-        out += "</pre><table><tr>";
-        let (head, rows) = render::rows(c);
-        for h in head {
-            let _ = write!(out, "<th>{}</th>", esc(&h));
-        }
-        out += "</tr>";
-        for r in rows {
-            let class = match r.verdict {
-                Verdict::Regressed
-                | Verdict::Improved
-                | Verdict::Unstable
-                | Verdict::Missing
-                | Verdict::Failed => r.verdict.as_str(),
-                _ => "",
-            };
-            let _ = write!(out, "<tr class=\"{class}\">");
-            for cell in r.cells {
-                let _ = write!(out, "<td>{}</td>", esc(&cell));
-            }
-            out += "</tr>";
-        }
-        out += "</table>";
-        let why = render::explained(c);
-        if !why.is_empty() {
-            let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
-        }
+    *out += "<table><tr><th>first result after</th><th>benchmark</th><th>metric</th><th>before</th><th>after</th><th>change [95% CI]</th><th>p</th><th>moved with</th></tr>";
+    for f in &h.found {
+        let c = &f.change;
+        let _ = write!(
+            out,
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{:.3}</td><td>{}</td></tr>",
+            if f.regression { "regressed" } else { "improved" },
+            opts.linked(h.points[f.at].commit.as_deref(), esc(&h.points[f.at].label())),
+            esc(&f.bench),
+            f.metric.as_str(),
+            short(c.before),
+            short(c.after),
+            c.change_pct,
+            c.ci_pct.0,
+            c.ci_pct.1,
+            c.p,
+            esc(&f.moved_with.join(", "))
+        );
     }
-    out += "<h2>Trends</h2><div class=\"grid\">";
-    let scale = if opts.common_scale {
-        let all: Vec<_> = h
-            .series
-            .iter()
-            .flat_map(|s| drawn(s, Scale::Common(0.0, 0.0)))
-            .collect();
-        Scale::Common(
-            all.iter().map(|v| v.2).fold(-1.0, f64::min),
-            all.iter().map(|v| v.3).fold(1.0, f64::max),
-        )
-    } else {
-        Scale::Own
-    };
-    // charts with a change point first, regressions before improvements
+    *out += "</table>";
+}
+
+/// The latest comparison as `compare` prints it, rows coloured by verdict.
+fn latest_comparison(out: &mut String, c: &Comparison) {
+    *out += "<h2>Latest comparison</h2><pre>";
+    *out += &esc(&render::header(c).join("\n"));
+    *out += "</pre><table><tr>";
+    let (head, rows) = render::rows(c);
+    for h in head {
+        let _ = write!(out, "<th>{}</th>", esc(&h));
+    }
+    *out += "</tr>";
+    for r in rows {
+        let class = match r.verdict {
+            Verdict::Regressed
+            | Verdict::Improved
+            | Verdict::Unstable
+            | Verdict::Missing
+            | Verdict::Failed => r.verdict.as_str(),
+            _ => "",
+        };
+        let _ = write!(out, "<tr class=\"{class}\">");
+        for cell in r.cells {
+            let _ = write!(out, "<td>{}</td>", esc(&cell));
+        }
+        *out += "</tr>";
+    }
+    *out += "</table>";
+    let why = render::explained(c);
+    if !why.is_empty() {
+        let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
+    }
+}
+
+/// The y scale every chart shares: percent from each series' median over
+/// the widest range (at least ±1%), or each series' own.
+fn scale_of(h: &History, opts: &Options) -> Scale {
+    if !opts.common_scale {
+        return Scale::Own;
+    }
+    let all: Vec<_> = h
+        .series
+        .iter()
+        .flat_map(|s| drawn(s, Scale::Common(0.0, 0.0)))
+        .collect();
+    Scale::Common(
+        all.iter().map(|v| v.2).fold(-1.0, f64::min),
+        all.iter().map(|v| v.3).fold(1.0, f64::max),
+    )
+}
+
+/// One chart per series, those with a change point first, regressions
+/// before improvements.
+fn trends(out: &mut String, h: &History, opts: &Options) {
+    *out += "<h2>Trends</h2><div class=\"grid\">";
+    let scale = scale_of(h, opts);
     let mut series: Vec<&Series> = h.series.iter().collect();
     series.sort_by_key(|s| {
         let mut own = h
@@ -353,6 +402,30 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
             chart(s, h, scale, opts)
         );
     }
+}
+
+pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String {
+    let mut out = String::from(HEAD);
+    let _ = write!(
+        out,
+        "<h1>trig-init: {} results in {}</h1>",
+        h.points.len(),
+        esc(&h.dir)
+    );
+    if let (Some(a), Some(b)) = (h.points.first(), h.points.last()) {
+        let _ = write!(
+            out,
+            "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; orange: mean of each segment between change points; dashed lines: change points (red slower, green faster); x axis: commit, or date. Change points: {}.</p>",
+            esc(&a.label()),
+            esc(&b.label()),
+            esc(&history::needs(h))
+        );
+    }
+    change_points(&mut out, h, opts);
+    if let Some(c) = latest {
+        latest_comparison(&mut out, c);
+    }
+    trends(&mut out, h, opts);
     out + "</div></body></html>\n"
 }
 

@@ -214,23 +214,20 @@ fn apt_arch_opts(arch: Arch, lists: &Path) -> Vec<String> {
     ]
 }
 
-/// Fetches (or finds in the cache) the newest Debian kernel whose ABI
-/// starts with `prefix`.
-pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
-    let cache = cache_dir();
-    let lists = cache.join(format!("apt-lists-{}", arch.debian()));
-    let opts = apt_arch_opts(arch, &lists);
+/// The newest package apt knows for `prefix`, after a first `apt-get
+/// update` of the private lists of a foreign architecture.
+fn find_package(arch: Arch, prefix: &str, opts: &[String], lists: &Path) -> Result<String, String> {
     if !opts.is_empty() && !lists.join("partial").exists() {
         std::fs::create_dir_all(lists.join("partial")).map_err(|e| e.to_string())?;
         run(
-            Command::new("apt-get").args(&opts).arg("update"),
+            Command::new("apt-get").args(opts).arg("update"),
             "apt-get update",
         )?;
     }
     let pattern = format!("^linux-image-{prefix}.*-{}-unsigned$", arch.debian());
     let found = run(
         Command::new("apt-cache")
-            .args(&opts)
+            .args(opts)
             .args(["search", "--names-only", &pattern]),
         "apt-cache search",
     )?;
@@ -238,44 +235,52 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
-    let package = pick_package(&names, arch, prefix).ok_or_else(|| {
+    pick_package(&names, arch, prefix).ok_or_else(|| {
         format!(
             "no Debian kernel package linux-image-{prefix}*-{}-unsigned is known to apt (run apt-get update?)",
             arch.debian()
         )
-    })?;
-    let dir = cache.join("kernels").join(&package);
+    })
+}
+
+/// Downloads `package` into `dir` and unpacks it under `dir/root`.
+fn unpack_package(dir: &Path, package: &str, arch: Arch, opts: &[String]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let pkg = if arch == Arch::host() {
+        package.to_string()
+    } else {
+        format!("{package}:{}", arch.debian())
+    };
+    eprintln!("trig-init: fetching {pkg} into {}", dir.display());
+    run(
+        Command::new("apt-get")
+            .args(opts)
+            .args(["download", &pkg])
+            .current_dir(dir),
+        "apt-get download",
+    )?;
+    let deb = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "deb"))
+        .ok_or("apt-get download left no .deb")?;
+    run(
+        Command::new("dpkg-deb")
+            .arg("-x")
+            .arg(&deb)
+            .arg(dir.join("root")),
+        "dpkg-deb -x",
+    )?;
+    let _ = std::fs::remove_file(deb);
+    Ok(())
+}
+
+/// The image to boot from an unpacked package: its vmlinuz, or on x86-64
+/// the vmlinux ELF extracted from it (cached next to it), which boots
+/// faster under TCG.
+fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     let boot = dir.join("root/boot");
-    if !boot.exists() {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let pkg = if arch == Arch::host() {
-            package.clone()
-        } else {
-            format!("{package}:{}", arch.debian())
-        };
-        eprintln!("trig-init: fetching {pkg} into {}", dir.display());
-        run(
-            Command::new("apt-get")
-                .args(&opts)
-                .args(["download", &pkg])
-                .current_dir(&dir),
-            "apt-get download",
-        )?;
-        let deb = std::fs::read_dir(&dir)
-            .map_err(|e| e.to_string())?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .find(|p| p.extension().is_some_and(|x| x == "deb"))
-            .ok_or("apt-get download left no .deb")?;
-        run(
-            Command::new("dpkg-deb")
-                .arg("-x")
-                .arg(&deb)
-                .arg(dir.join("root")),
-            "dpkg-deb -x",
-        )?;
-        let _ = std::fs::remove_file(deb);
-    }
-    let mut image = std::fs::read_dir(&boot)
+    let image = std::fs::read_dir(&boot)
         .map_err(|e| format!("{}: {e}", boot.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| {
@@ -283,21 +288,34 @@ pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
                 .is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-"))
         })
         .ok_or_else(|| format!("no vmlinuz in {}", boot.display()))?;
-    if arch == Arch::X86_64 {
-        let elf = dir.join("vmlinux");
-        if !elf.exists() {
-            let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
-            match extract_vmlinux(&bz) {
-                Ok(bytes) => {
-                    std::fs::write(&elf, bytes).map_err(|e| format!("{}: {e}", elf.display()))?
-                }
-                Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
+    if arch != Arch::X86_64 {
+        return Ok(image);
+    }
+    let elf = dir.join("vmlinux");
+    if !elf.exists() {
+        let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
+        match extract_vmlinux(&bz) {
+            Ok(bytes) => {
+                std::fs::write(&elf, bytes).map_err(|e| format!("{}: {e}", elf.display()))?
             }
-        }
-        if elf.exists() {
-            image = elf;
+            Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
         }
     }
+    Ok(if elf.exists() { elf } else { image })
+}
+
+/// Fetches (or finds in the cache) the newest Debian kernel whose ABI
+/// starts with `prefix`.
+pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
+    let cache = cache_dir();
+    let lists = cache.join(format!("apt-lists-{}", arch.debian()));
+    let opts = apt_arch_opts(arch, &lists);
+    let package = find_package(arch, prefix, &opts, &lists)?;
+    let dir = cache.join("kernels").join(&package);
+    if !dir.join("root/boot").exists() {
+        unpack_package(&dir, &package, arch, &opts)?;
+    }
+    let image = boot_image(&dir, arch)?;
     Ok(Kernel {
         format: detect(&image)?,
         path: image,

@@ -205,13 +205,9 @@ fn test_run(fd: i32) -> std::io::Result<()> {
     }
 }
 
-/// Runs one point and turns whatever happens into a result.
-pub fn run_point(
-    point: &Point,
-    opts: &RunOptions,
-    caps: &BTreeMap<String, Capability>,
-    verbose: bool,
-) -> BenchResult {
+/// A point's result before it runs: its name and parameters, and what a
+/// reader needs to place its figures.
+fn new_result(point: &Point, opts: &RunOptions) -> BenchResult {
     let bench = point.bench;
     let mut result = BenchResult::new(
         &point.name,
@@ -240,33 +236,30 @@ pub fn run_point(
             format!("{} producers on {cpus} CPUs", point.producers),
         );
     }
-    let ctx = Ctx {
-        point,
-        opts,
-        caps,
-        verbose,
-    };
+    result
+}
+
+/// Runs the family's measurement; a failure or a panic becomes the status
+/// and reason of the result.
+fn measure_point(ctx: &Ctx) -> Result<Measured, (Status, String)> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        producers_allowed(&ctx).and_then(|()| (bench.family.run)(&ctx))
+        producers_allowed(ctx).and_then(|()| (ctx.bench().family.run)(ctx))
     }));
-    let measured = match outcome {
-        Ok(Ok(m)) => m,
-        Ok(Err(Failure::Unsupported(why))) => {
-            result.status = Status::Unsupported;
-            result.reason = Some(why);
-            return result;
-        }
-        Ok(Err(Failure::Failed(why))) => {
-            result.status = Status::Failed;
-            result.reason = Some(why);
-            return result;
-        }
-        Err(panic) => {
-            result.status = Status::Failed;
-            result.reason = Some(format!("panicked: {}", panic_message(&*panic)));
-            return result;
-        }
-    };
+    match outcome {
+        Ok(Ok(m)) => Ok(m),
+        Ok(Err(Failure::Unsupported(why))) => Err((Status::Unsupported, why)),
+        Ok(Err(Failure::Failed(why))) => Err((Status::Failed, why)),
+        Err(panic) => Err((
+            Status::Failed,
+            format!("panicked: {}", panic_message(&*panic)),
+        )),
+    }
+}
+
+/// Fills the result from a measurement: the summary of the measured
+/// samples, the BPF/user hit check, and a failure when the figures cannot
+/// be trusted.
+fn record(result: &mut BenchResult, measured: Measured, point: &Point) {
     let rates: Vec<f64> = measured
         .samples
         .iter()
@@ -282,7 +275,7 @@ pub fn run_point(
         cv: s.cv,
         samples: s.n,
     });
-    if bench.counts_in_bpf() {
+    if point.bench.counts_in_bpf() {
         let (b, u) = (measured.total_bpf, measured.total_user);
         result.hits = Some(HitCheck {
             bpf: b,
@@ -305,6 +298,29 @@ pub fn run_point(
             "BPF counted {} events but producers triggered {}",
             h.bpf, h.user
         ));
+    }
+}
+
+/// Runs one point and turns whatever happens into a result.
+pub fn run_point(
+    point: &Point,
+    opts: &RunOptions,
+    caps: &BTreeMap<String, Capability>,
+    verbose: bool,
+) -> BenchResult {
+    let mut result = new_result(point, opts);
+    let ctx = Ctx {
+        point,
+        opts,
+        caps,
+        verbose,
+    };
+    match measure_point(&ctx) {
+        Ok(measured) => record(&mut result, measured, point),
+        Err((status, why)) => {
+            result.status = status;
+            result.reason = Some(why);
+        }
     }
     result
 }

@@ -343,8 +343,9 @@ pub struct Row {
     pub verdict: Verdict,
 }
 
-/// The column heads and one row per benchmark, for every format.
-pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
+/// The column heads: the benchmark, three per metric compared, q and
+/// the verdict.
+fn head(c: &Comparison) -> Vec<String> {
     let want = |m: Metric| c.settings.metrics.contains(&m);
     let (rate, cost) = (c.meter.rate_unit(), c.meter.cost_unit());
     let interval = match c.meter {
@@ -367,65 +368,76 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
         ]);
     }
     head.extend(["q".into(), "VERDICT".into()]);
-    let mut rows: Vec<Row> = c
-        .benches
+    head
+}
+
+/// The verdict with what qualifies it: the metrics it rests on when not
+/// all, the boots the test lacked, a weak test, and the reason.
+fn verdict_cell(b: &BenchComparison) -> String {
+    let mut v = b.verdict.as_str().to_string();
+    if b.metrics.len() > 1 && !b.basis.is_empty() && b.basis.len() < b.metrics.len() {
+        let basis: Vec<&str> = b.basis.iter().map(|m| m.as_str()).collect();
+        let _ = write!(v, " ({})", basis.join(","));
+    }
+    if let Some(n) = b.metrics.iter().filter_map(|m| m.boots_needed).max() {
+        let _ = write!(v, " (the test needs {n} boots a side, or pairs)");
+    }
+    if let Some(m) = b
+        .metrics
         .iter()
-        .map(|b| {
-            let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
-            let mut cells = vec![b.name.clone()];
-            for metric in [Metric::Rate, Metric::Overhead] {
-                if want(metric) {
-                    let m = get(metric);
-                    cells.extend([
-                        figure(m, false, c.meter),
-                        figure(m, true, c.meter),
-                        change(m, c.meter),
-                    ]);
-                }
-            }
-            let q = b
-                .metrics
-                .iter()
-                .filter(|m| b.basis.contains(&m.metric))
-                .filter_map(|m| m.q)
-                .fold(f64::NAN, f64::min);
-            cells.push(if q.is_nan() { String::new() } else { pvalue(q) });
-            let mut v = b.verdict.as_str().to_string();
-            if b.metrics.len() > 1 && !b.basis.is_empty() && b.basis.len() < b.metrics.len() {
-                let basis: Vec<&str> = b.basis.iter().map(|m| m.as_str()).collect();
-                let _ = write!(v, " ({})", basis.join(","));
-            }
-            if let Some(n) = b.metrics.iter().filter_map(|m| m.boots_needed).max() {
-                let _ = write!(v, " (the test needs {n} boots a side, or pairs)");
-            }
-            if let Some(m) = b
-                .metrics
-                .iter()
-                .find(|m| m.test == TestKind::WelchPerSecond)
-            {
-                if b.basis.contains(&m.metric)
-                    && matches!(b.verdict, Verdict::Regressed | Verdict::Improved)
-                {
-                    v.push_str(" weak");
-                }
-            }
-            if let Some(r) = &b.reason {
-                let _ = write!(v, ": {}", words(r, 80));
-            }
-            cells.push(v);
-            Row {
-                cells,
-                verdict: b.verdict,
-            }
-        })
-        .collect();
+        .find(|m| m.test == TestKind::WelchPerSecond)
+    {
+        if b.basis.contains(&m.metric)
+            && matches!(b.verdict, Verdict::Regressed | Verdict::Improved)
+        {
+            v.push_str(" weak");
+        }
+    }
+    if let Some(r) = &b.reason {
+        let _ = write!(v, ": {}", words(r, 80));
+    }
+    v
+}
+
+/// One benchmark's row: figures and change per metric compared, the
+/// lowest q of the metrics the verdict rests on, and the verdict.
+fn row(c: &Comparison, b: &BenchComparison) -> Row {
+    let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
+    let mut cells = vec![b.name.clone()];
+    for metric in [Metric::Rate, Metric::Overhead] {
+        if c.settings.metrics.contains(&metric) {
+            let m = get(metric);
+            cells.extend([
+                figure(m, false, c.meter),
+                figure(m, true, c.meter),
+                change(m, c.meter),
+            ]);
+        }
+    }
+    let q = b
+        .metrics
+        .iter()
+        .filter(|m| b.basis.contains(&m.metric))
+        .filter_map(|m| m.q)
+        .fold(f64::NAN, f64::min);
+    cells.push(if q.is_nan() { String::new() } else { pvalue(q) });
+    cells.push(verdict_cell(b));
+    Row {
+        cells,
+        verdict: b.verdict,
+    }
+}
+
+/// The column heads and one row per benchmark, for every format.
+pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
+    let mut rows: Vec<Row> = c.benches.iter().map(|b| row(c, b)).collect();
     // what a reader acts on first, the rest in the matrix's order
     rows.sort_by_key(|r| match r.verdict {
         Verdict::Regressed => 0,
         Verdict::Improved => 1,
         _ => 2,
     });
-    (head, rows)
+    (head(c), rows)
 }
 
 /// "N benchmarks: 1 regressed, 40 no-change, …" for these verdicts.
