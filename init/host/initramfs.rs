@@ -143,29 +143,39 @@ mod tests {
     use super::*;
     use std::io::Read;
 
-    #[test]
-    fn reads_back_with_nodes_and_init() {
-        let bytes = build(b"\x7fELF-not-really").unwrap();
+    /// Every entry of a newc archive: name, mode, device numbers, data.
+    fn entries(bytes: Vec<u8>) -> Vec<(String, u32, u32, u32, Vec<u8>)> {
         let mut cur = std::io::Cursor::new(bytes);
         let mut seen = Vec::new();
         loop {
             let mut r = newc::Reader::new(&mut cur).unwrap();
-            if r.entry().is_trailer() {
-                break;
-            }
             let e = r.entry();
-            let name = e.name().to_string();
-            seen.push((name.clone(), e.mode(), e.rdev_major(), e.rdev_minor()));
+            if e.is_trailer() {
+                return seen;
+            }
+            let (name, mode, major, minor) = (
+                e.name().to_string(),
+                e.mode(),
+                e.rdev_major(),
+                e.rdev_minor(),
+            );
             let mut data = Vec::new();
             r.read_to_end(&mut data).unwrap();
-            if name == "init" {
-                assert_eq!(data, b"\x7fELF-not-really");
-            }
+            seen.push((name, mode, major, minor, data));
             r.finish().unwrap();
         }
-        assert_eq!(seen[1], ("dev/console".into(), 0o020600, 5, 1));
+    }
+
+    #[test]
+    fn reads_back_with_nodes_and_init() {
+        let seen = entries(build(b"\x7fELF-not-really").unwrap());
+        assert_eq!(
+            (seen[1].0.as_str(), seen[1].1, seen[1].2, seen[1].3),
+            ("dev/console", 0o020600, 5, 1)
+        );
         assert_eq!(seen[3].0, "init");
         assert_eq!(seen[3].1, 0o100755);
+        assert_eq!(seen[3].4, b"\x7fELF-not-really");
     }
 
     #[test]
@@ -181,19 +191,7 @@ mod tests {
         std::fs::write(dir.join(".trig-extra/sub/data"), b"d").unwrap();
         let bytes = build_with(b"\x7fELF", Some(&dir)).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        let mut cur = std::io::Cursor::new(bytes);
-        let mut seen = Vec::new();
-        loop {
-            let mut r = newc::Reader::new(&mut cur).unwrap();
-            if r.entry().is_trailer() {
-                break;
-            }
-            let (name, mode) = (r.entry().name().to_string(), r.entry().mode());
-            let mut data = Vec::new();
-            r.read_to_end(&mut data).unwrap();
-            seen.push((name, mode, data));
-            r.finish().unwrap();
-        }
+        let seen = entries(bytes);
         let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
         assert_eq!(
             names,
@@ -209,7 +207,7 @@ mod tests {
             ]
         );
         assert_eq!(seen[5].1, 0o100755);
-        assert_eq!(seen[5].2, b"#!x");
+        assert_eq!(seen[5].4, b"#!x");
         assert_eq!(seen[6].1 & 0o170000, 0o040000);
     }
 }

@@ -176,16 +176,13 @@ pub fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
             serde_json::from_str::<KernelSymbols>(&f.payload)
                 .map_err(|e| format!("malformed kernel symbols from the guest: {e}"))
         });
-    let problems = match (syms, std::fs::read_to_string(counts)) {
-        (Ok(syms), Ok(text)) => profile::attach(report, &syms, &text),
-        (Err(e), _) => vec![e],
-        (_, Err(e)) => vec![format!("plugin output {}: {e}", counts.display())],
-    };
-    if !problems.is_empty() {
-        append(
-            &mut rec.message,
-            format!("profile: {}", problems.join("; ")),
-        );
+    let attached = syms.and_then(|syms| {
+        let text = std::fs::read_to_string(counts)
+            .map_err(|e| format!("plugin output {}: {e}", counts.display()))?;
+        profile::attach(report, &syms, &text)
+    });
+    if let Err(why) = attached {
+        append(&mut rec.message, format!("profile: {why}"));
     }
 }
 

@@ -196,17 +196,11 @@ pub fn profile(counts: &[(u64, u64)], sym: &Symbolizer, events: f64, insns: f64)
     }
 }
 
-/// Fills in the profile of every `ok` result with a window; returns what
-/// could not be profiled, for the boot's message (results are kept).
-pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Vec<String> {
-    let sym = match Symbolizer::new(syms) {
-        Ok(s) => s,
-        Err(e) => return vec![e],
-    };
-    let windows = match parse_windows(plugin_out) {
-        Ok(w) => w,
-        Err(e) => return vec![e],
-    };
+/// Fills in the profile of every `ok` result with a window; an error says
+/// what could not be profiled, for the boot's message (results are kept).
+pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Result<(), String> {
+    let sym = Symbolizer::new(syms)?;
+    let windows = parse_windows(plugin_out)?;
     let mut missing = Vec::new();
     for r in &mut report.results {
         let Some(w) = r.window else { continue };
@@ -220,12 +214,12 @@ pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Ve
         }
     }
     if missing.is_empty() {
-        Vec::new()
+        Ok(())
     } else {
-        vec![format!(
+        Err(format!(
             "no complete profile window for {}",
             missing.join(", ")
-        )]
+        ))
     }
 }
 
