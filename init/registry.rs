@@ -6,9 +6,9 @@
 
 use crate::bpf::{skel::SECTIONS, Failure};
 use crate::caps::Feature;
-use crate::engine::Measured;
 use crate::matrix::{self, Ctx};
 use crate::report::Better;
+use crate::sampler::Measured;
 
 /// Opens a family's BPF object, sets its knobs, and measures one point.
 pub type Runner = fn(&Ctx) -> Result<Measured, Failure>;

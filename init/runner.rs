@@ -2,13 +2,13 @@
 //! for the host (PID 1), or as a plain JSON document (a command).
 
 use crate::caps;
-use crate::engine;
 use crate::matrix::{self, Point};
 use crate::options::RunOptions;
 use crate::report::{
     frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System, Tool,
     SCHEMA_VERSION,
 };
+use crate::sampler;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -150,7 +150,7 @@ impl Run {
             eprintln!("trig-init: --harness needs a trig-base result with one producer");
             return;
         };
-        let bare_mps = engine::bare_rate(opts.duration, matrix::getpgid);
+        let bare_mps = sampler::bare_rate(opts.duration, matrix::getpgid);
         eprintln!(
             "harness: trig-base {base_mps:.3}M/s, bare getpgid loop {bare_mps:.3}M/s, ratio {:.3}",
             base_mps / bare_mps

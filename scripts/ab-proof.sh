@@ -22,7 +22,7 @@
 # overhead figures move by exactly the spins' cost. --also boots more
 # kernels in the same rounds, each compared with the first A. --results DIR
 # re-analyses an earlier run instead of booting. The analysis is
-# `trig-init ab-proof DIR` (init/host/ab_proof.rs); DIR/c1N.txt keep
+# `trig-init ab-proof DIR` (init/analysis/ab_proof.rs); DIR/c1N.txt keep
 # compare's table of the first kernel against each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."

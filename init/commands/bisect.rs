@@ -3,7 +3,8 @@
 
 use crate::cli::{AbProofCmd, BisectCmd, BisectSub};
 use std::process::ExitCode;
-use trig_init::host::{ab_proof, bisect as host_bisect};
+use trig_init::analysis::ab_proof;
+use trig_init::analysis::bisect as host_bisect;
 
 pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, String> {
     match cmd {

@@ -3,8 +3,8 @@
 use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
-use trig_init::host::compare;
-use trig_init::host::export::{for_comparison, write_file};
+use trig_init::analysis::compare;
+use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {

@@ -4,9 +4,10 @@ use super::regressed;
 use crate::cli::HistoryCmd;
 use std::path::Path;
 use std::process::ExitCode;
-use trig_init::changepoint;
-use trig_init::host::export::for_history;
-use trig_init::host::{compare, history};
+use trig_init::analysis::changepoint;
+use trig_init::analysis::compare;
+use trig_init::analysis::history;
+use trig_init::export::for_history;
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0) {

@@ -2,9 +2,11 @@
 
 use crate::cli::ReportCmd;
 use std::process::ExitCode;
-use trig_init::changepoint;
-use trig_init::host::export::{write_file, Exporter, Html, Report};
-use trig_init::host::{compare, history, html};
+use trig_init::analysis::changepoint;
+use trig_init::analysis::compare;
+use trig_init::analysis::history;
+use trig_init::export::html;
+use trig_init::export::{write_file, Exporter, Html, Report};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
     let metrics = [compare::Metric::Rate, compare::Metric::Overhead];

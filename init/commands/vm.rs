@@ -4,8 +4,11 @@ use super::{color, strs};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::process::ExitCode;
-use trig_init::host::export::{Exporter, Table};
-use trig_init::host::{compare, exit, kernel::Arch, vm as host_vm};
+use trig_init::analysis::compare;
+use trig_init::boot::kernel::Arch;
+use trig_init::boot::vm as host_vm;
+use trig_init::exit;
+use trig_init::export::{Exporter, Table};
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first.

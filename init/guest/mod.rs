@@ -5,7 +5,7 @@ pub mod kallsyms;
 pub mod mounts;
 pub mod power;
 
-use crate::host::interrupt;
+use crate::exit;
 use crate::matrix;
 use crate::options::RunOptions;
 use crate::registry;
@@ -97,7 +97,7 @@ pub fn execute(
 /// measured so far, then exits 128 + the signal, as a shell reports it.
 fn emit_on_signal(run: Run) {
     let mut set = SigSet::empty();
-    for sig in interrupt::SIGNALS {
+    for sig in exit::SIGNALS {
         set.add(sig);
     }
     // blocked here and so in every thread started later: only the waiter
@@ -108,7 +108,7 @@ fn emit_on_signal(run: Run) {
     std::thread::spawn(move || {
         if let Ok(sig) = set.wait() {
             run.finish(RunEnd::Interrupted, Some(format!("interrupted by {sig}")));
-            std::process::exit(i32::from(interrupt::exit_status(sig)));
+            std::process::exit(i32::from(exit::exit_status(sig)));
         }
     });
 }

@@ -7,10 +7,10 @@ pub mod trigger;
 pub mod utarget;
 
 use crate::bpf::Failure;
-use crate::engine::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::options::RunOptions;
 use crate::registry::{Bench, Producers, Sweep, Trigger, Version};
 use crate::report::{BenchResult, Capability, HitCheck, Status, Summary};
+use crate::sampler::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::stats;
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
@@ -67,7 +67,7 @@ macro_rules! hit_slots {
             })?;
         // SAFETY: `counter` starts with its u64; the skeleton outlives the
         // measurement.
-        Ok(unsafe { crate::engine::counters::BpfSlots::new(&mut bss.hits) })
+        Ok(unsafe { crate::sampler::counters::BpfSlots::new(&mut bss.hits) })
     }};
 }
 pub(crate) use hit_slots;
@@ -103,7 +103,7 @@ impl Ctx<'_> {
             verbose: self.verbose,
             profile: self.opts.profile,
         };
-        engine::measure(&plan, bpf, body)
+        sampler::measure(&plan, bpf, body)
     }
 
     /// Loads the benchmark's `progs` from `open`, attaches, and measures
@@ -129,8 +129,8 @@ impl Ctx<'_> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
             Trigger::Getpgid => Arc::new(move |count, stop| {
-                engine::produce(count, stop, 64, 1, || {
-                    engine::spin(spins);
+                sampler::produce(count, stop, 64, 1, || {
+                    sampler::spin(spins);
                     getpgid();
                 })
             }),
@@ -145,8 +145,8 @@ impl Ctx<'_> {
                 })?;
                 let iters = u64::from(self.opts.batch_iters);
                 Arc::new(move |count, stop| {
-                    engine::produce(count, stop, 1, iters, || {
-                        engine::spin(spins);
+                    sampler::produce(count, stop, 1, iters, || {
+                        sampler::spin(spins);
                         let _ = test_run(fd);
                     })
                 })
@@ -156,7 +156,7 @@ impl Ctx<'_> {
                 if spins == 0 {
                     // the assembly count-down loop: call, target, dec, jnz
                     Arc::new(move |count, stop| {
-                        engine::produce(count, stop, 1, CALL_BATCH, || {
+                        sampler::produce(count, stop, 1, CALL_BATCH, || {
                             utarget::call_loop(f, CALL_BATCH)
                         })
                     })
@@ -164,8 +164,8 @@ impl Ctx<'_> {
                     // injected: a spin before every call (and the compiled
                     // loop's one more instruction per call)
                     Arc::new(move |count, stop| {
-                        engine::produce(count, stop, CALL_BATCH, 1, || {
-                            engine::spin(spins);
+                        sampler::produce(count, stop, CALL_BATCH, 1, || {
+                            sampler::spin(spins);
                             f()
                         })
                     })

@@ -3,7 +3,7 @@
 
 use super::{hit_slots, open_failed, Ctx};
 use crate::bpf::{skel::rename::RenameSkelBuilder, Failure};
-use crate::engine::{self, Body, Measured};
+use crate::sampler::{self, Body, Measured};
 use libbpf_rs::skel::SkelBuilder;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -24,8 +24,8 @@ fn open_comm() -> Result<File, Failure> {
 pub fn producer(spins: u32) -> Result<Body, Failure> {
     let file = open_comm()?;
     Ok(Arc::new(move |count, stop| {
-        engine::produce(count, stop, 16, 1, || {
-            engine::spin(spins);
+        sampler::produce(count, stop, 16, 1, || {
+            sampler::spin(spins);
             let _ = (&file).write(NAME);
         })
     }))

@@ -2,7 +2,7 @@
 
 use super::{hit_slots, open_failed, Ctx};
 use crate::bpf::{skel::strncmp::StrncmpSkelBuilder, Failure};
-use crate::engine::Measured;
+use crate::sampler::Measured;
 use libbpf_rs::skel::SkelBuilder;
 use std::mem::MaybeUninit;
 

@@ -3,8 +3,8 @@
 
 use super::{hit_slots, open_failed, utarget, Ctx};
 use crate::bpf::{skel::trigger::TriggerSkelBuilder, Failure};
-use crate::engine::Measured;
 use crate::registry::Trigger;
+use crate::sampler::Measured;
 use libbpf_rs::skel::SkelBuilder;
 use std::mem::MaybeUninit;
 

@@ -1,6 +1,6 @@
 //! trig-plugin: a QEMU TCG plugin that counts the guest kernel's executed
 //! instructions per translated block, only inside the windows trig-init
-//! marks (init/engine/marker.rs), and writes each window's counts to the
+//! marks (init/sampler/marker.rs), and writes each window's counts to the
 //! file given as `out=`:
 //!
 //! ```text
@@ -14,7 +14,7 @@
 //! `thread=single` with two vCPUs. Under `thread=single` one host thread
 //! runs every vCPU, so plain loads and stores on the counters are exact.
 
-#[path = "../../init/engine/marker.rs"]
+#[path = "../../init/sampler/marker.rs"]
 mod marker;
 
 use qemu_plugin::{

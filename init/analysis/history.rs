@@ -2,8 +2,8 @@
 //! results, per benchmark and metric (see `changepoint`), with what moved
 //! together at each.
 
-use super::compare::{differences, input, Metric, Side};
-use crate::changepoint::{self, ChangePoint};
+use crate::analysis::changepoint::{self, ChangePoint};
+use crate::analysis::compare::{differences, input, Metric, Side};
 use crate::report::{Better, Meter, RunSet, Status};
 use crate::stats;
 use serde::{Deserialize, Serialize};

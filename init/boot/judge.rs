@@ -1,10 +1,10 @@
 //! How a boot is judged: pure functions from what a boot left (its
 //! console, how it ended) to the boot's record in the results.
 
-use super::console;
-use super::engine::Boot;
-use super::exit;
-use super::profile;
+use crate::boot::console;
+use crate::boot::machine::Boot;
+use crate::boot::profile;
+use crate::exit;
 use crate::report::frame::{self, Frame};
 use crate::report::{
     add_overheads, BenchResult, BootStatus, KernelSymbols, Outcome, Report, RunEnd, RunRecord,

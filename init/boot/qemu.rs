@@ -1,7 +1,7 @@
 //! QEMU command lines, one small function per concern, and the choice of
 //! accelerator.
 
-use super::kernel::{Arch, Kernel};
+use crate::boot::kernel::{Arch, Kernel};
 use crate::report::Meter;
 use std::path::Path;
 
@@ -178,7 +178,7 @@ pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::kernel::Format;
+    use crate::boot::kernel::Format;
     use std::path::PathBuf;
 
     fn kernel(format: Format) -> Kernel {

@@ -35,7 +35,7 @@ pub struct BpfSlots {
 }
 
 // SAFETY: the slots are only touched through atomic operations, and the
-// owner keeps the mapping alive while the engine measures.
+// owner keeps the mapping alive while the sampler measures.
 unsafe impl Send for BpfSlots {}
 unsafe impl Sync for BpfSlots {}
 

@@ -4,10 +4,13 @@
 //! and [`write_file`] puts the bytes where asked. A new format is a type
 //! here and a name in the parser of each command that offers it.
 
-use super::compare::render::{render, Format};
-use super::compare::Comparison;
-use super::history::{self, History};
-use super::{bmf, html};
+pub mod bmf;
+pub mod html;
+pub mod text;
+
+use crate::analysis::compare::render::{render, Format};
+use crate::analysis::compare::Comparison;
+use crate::analysis::history::{self, History};
 
 /// Turns one kind of document (a comparison, a history, a report page)
 /// into the text of one format.

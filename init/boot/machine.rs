@@ -2,10 +2,10 @@
 //! runs out of time, and tells what happens as [`BootEvent`]s over a
 //! channel. It judges nothing (see `judge`) and prints nothing (see `ui`).
 
-use super::console::{self, Console};
-use super::interrupt;
-use super::kernel::Arch;
-use super::qemu;
+use crate::boot::console::{self, Console};
+use crate::boot::kernel::Arch;
+use crate::boot::qemu;
+use crate::boot::signals;
 use crate::report::BootStatus;
 use nix::sys::signal::Signal;
 use std::io::Read;
@@ -88,7 +88,7 @@ impl Qemu {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        interrupt::die_with_parent(&mut cmd);
+        signals::die_with_parent(&mut cmd);
         // ETXTBSY: another thread of this process forked while the file
         // was open for writing (a QEMU wrapper script just written); the
         // child closes it at exec, so a retry soon succeeds
@@ -230,7 +230,7 @@ fn watch_until_end(
         if watch.console.panicked {
             panicked_at.get_or_insert_with(Instant::now);
         }
-        interrupted = interrupt::caught();
+        interrupted = signals::caught();
         let elapsed = watch.start.elapsed();
         let late = elapsed > spec.timeout
             || spec

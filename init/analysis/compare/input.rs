@@ -121,7 +121,7 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
         // what `history --alert` keeps beside the results
-        .filter(|p| !p.ends_with(crate::host::history::ALERTS_FILE))
+        .filter(|p| !p.ends_with(crate::analysis::history::ALERTS_FILE))
         .collect();
     files.sort();
     if files.is_empty() {

@@ -2,8 +2,8 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use super::compare::{render, Comparison, Metric, Verdict};
-use super::history::{self, History, Series};
+use crate::analysis::compare::{render, Comparison, Metric, Verdict};
+use crate::analysis::history::{self, History, Series};
 use crate::stats;
 use std::fmt::Write;
 
@@ -432,14 +432,14 @@ pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::history::{analyse, tests::nights};
+    use crate::analysis::history::{analyse, tests::nights};
 
     fn history(n: usize, step: usize) -> History {
         analyse(
             "h",
             nights(n, step),
             &[Metric::Rate],
-            &crate::changepoint::Settings::default(),
+            &crate::analysis::changepoint::Settings::default(),
             3,
         )
     }

@@ -3,8 +3,8 @@
 //! `{"BENCHMARK": {"MEASURE": {"value": V, "lower_value": L,
 //! "upper_value": U}}}`, one measure per metric, named with its unit.
 
-use super::compare::{Comparison, Metric};
-use super::history::History;
+use crate::analysis::compare::{Comparison, Metric};
+use crate::analysis::history::History;
 use crate::report::Meter;
 use serde_json::{json, Map, Value};
 
@@ -79,7 +79,7 @@ pub fn history(h: &History) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::history::{analyse, tests::nights};
+    use crate::analysis::history::{analyse, tests::nights};
 
     // tests/cli.rs checks the shape of both exports against bencher's
     #[test]
@@ -88,7 +88,7 @@ mod tests {
             "h",
             nights(5, 99),
             &[Metric::Rate, Metric::Overhead],
-            &crate::changepoint::Settings::default(),
+            &crate::analysis::changepoint::Settings::default(),
             3,
         );
         let doc: Value = serde_json::from_str(&history(&h)).unwrap();

@@ -4,8 +4,8 @@
 //! guest hands over its kallsyms; this module names the blocks and turns
 //! them into instructions per event, per function.
 
-use super::kernel::Arch;
-use super::qemu;
+use crate::boot::kernel::Arch;
+use crate::boot::qemu;
 use crate::report::{FunctionCost, KernelSymbols, Profile, Report, Status};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;

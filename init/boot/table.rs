@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use super::text::words;
+use crate::export::text::words;
 use crate::report::{Meter, Report, RunSet, Status};
 use crate::stats;
 use std::fmt::Write;

@@ -1,7 +1,7 @@
 //! Kernels to boot: files given by path (detected by their headers) or
 //! Debian packages fetched with apt into a cache.
 
-use super::le_uint;
+use crate::boot::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

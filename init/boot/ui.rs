@@ -2,8 +2,8 @@
 //! stderr (a progress line, each boot's verdict, notices) and the summary
 //! table at the end. It decides nothing; `--quiet` keeps only failures.
 
-use super::engine::BootEvent;
-use super::table;
+use crate::boot::machine::BootEvent;
+use crate::boot::table;
 use crate::report::{BootStatus, RunSet};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 use super::{
     movers, BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
 };
-use crate::host::text::{words, wrap};
+use crate::export::text::{words, wrap};
 use crate::report::Meter;
 use crate::stats;
 use serde::Serialize;

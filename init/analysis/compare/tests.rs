@@ -400,15 +400,15 @@ mod fuzz {
                 }
             }
             let nights: Vec<_> = boots.iter().enumerate().map(|(i, boot)| {
-                let point = crate::host::history::Point {
+                let point = crate::analysis::history::Point {
                     file: format!("n{i}.json"), created: None, release: "r".into(), commit: None,
                 };
                 (point, vec![set(&[boot.as_slice()], None)])
             }).collect();
-            let h = crate::host::history::analyse(
+            let h = crate::analysis::history::analyse(
                 "h", nights, &[Metric::Rate, Metric::Overhead], &Default::default(), 3,
             );
-            let _ = crate::host::history::render(&h, false);
+            let _ = crate::analysis::history::render(&h, false);
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The benchmark engine: producer threads, one read-and-reset of the
+//! The benchmark sampler: producer threads, one read-and-reset of the
 //! counters per second, warm-up marking, and the totals for the hit check.
 
 pub mod counters;

@@ -8,7 +8,7 @@
 //! the step's change as a fraction of BAD's; the commit is bad when the
 //! median fraction is above [`BAD_FRACTION`].
 
-use super::compare::Verdict;
+use crate::analysis::compare::Verdict;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -388,13 +388,15 @@ mod tests {
 
     #[test]
     fn reads_what_compare_exports() {
-        let c = crate::host::ab_proof::tests::comparison(
+        let c = crate::analysis::ab_proof::tests::comparison(
             &[("rename-base", 1.0)],
             &[("rename-base", 0.99)],
             None,
         );
-        let text =
-            super::super::compare::render::render(&c, super::super::compare::render::Format::Json);
+        let text = crate::analysis::compare::render::render(
+            &c,
+            crate::analysis::compare::render::Format::Json,
+        );
         let changes = parse_comparison(&text).unwrap();
         let e = effect(&changes);
         assert_eq!(e.keys().collect::<Vec<_>>(), ["rename-base rate"]);

@@ -14,7 +14,9 @@
 //! Every figure comes from [`compare::compare`] with its default
 //! settings, as `trig-init compare k1 kN` judges them.
 
-use super::compare::{self, input, BenchComparison, Comparison, Metric, MetricComparison, Verdict};
+use crate::analysis::compare::{
+    self, input, BenchComparison, Comparison, Metric, MetricComparison, Verdict,
+};
 use crate::stats;
 use std::collections::BTreeMap;
 use std::fmt::Write;

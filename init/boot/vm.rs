@@ -1,16 +1,17 @@
 //! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
 //! each boot's report, keep everything measured whatever goes wrong.
 
-use super::engine::{self, Boot, BootEvent, BootSpec};
-use super::exit;
-use super::files::TempFile;
-use super::interrupt;
-use super::judge::{add_profiles, exit_status, judge_boot};
-use super::kernel::{self, Arch, Kernel};
-use super::qemu::{self, Accel};
-use super::results::{timestamp, Target};
-use super::ui::{self, Ui};
-use super::{initramfs, profile};
+use crate::boot::files::TempFile;
+use crate::boot::initramfs;
+use crate::boot::judge::{add_profiles, exit_status, judge_boot};
+use crate::boot::kernel::{self, Arch, Kernel};
+use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
+use crate::boot::profile;
+use crate::boot::qemu::{self, Accel};
+use crate::boot::results::{timestamp, Target};
+use crate::boot::signals;
+use crate::boot::ui::{self, Ui};
+use crate::exit;
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::{KernelInfo, Meter, Pairing, RunSet, VmInfo, SCHEMA_VERSION};
 use crate::{matrix, registry};
@@ -269,13 +270,13 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
         opts.out.join(format!(".initramfs-{}.cpio", plan.session)),
         &cpio,
     )?;
-    interrupt::install().map_err(infra)?;
+    signals::install().map_err(infra)?;
     let interrupted = {
         let ui = Ui::spawn(opts.quiet);
         plan.boot_all(&mut targets, &initrd, ui.events())?
     };
     drop(initrd);
-    plan.finish(&targets, interrupted.or_else(interrupt::caught))
+    plan.finish(&targets, interrupted.or_else(signals::caught))
 }
 
 /// The static trig-init to boot as /init: `--init`, or this executable.
@@ -523,7 +524,7 @@ impl<'a> Plan<'a> {
                 give_up,
                 label: &this.label,
             };
-            let b = engine::boot(&spec, events).map_err(infra)?;
+            let b = machine::boot(&spec, events).map_err(infra)?;
             if give_up.is_none() || b.console.reached_init || b.interrupted.is_some() {
                 return Ok(b);
             }
@@ -562,7 +563,7 @@ impl<'a> Plan<'a> {
         Ok(Done {
             status: interrupted.map_or_else(
                 || sets.iter().map(exit_status).max().unwrap_or(exit::OK),
-                interrupt::exit_status,
+                signals::exit_status,
             ),
             files: targets
                 .iter()

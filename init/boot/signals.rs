@@ -7,8 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The signals that end a run early.
-pub const SIGNALS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+pub use crate::exit::{exit_status, SIGNALS};
 
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
 
@@ -34,11 +33,6 @@ pub fn install() -> Result<(), String> {
 /// The signal noted, if any.
 pub fn caught() -> Option<Signal> {
     Signal::try_from(CAUGHT.load(Ordering::SeqCst)).ok()
-}
-
-/// The shell's convention for a death by `sig`: 128 + its number.
-pub fn exit_status(sig: Signal) -> u8 {
-    128 + sig as u8
 }
 
 /// Makes the child get SIGKILL when trig-init dies, by a signal it does

@@ -1,25 +1,18 @@
-//! The host side: boot kernels with trig-init as /init and collect the
-//! results.
+//! Booting a kernel: the plan and schedule of a `vm` run, the QEMU machine
+//! and its arguments, the initramfs, the console, the judge of each boot,
+//! the results files, the terminal, kernel resolution, profiles and signals.
 
-pub mod ab_proof;
-pub mod bisect;
-pub mod bmf;
-pub mod compare;
 pub mod console;
-pub mod engine;
-pub mod export;
 pub mod files;
-pub mod history;
-pub mod html;
 pub mod initramfs;
-pub mod interrupt;
 pub mod judge;
 pub mod kernel;
+pub mod machine;
 pub mod profile;
 pub mod qemu;
 pub mod results;
+pub mod signals;
 pub mod table;
-pub mod text;
 pub mod ui;
 pub mod vm;
 
@@ -34,9 +27,6 @@ pub fn le_uint(bytes: &[u8], offset: usize, width: usize) -> Option<usize> {
             .fold(0, |acc, &b| (acc << 8) | usize::from(b)),
     )
 }
-
-/// Exit statuses of `trig-init vm` (kept here for callers of `host::exit`).
-pub use crate::exit;
 
 #[cfg(test)]
 mod tests {
