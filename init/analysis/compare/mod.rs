@@ -10,7 +10,6 @@
 
 pub mod input;
 pub mod movers;
-pub mod render;
 
 use crate::registry::{self, Trigger};
 use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
