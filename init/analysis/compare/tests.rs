@@ -62,6 +62,11 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                         cmdline: String::new(),
                         cpus: 2,
                         pid1: true,
+                        cpu: Some(Cpu {
+                            model: "Intel Core Processor (Haswell, no TSX, IBRS)".into(),
+                            flags: vec!["avx2".into(), "fpu".into()],
+                            cpuid: Some("1.0:306c1,0,fffa3203,178bfbff".into()),
+                        }),
                     },
                     capabilities: BTreeMap::new(),
                     params: crate::options::RunOptions::default().params(3),
@@ -93,6 +98,9 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
             cpus: 2,
             memory: "1G".into(),
             append: String::new(),
+            qemu: Some("10.0.2".into()),
+            machine: Some("pc-i440fx-10.0".into()),
+            cpu: Some("Haswell-v4".into()),
         },
         runs,
     }
@@ -729,6 +737,53 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
     let c = compare(&base, &new, &Settings::default()).unwrap();
     assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+}
+
+/// Two runners with different emulated machines count differently: under
+/// icount compare names the field and both values, and --force still
+/// compares; the time meter, whose figures carry the host's noise anyway,
+/// lets them through.
+#[test]
+fn icount_refuses_another_emulated_machine() {
+    let base = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
+    let cases: [(&str, fn(&mut RunSet)); 4] = [
+        ("QEMU version: BASE 10.0.2 vs NEW 9.2.1", |s| {
+            s.vm.qemu = Some("9.2.1".into())
+        }),
+        ("CPU model: BASE Haswell-v4 vs NEW max", |s| {
+            s.vm.cpu = Some("max".into())
+        }),
+        ("machine type: BASE pc-i440fx-10.0 vs NEW unrecorded", |s| {
+            s.vm.machine = None
+        }),
+        (
+            "CPU features (CPUID): BASE 1.0:306c1,0,fffa3203,178bfbff vs NEW 1.0:1",
+            |s| {
+                let r = s.runs[0].report.as_mut().unwrap();
+                r.system.cpu.as_mut().unwrap().cpuid = Some("1.0:1".into())
+            },
+        ),
+    ];
+    for (message, change) in cases {
+        let mut new = base.clone();
+        change(&mut new);
+        let e = compare(
+            &side(base.clone()),
+            &side(new.clone()),
+            &Settings::default(),
+        )
+        .unwrap_err();
+        assert!(e.contains(message), "{e}");
+        let forced = Settings {
+            force: true,
+            ..Settings::default()
+        };
+        assert!(compare(&side(base.clone()), &side(new.clone()), &forced).is_ok());
+        let (mut timed_base, mut timed_new) = (base.clone(), new);
+        timed_base.vm.meter = Meter::Time;
+        timed_new.vm.meter = Meter::Time;
+        assert!(compare(&side(timed_base), &side(timed_new), &Settings::default()).is_ok());
+    }
 }
 
 #[test]
