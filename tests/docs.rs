@@ -1,6 +1,8 @@
 //! Every relative link in README.md, ARCHITECTURE.md and docs/*.md names a
-//! file that exists and, with `#anchor`, a heading in it: pages move and
-//! files get split, and a dead link is what a newcomer meets first.
+//! file that exists and, with `#anchor`, a heading in it, and every path of
+//! the repository these pages name in code (`init/boot/judge.rs`) exists:
+//! pages move and files get split, and a dead link or a file that is not
+//! there is what a newcomer meets first.
 
 use std::collections::HashSet;
 use std::fs;
@@ -127,12 +129,69 @@ fn every_relative_link_resolves() {
     assert!(dead.is_empty(), "dead links:\n{}", dead.join("\n"));
 }
 
+/// Inline code spans outside fenced blocks.
+fn code_spans(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.extend(line.split('`').skip(1).step_by(2));
+        }
+    }
+    out
+}
+
+/// The repository paths a page names in code: words that start with one
+/// of the tracked top-level folders, less a test's `::name`; globs and
+/// placeholders (`bpf/*.bpf.c`, `bpf/NAME.bpf.c`) are not paths.
+fn repo_paths(text: &str) -> Vec<String> {
+    const TOP: &[&str] = &[
+        "init/",
+        "tests/",
+        "scripts/",
+        "bpf/",
+        "kconfigs/",
+        "plugin/",
+        "examples/",
+        "docs/",
+        ".ci/",
+    ];
+    code_spans(text)
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .map(|w| w.trim_start_matches("./"))
+        .map(|w| w.split("::").next().unwrap_or(w))
+        .filter(|w| TOP.iter().any(|t| w.starts_with(t)))
+        .filter(|w| !w.contains(['*', '{', '$']) && !w.chars().any(|c| c.is_ascii_uppercase()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_path_named_in_code_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut missing = Vec::new();
+    for page in pages(root) {
+        let text = fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        for path in repo_paths(&text) {
+            if !root.join(&path).exists() {
+                missing.push(format!("{}: {path}", page.display()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "no such files:\n{}", missing.join("\n"));
+}
+
 #[test]
 fn the_checker_sees_links_anchors_and_code() {
     let text =
         "# A title (`x.sh`)\n\nSee [b](b.md#c) and `[not](a.link)`.\n```\n[nor](this)\n```\n";
     assert_eq!(links(text), ["b.md#c"]);
     assert!(anchors(text).contains("a-title-xsh"));
+    let code = "`./scripts/build.sh --arch x` `tests/boot.rs::name` `bpf/*.bpf.c` `bpf/NAME.bpf.c`";
+    assert_eq!(repo_paths(code), ["scripts/build.sh", "tests/boot.rs"]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = root.join("README.md");
     assert!(check(&readme, "no-such-file.md").is_some());
