@@ -8,6 +8,7 @@ pub mod bpf;
 pub mod caps;
 pub mod exit;
 pub mod export;
+pub mod files;
 pub mod guest;
 pub mod matrix;
 pub mod options;

@@ -462,3 +462,77 @@ fn ab_proof_reads_an_ab_run() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_non_utf8_argument_is_a_usage_error_not_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"nu\xff\xfe");
+    for args in [
+        &["compare"][..],
+        &["vm", "--out"],
+        &["list", "--kernel"],
+        &["history"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args(args)
+            .arg(bad)
+            .arg("somewhere")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("UTF-8") && e.contains("nu"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
+    let dir = scratch("cut-off");
+    regressed_pair(&dir);
+    // what an older trig-init left when the disk filled on its first write
+    std::fs::write(dir.join("empty.json"), "").unwrap();
+    std::fs::write(dir.join("cut.json"), "{\"schema_version\": 1, \"ru").unwrap();
+    std::fs::write(dir.join("alerts.json"), "").unwrap();
+    let d = dir.to_str().unwrap();
+    for args in [
+        &["history", d][..],
+        &["history", "--alert", d],
+        &["report", d],
+        &["compare", "--previous", d],
+    ] {
+        let o = trig_init(args);
+        let e = stderr(&o);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {e}"
+        );
+        assert!(
+            e.contains("skipped") && e.contains("empty.json") && e.contains("cut.json"),
+            "{args:?}: {e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_refuses_a_side_of_two_kernels_and_names_them() {
+    let dir = scratch("two-kernels");
+    let (base, new) = regressed_pair(&dir);
+    let mixed = dir.join("mixed");
+    std::fs::create_dir_all(&mixed).unwrap();
+    std::fs::copy(&base, mixed.join("a.json")).unwrap();
+    std::fs::write(
+        mixed.join("b.json"),
+        synth::results("6.12.0", "cccc", "20261103T000000Z", 0.8, 1, 0.0).to_string(),
+    )
+    .unwrap();
+    let o = trig_init(&["compare", &base, mixed.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("NEW holds the results of 2 kernels") && e.contains("6.1.0, 6.12.0"),
+        "{e}"
+    );
+    let _ = new;
+    let _ = std::fs::remove_dir_all(&dir);
+}

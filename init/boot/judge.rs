@@ -116,14 +116,26 @@ fn verdict(
 }
 
 /// Why a guest never reached /init: QEMU's messages, or else the last
-/// lines of its console.
+/// lines of its console, or else that there were none.
 fn no_boot_why(b: &Boot) -> String {
-    if b.qemu_stderr.trim().is_empty() {
-        let tail: Vec<&str> = b.console.log.lines().rev().take(5).collect();
-        tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
-    } else {
-        b.qemu_stderr.trim().to_string()
+    if !b.qemu_stderr.trim().is_empty() {
+        return b.qemu_stderr.trim().to_string();
     }
+    let tail: Vec<&str> = b
+        .console
+        .log
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .rev()
+        .take(5)
+        .collect();
+    if tail.is_empty() {
+        return "QEMU ended without a word and the console stayed empty (a truncated or \
+                unbootable kernel image, or a kernel without a serial console?)"
+            .into();
+    }
+    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }
 
 /// The verdict on a boot that reached /init: by its report.
@@ -154,7 +166,8 @@ fn report_verdict(
                     .first()
                     .map(|e| e.to_string())
                     .or_else(|| parsed.as_ref().err().cloned())
-                    .unwrap_or_default()
+                    .filter(|why| !why.is_empty())
+                    .unwrap_or_else(|| "no frame seen".into())
             )),
         ),
     }

@@ -35,6 +35,15 @@ impl Arch {
         }
     }
 
+    /// The most CPUs QEMU's machine for the architecture takes (pc:
+    /// 255, virt with GICv3: 512).
+    pub fn max_cpus(self) -> usize {
+        match self {
+            Arch::X86_64 => 255,
+            Arch::Aarch64 => 512,
+        }
+    }
+
     /// Debian's name for the architecture.
     pub fn debian(self) -> &'static str {
         match self {
@@ -296,7 +305,7 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
         let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
         match extract_vmlinux(&bz) {
             Ok(bytes) => {
-                std::fs::write(&elf, bytes).map_err(|e| format!("{}: {e}", elf.display()))?
+                crate::files::replace(&elf, &bytes).map_err(|e| format!("{}: {e}", elf.display()))?
             }
             Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
         }

@@ -444,6 +444,20 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             "{which} has no boot with a report: nothing to compare"
         ));
     }
+    // a directory vm's default --out filled with several kernels: pooled,
+    // their boots would read as one kernel's noise
+    for (which, info) in [("BASE", &bi), ("NEW", &ni)] {
+        for (what, kernels) in [("kernels", &info.releases), ("commits", &info.commits)] {
+            if kernels.len() > 1 {
+                return Err(format!(
+                    "{which} holds the results of {} {what} ({}): a side is one kernel; \
+                     name its files, or give each kernel its own --out directory",
+                    kernels.len(),
+                    kernels.join(", ")
+                ));
+            }
+        }
+    }
     let diffs = differences(base, new);
     if !diffs.is_empty() && !settings.force {
         return Err(format!(
@@ -474,7 +488,10 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         .enumerate()
         .map(|(i, name)| {
             let (b, n) = (results(base, name), results(new, name));
-            let c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            let mut c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            if c.movers.is_some() {
+                c.movers = overhead_movers(base, new, &b, &n).or(c.movers);
+            }
             paired |= c.metrics.iter().any(|m| m.pairs > 0);
             c
         })
@@ -493,6 +510,22 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
 }
 
 type Observed<'a> = [(Option<(String, usize)>, &'a BenchResult)];
+
+/// A benchmark's movers against its baseline's profile in the same boots,
+/// when it has a baseline (see `movers::of_overhead`).
+fn overhead_movers<'a>(
+    base: &'a Side,
+    new: &'a Side,
+    b: &Observed<'a>,
+    n: &Observed<'a>,
+) -> Option<movers::Movers> {
+    let baseline = &b.iter().chain(n).find_map(|o| o.1.overhead_ns.as_ref())?.baseline;
+    let (bb, nb) = (results(base, baseline), results(new, baseline));
+    fn of<'a>(o: &Observed<'a>) -> Vec<&'a BenchResult> {
+        o.iter().map(|o| o.1).collect()
+    }
+    movers::of_overhead(baseline, [of(b), of(&bb)], [of(n), of(&nb)])
+}
 
 /// Why a side has no figures: unsupported when every result says so.
 fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
