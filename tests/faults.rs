@@ -300,7 +300,6 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         (&["--cpus", "1000"], "at most 255"),
         // output paths, refused only after the boot before
         (&["--json", "/nonexistent/x.json"], "--json /nonexistent/x.json"),
-        (&["--out", "/etc/hostname"], "is a file, not a directory"),
         (&["--runs", "0"], "--runs"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
@@ -322,6 +321,15 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("--runs must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    // --out naming a file said "File exists (os error 17)"
+    let file = fake.dir.join("elf");
+    let o = trig_init(&["vm", "-k", "/nonexistent", "--out", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is a file, not a directory"),
         "{}",
         stderr(&o)
     );
@@ -351,6 +359,8 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
         ),
+        (&["--profile"], Some("/tmp"), "TRIG_INIT_PLUGIN=/tmp is a directory"),
+        (&["--profile"], Some(""), "TRIG_INIT_PLUGIN is set but empty"),
         (
             &["--profile"],
             Some(plugin.to_str().unwrap()),

@@ -348,7 +348,7 @@ fn latest_comparison(out: &mut String, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let why = render::explained(c);
+    let why = render::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }

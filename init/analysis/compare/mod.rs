@@ -296,6 +296,9 @@ pub struct Comparison {
     pub differences: Vec<String>,
     pub paired: bool,
     pub benches: Vec<BenchComparison>,
+    /// Why figures one would expect are not there (movers, overheads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -505,7 +508,53 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         limits,
         differences: diffs,
         paired,
+        notes: [profiled_note(base, new)]
+            .into_iter()
+            .flatten()
+            .chain([("BASE", base), ("NEW", new)].iter().filter_map(|(w, s)| no_overhead(w, s)))
+            .collect(),
         benches,
+    })
+}
+
+/// Why no movers are listed when only one side was profiled.
+fn profiled_note(base: &Side, new: &Side) -> Option<String> {
+    let profiled = |s: &Side| {
+        s.runs()
+            .filter_map(|r| r.report.as_ref())
+            .any(|r| r.results.iter().any(|b| b.profile.is_some()))
+    };
+    let (b, n) = (profiled(base), profiled(new));
+    (b != n).then(|| {
+        let (with, without) = if b { ("BASE", "NEW") } else { ("NEW", "BASE") };
+        format!(
+            "no movers: {with} was profiled (--profile) and {without} was not; \
+             profile both to see where the instructions went"
+        )
+    })
+}
+
+/// The benchmarks of a side that have no overhead because their baseline
+/// did not run in their boots.
+fn no_overhead(which: &str, side: &Side) -> Option<String> {
+    let mut missing: Vec<String> = Vec::new();
+    for r in side.runs().filter_map(|r| r.report.as_ref()) {
+        for b in r.results.iter().filter(|b| b.status == Status::Ok) {
+            let Some(base) = registry::find(&b.bench).and_then(|x| x.baseline()) else {
+                continue;
+            };
+            let ran = r.results.iter().any(|x| x.bench == base.name && x.status == Status::Ok);
+            let line = format!("{} (no {})", b.name, base.name);
+            if b.overhead_ns.is_none() && !ran && !missing.contains(&line) {
+                missing.push(line);
+            }
+        }
+    }
+    (!missing.is_empty()).then(|| {
+        format!(
+            "no overhead in {which} for {}: the baseline did not run (ok) in the same boot",
+            missing.join(", ")
+        )
     })
 }
 

@@ -148,6 +148,13 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
 
 /// Text lines that explain `m` for benchmark `name`.
 pub fn lines(name: &str, m: &Movers) -> Vec<String> {
+    lines_within(name, m, usize::MAX)
+}
+
+/// [`lines`] within `width` columns (mail): the summary wrapped, and a
+/// function name too long for its row on a line of its own, its figures
+/// on the next.
+pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
     let over = m
         .against
         .as_ref()
@@ -167,13 +174,26 @@ pub fn lines(name: &str, m: &Movers) -> Vec<String> {
             ),
         }
     )];
-    let width = m.functions.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    out.extend(m.functions.iter().map(|f| {
-        format!(
-            "  {:<width$}  {:>+9.2}  ({:.2} -> {:.2})",
-            f.name, f.change, f.base, f.new
-        )
-    }));
+    out = out
+        .iter()
+        .flat_map(|l| crate::export::text::wrap(l, width, 2))
+        .collect();
+    let figures: Vec<String> = m
+        .functions
+        .iter()
+        .map(|f| format!("{:>+9.2}  ({:.2} -> {:.2})", f.change, f.base, f.new))
+        .collect();
+    let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
+    let names = m.functions.iter().map(|f| f.name.chars().count());
+    let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
+    for (f, fig) in m.functions.iter().zip(&figures) {
+        if f.name.chars().count() <= name_width {
+            out.push(format!("  {:<name_width$}  {fig}", f.name));
+        } else {
+            out.push(format!("  {}", f.name));
+            out.push(format!("  {:<name_width$}  {fig}", ""));
+        }
+    }
     out
 }
 
@@ -272,5 +292,19 @@ mod tests {
         assert_eq!(names, ["[jit]", "kprobe_ftrace_handler"]);
         assert!((m.total - 11.0).abs() < 1e-9, "{m:?}");
         assert!(lines("trig-kprobe", &m)[0].starts_with("trig-kprobe over trig-base: +11.00"));
+    }
+
+    #[test]
+    fn mail_lines_keep_within_their_width() {
+        let long = "a_kernel_function_with_a_name_of_sixty_characters_or_so_xyz";
+        let base = profiled(1000.0, &[(long, 10.0), ("vfs_write", 100.0)]);
+        let new = profiled(1100.0, &[(long, 90.0), ("vfs_write", 120.0)]);
+        let m = of([&base], [&new]).unwrap();
+        let text = lines_within("trig-kprobe-multi-something", &m, 72);
+        for l in &text {
+            assert!(l.chars().count() <= 72, "{} columns: {l}", l.chars().count());
+        }
+        assert!(text.iter().any(|l| l.trim() == long), "{text:#?}");
+        assert!(text.iter().any(|l| l.contains("vfs_write") && l.contains("+20.00")));
     }
 }

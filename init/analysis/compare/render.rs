@@ -270,6 +270,7 @@ pub fn header(c: &Comparison) -> Vec<String> {
     for d in &c.differences {
         lines.push(format!("WARNING (--force): {d}"));
     }
+    lines.extend(c.notes.iter().map(|n| format!("note: {n}")));
     lines
 }
 
@@ -456,13 +457,14 @@ fn totals(c: &Comparison) -> String {
 }
 
 /// Where each flagged benchmark's instructions went, when both sides were
-/// profiled: a heading, then [`movers::lines`] of each; empty otherwise.
-pub fn explained(c: &Comparison) -> Vec<String> {
+/// profiled: a heading, then [`movers::lines_within`] `width` of each;
+/// empty otherwise.
+pub fn explained(c: &Comparison, width: usize) -> Vec<String> {
     let mut out: Vec<String> = c
         .benches
         .iter()
         .filter(|b| flagged(b.verdict))
-        .filter_map(|b| Some(movers::lines(&b.name, b.movers.as_ref()?)))
+        .filter_map(|b| Some(movers::lines_within(&b.name, b.movers.as_ref()?, width)))
         .flatten()
         .collect();
     if !out.is_empty() {
@@ -512,7 +514,7 @@ fn table(c: &Comparison, color: bool) -> String {
             let _ = writeln!(out, "{text}");
         }
     }
-    for l in explained(c) {
+    for l in explained(c, usize::MAX) {
         let _ = write!(out, "\n{l}");
     }
     out + "\n" + &totals(c) + "\n"
@@ -553,7 +555,7 @@ fn markdown(c: &Comparison) -> String {
         out += "\n";
         out += &md_table(hits);
     }
-    let why = explained(c);
+    let why = explained(c, usize::MAX);
     if let Some((head, lines)) = why.split_first() {
         let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
     }
@@ -584,7 +586,7 @@ fn email(c: &Comparison) -> String {
         out.extend(flagged_table(c, &hits));
         out.push(String::new());
     }
-    let why = explained(c);
+    let why = explained(c, MAIL_WIDTH);
     if !why.is_empty() {
         out.extend(why);
         out.push(String::new());
