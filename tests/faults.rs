@@ -54,15 +54,17 @@ impl Fake {
             .arg(&self.out)
             .args(vm_args)
             .args(["--", "-w", "0", "-d", "0.1", "--filter", "trig-base"])
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    self.dir.join("bin").display(),
-                    std::env::var("PATH").unwrap_or_default()
-                ),
-            );
+            .env("PATH", self.path());
         c
+    }
+
+    /// PATH with the fake QEMU first.
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
     }
 
     fn vm(&self, vm_args: &[&str]) -> Output {
@@ -595,4 +597,44 @@ fn a_killed_runs_initramfs_is_removed_by_the_next_run() {
     let files = fake.files();
     assert!(!files.contains(&stale), "{files:?}");
     assert!(files.contains(&alive), "a living run's file stays: {files:?}");
+}
+
+#[test]
+fn a_qemu_refusal_under_kvm_is_not_blamed_on_kvm() {
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_err()
+    {
+        eprintln!("skipped: no usable /dev/kvm here");
+        return;
+    }
+    let fake = Fake::new(
+        "refusal",
+        &format!(
+            "echo \"qemu-system-x86_64: Invalid SMP CPUs 300. The max CPUs supported by machine 'pc' is 255\" >&2; exit 1; {INIT}"
+        ),
+    );
+    let elf = fake.dir.join("elf");
+    let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(["vm", "--accel", "auto", "--meter", "time", "-k"])
+        .arg(&elf)
+        .arg("--init")
+        .arg(&elf)
+        .arg("--out")
+        .arg(&fake.out)
+        .args(["--", "-w", "0", "-d", "0.1", "--filter", "trig-base"])
+        .env("PATH", fake.path())
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "{e}");
+    assert!(
+        e.contains("QEMU refused to start") && e.contains("Invalid SMP CPUs"),
+        "{e}"
+    );
+    assert!(!e.contains("KVM is present but unusable"), "{e}");
+    assert_eq!(fake.qemus().len(), 1, "not tried again under TCG");
+    assert!(fake.results().is_empty(), "{:?}", fake.files());
 }

@@ -557,6 +557,9 @@ impl<'a> Plan<'a> {
                 .last()
                 .unwrap_or("the guest never reached /init")
                 .to_string();
+            if let Some(refusal) = qemu_refusal(&b.qemu_stderr) {
+                return Err(infra(format!("QEMU refused to start: {refusal}")));
+            }
             self.accel = Accel::Tcg;
             self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
             let _ = events.send(BootEvent::Notice(format!(
@@ -601,6 +604,19 @@ impl<'a> Plan<'a> {
             sets,
         })
     }
+}
+
+/// QEMU's own error, when it refused the configuration for a reason that
+/// is not KVM's (TCG would refuse it as well): its lines other than
+/// warnings, none of which names KVM.
+fn qemu_refusal(stderr: &str) -> Option<String> {
+    let errors: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains("warning"))
+        .collect();
+    let kvm = errors.iter().any(|l| l.to_ascii_lowercase().contains("kvm"));
+    (!errors.is_empty() && !kvm).then(|| errors.join(" / "))
 }
 
 /// Where a boot sits in the command's schedule.
