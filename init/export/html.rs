@@ -349,7 +349,7 @@ fn latest_comparison(out: &mut String, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let why = parts::explained(c);
+    let why = parts::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }

@@ -138,5 +138,6 @@ pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, String> {
 
 /// Writes an export to `path`; the error names the path.
 pub fn write_file(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    crate::files::replace(std::path::Path::new(path), text.as_bytes())
+        .map_err(|e| format!("{path}: {e}"))
 }
