@@ -494,10 +494,13 @@ fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
     std::fs::write(dir.join("cut.json"), "{\"schema_version\": 1, \"ru").unwrap();
     std::fs::write(dir.join("alerts.json"), "").unwrap();
     let d = dir.to_str().unwrap();
+    // the page goes to the scratch directory, not into the checkout
+    let page = dir.join("page.html");
+    let page = page.to_str().unwrap();
     for args in [
         &["history", d][..],
         &["history", "--alert", d],
-        &["report", d],
+        &["report", d, "-o", page],
         &["compare", "--previous", d],
     ] {
         let o = trig_init(args);
