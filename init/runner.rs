@@ -57,6 +57,7 @@ pub fn system(pid1: bool) -> System {
             .into(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         pid1,
+        cpu: crate::cpu::seen(),
     }
 }
 

@@ -12,7 +12,7 @@
 //! `.skip`, one line saying why it was not measured.
 
 use crate::analysis::compare::{self, input, Comparison, Metric, Settings, Side, Verdict};
-use crate::report::Meter;
+use crate::report::{identity, Meter};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -250,12 +250,14 @@ fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<Outcome>, String> {
     Ok(out)
 }
 
-/// Why results measured on one runner cannot be set beside another's
-/// (the fields of their identity that differ), or None when they can.
-// TODO(identity): replaced by identity's compatibility function.
+/// Why results measured on one runner cannot be set beside another's:
+/// the first field of their identity that differs (`report::identity`).
 fn incompatible(a: &Side, b: &Side) -> Option<String> {
-    let d = compare::differences(a, b);
-    (!d.is_empty()).then(|| d.join("; "))
+    a.sets
+        .iter()
+        .flat_map(|x| b.sets.iter().map(move |y| (x, y)))
+        .find_map(|(x, y)| identity::compatible(x, y).err())
+        .map(|m| m.to_string())
 }
 
 fn load(path: &Path) -> Result<Side, String> {

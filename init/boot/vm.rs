@@ -374,6 +374,7 @@ impl<'a> Plan<'a> {
     /// A results set per kernel, its command line checked.
     fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Failure> {
         let opts = self.opts;
+        let qemu_version = qemu::version(opts.arch);
         let targets: Vec<Target> = kernels
             .into_iter()
             .enumerate()
@@ -395,6 +396,10 @@ impl<'a> Plan<'a> {
                         cpus: self.guest.cpus,
                         memory: opts.memory.clone(),
                         append: self.cmdline(i),
+                        qemu: qemu_version.clone(),
+                        // set at each boot, with the accelerator
+                        machine: None,
+                        cpu: None,
                     },
                     runs: Vec::new(),
                 },
@@ -480,6 +485,8 @@ impl<'a> Plan<'a> {
             message: rec.message.clone(),
         });
         target.set.vm.accel = self.accel.as_str().into();
+        let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
+        (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
         let warning = target
             .add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log)

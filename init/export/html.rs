@@ -2,8 +2,9 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::analysis::compare::{render, Comparison, Metric, Verdict};
+use crate::analysis::compare::{Comparison, Metric, Verdict};
 use crate::analysis::history::{self, History, Series};
+use crate::export::parts;
 use crate::stats;
 use std::fmt::Write;
 
@@ -334,9 +335,9 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
 /// coloured by verdict.
 pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
     let _ = write!(out, "<h2>{heading}</h2><pre>");
-    *out += &esc(&render::header(c).join("\n"));
+    *out += &esc(&parts::header(c).join("\n"));
     *out += "</pre><table><tr>";
-    let (head, rows) = render::rows(c);
+    let (head, rows) = parts::rows(c);
     for h in head {
         let _ = write!(out, "<th>{}</th>", esc(&h));
     }
@@ -357,7 +358,7 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let why = render::explained(c);
+    let why = parts::explained(c);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }

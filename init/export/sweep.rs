@@ -3,7 +3,7 @@
 //! format (a step is a comparison of two consecutive measured commits).
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
-use crate::analysis::compare::{render, Comparison, Verdict};
+use crate::analysis::compare::{Comparison, Verdict};
 use crate::analysis::sweep::{Moved, Outcome, Step, Sweep};
 use serde::Serialize;
 use std::fmt::Write;
@@ -147,7 +147,7 @@ impl Exporter<Sweep> for Table {
 
 impl Exporter<Sweep> for Email {
     fn export(&self, s: &Sweep) -> String {
-        text(s, self, Some(render::MAIL_WIDTH))
+        text(s, self, Some(super::email::MAIL_WIDTH))
     }
 }
 

@@ -96,6 +96,9 @@ fn from_report(report: Report) -> RunSet {
             cpus: report.system.cpus,
             memory: String::new(),
             append: report.system.cmdline.clone(),
+            qemu: None,
+            machine: None,
+            cpu: None,
         },
         runs: vec![RunRecord {
             index: 1,

@@ -10,9 +10,9 @@
 
 pub mod input;
 pub mod movers;
-pub mod render;
 
 use crate::registry::{self, Trigger};
+use crate::report::identity::Identity;
 use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
 use crate::stats;
 use serde::Serialize;
@@ -359,61 +359,24 @@ impl Side {
         }
     }
 
-    /// What must match for figures to be comparable: (kind, value).
-    fn signature(&self) -> BTreeSet<(&'static str, String)> {
-        let mut sig = BTreeSet::new();
-        for s in &self.sets {
-            // a rate per second and one per 10^9 instructions are
-            // different quantities, whatever their digits
-            sig.insert(("meter", s.vm.meter.as_str().to_string()));
-            sig.insert(("architecture", s.vm.arch.clone()));
-            sig.insert(("accelerator", s.vm.accel.clone()));
-            sig.insert(("CPUs", s.vm.cpus.to_string()));
-        }
-        let icount = self.sets.iter().any(|s| s.vm.meter == Meter::Icount);
-        for r in self.runs().filter_map(|r| r.report.as_ref()) {
-            if icount {
-                // the counts include the producers' own code and layout:
-                // another build of trig-init moved rename-base by 0.3% and
-                // the uprobe family by 3% on one kernel
-                sig.insert((
-                    "trig-init build (icount counts its code too)",
-                    format!("{} {}", r.tool.version, r.tool.git_rev),
-                ));
-            }
-            sig.insert(("parameters", r.params.signature()));
-        }
-        sig
+    fn identity(&self) -> Identity {
+        Identity::of(&self.sets)
     }
 }
 
-/// Why BASE and NEW cannot be compared: each kind of setting on which
-/// they differ, or which varies within one side.
+/// Why BASE and NEW cannot be compared: each field of their identity
+/// (`report::identity`) on which they differ, or which varies within one
+/// side.
 pub fn differences(base: &Side, new: &Side) -> Vec<String> {
-    let (a, b) = (base.signature(), new.signature());
-    let kinds: BTreeSet<&str> = a.iter().chain(&b).map(|(k, _)| *k).collect();
-    let values = |sig: &BTreeSet<(&str, String)>, kind: &str| -> Vec<String> {
-        sig.iter()
-            .filter(|(k, _)| *k == kind)
-            .map(|(_, v)| v.clone())
-            .collect()
-    };
-    let mut out = Vec::new();
-    for kind in kinds {
-        let (va, vb) = (values(&a, kind), values(&b, kind));
-        for (side, v) in [("BASE", &va), ("NEW", &vb)] {
-            if v.len() > 1 {
-                out.push(format!("{side} mixes {kind}: {}", v.join(" | ")));
-            }
-        }
-        if va != vb {
-            out.push(format!(
-                "{kind}: BASE {} vs NEW {}",
-                va.join(" | "),
-                vb.join(" | ")
-            ));
-        }
-    }
+    let (a, b) = (base.identity(), new.identity());
+    let mut out: Vec<String> = [("BASE", &a), ("NEW", &b)]
+        .iter()
+        .flat_map(|(side, id)| {
+            id.mixed()
+                .map(move |(f, v)| format!("{side} mixes {f}: {}", v.join(" | ")))
+        })
+        .collect();
+    out.extend(a.mismatches(&b).iter().map(|m| m.describe("BASE", "NEW")));
     out
 }
 
