@@ -13,6 +13,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod parts;
+pub mod sweep;
 pub mod table;
 pub mod text;
 
