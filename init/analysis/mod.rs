@@ -7,3 +7,4 @@ pub mod bisect;
 pub mod changepoint;
 pub mod compare;
 pub mod history;
+pub mod steps;
