@@ -6,6 +6,7 @@
 
 pub mod bmf;
 pub mod html;
+pub mod kcidb;
 pub mod text;
 
 use crate::analysis::compare::render::{render, Format};
