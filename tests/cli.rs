@@ -549,3 +549,138 @@ fn ab_proof_reads_an_ab_run() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_non_utf8_argument_is_a_usage_error_not_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"nu\xff\xfe");
+    for args in [
+        &["compare"][..],
+        &["vm", "--out"],
+        &["list", "--kernel"],
+        &["history"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args(args)
+            .arg(bad)
+            .arg("somewhere")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("UTF-8") && e.contains("nu"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
+    let dir = scratch("cut-off");
+    regressed_pair(&dir);
+    // what an older trig-init left when the disk filled on its first write
+    std::fs::write(dir.join("empty.json"), "").unwrap();
+    std::fs::write(dir.join("cut.json"), "{\"schema_version\": 1, \"ru").unwrap();
+    std::fs::write(dir.join("alerts.json"), "").unwrap();
+    let d = dir.to_str().unwrap();
+    // the page goes to the scratch directory, not into the checkout
+    let page = dir.join("page.html");
+    let page = page.to_str().unwrap();
+    for args in [
+        &["history", d][..],
+        &["history", "--alert", d],
+        &["report", d, "-o", page],
+        &["compare", "--previous", d],
+    ] {
+        let o = trig_init(args);
+        let e = stderr(&o);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {e}"
+        );
+        assert!(
+            e.contains("skipped") && e.contains("empty.json") && e.contains("cut.json"),
+            "{args:?}: {e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_refuses_a_side_of_two_kernels_and_names_them() {
+    let dir = scratch("two-kernels");
+    let (base, new) = regressed_pair(&dir);
+    let mixed = dir.join("mixed");
+    std::fs::create_dir_all(&mixed).unwrap();
+    std::fs::copy(&base, mixed.join("a.json")).unwrap();
+    std::fs::write(
+        mixed.join("b.json"),
+        synth::results("6.12.0", "cccc", "20261103T000000Z", 0.8, 1, 0.0).to_string(),
+    )
+    .unwrap();
+    let o = trig_init(&["compare", &base, mixed.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("NEW holds the results of 2 kernels") && e.contains("6.1.0, 6.12.0"),
+        "{e}"
+    );
+    let _ = new;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_says_why_movers_and_overheads_are_missing() {
+    let dir = scratch("unexplained");
+    let mut base = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+    for r in base["runs"][0]["report"]["results"].as_array_mut().unwrap() {
+        r["profile"] = serde_json::json!({"total": 500.0, "kernel": 400.0, "functions": []});
+    }
+    let mut new = synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.7, 1, 0.0);
+    // `--filter trig-kprobe` without its baseline, by an older trig-init
+    new["runs"][0]["report"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["name"] != "trig-base");
+    let (b, n) = (dir.join("base.json"), dir.join("new.json"));
+    std::fs::write(&b, base.to_string()).unwrap();
+    std::fs::write(&n, new.to_string()).unwrap();
+    let o = trig_init(&["compare", b.to_str().unwrap(), n.to_str().unwrap()]);
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        all.contains("no movers: BASE was profiled (--profile) and NEW was not"),
+        "{all}"
+    );
+    assert!(
+        all.contains("no overhead in NEW for trig-kprobe (no trig-base)"),
+        "{all}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn misleading_messages_say_what_is_wrong() {
+    let dir = scratch("messages");
+    let (base, new) = regressed_pair(&dir);
+    let d = dir.to_str().unwrap();
+    for args in [
+        &["compare", "--alpha", "0", &base, &new][..],
+        &["history", "--alpha", "0", d],
+    ] {
+        let o = trig_init(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--alpha must be in (0,1)"), "{}", stderr(&o));
+    }
+    // results without a commit, ordered by a tree's history
+    let bare = scratch("messages-bare");
+    let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+    doc["kernel"].as_object_mut().unwrap().remove("commit");
+    std::fs::write(bare.join("a.json"), doc.to_string()).unwrap();
+    let tree = env!("CARGO_MANIFEST_DIR");
+    let o = trig_init(&["history", "--git", tree, bare.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("no kernel commit recorded"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bare);
+}

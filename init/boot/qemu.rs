@@ -42,15 +42,36 @@ pub fn kvm_present(arch: Arch) -> bool {
 /// a host input that reaches the guest (RTC, file times).
 const ICOUNT_EPOCH: &str = "2020-01-01T00:00:00";
 
-fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
-    let (machine, cpu) = match (arch, accel) {
+/// The emulated machine: `-machine` and `-cpu`.
+pub fn model(arch: Arch, accel: Accel) -> (&'static str, &'static str) {
+    match (arch, accel) {
         (Arch::X86_64, Accel::Kvm) => ("pc", "host"),
         // a modern model, so that the kernel takes its usual paths
         (Arch::X86_64, Accel::Tcg) => ("pc", "max"),
         (Arch::Aarch64, Accel::Kvm) => ("virt,gic-version=3", "host"),
         // neoverse-n1: -cpu max is 4x slower under TCG (pointer auth)
         (Arch::Aarch64, Accel::Tcg) => ("virt,gic-version=3", "neoverse-n1"),
-    };
+    }
+}
+
+/// QEMU's version as `--version` prints it ("10.0.2 (Debian ...)"); None
+/// when the binary does not run.
+pub fn version(arch: Arch) -> Option<String> {
+    let out = std::process::Command::new(binary(arch))
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    Some(
+        line.strip_prefix("QEMU emulator version ")
+            .unwrap_or(line)
+            .into(),
+    )
+}
+
+fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
+    let (machine, cpu) = model(arch, accel);
     let mut a: Vec<String> = ["-machine", machine, "-cpu", cpu]
         .map(String::from)
         .to_vec();

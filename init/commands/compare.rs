@@ -16,7 +16,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
         ),
         _ => return Err("give BASE and NEW, or --previous DIR".into()),
     };
-    if !(0.0..1.0).contains(&cmd.alpha)
+    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
         || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
         || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
     {

@@ -2,8 +2,9 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::analysis::compare::{render, Comparison, Metric, Verdict};
+use crate::analysis::compare::{Comparison, Metric, Verdict};
 use crate::analysis::history::{self, History, Series};
+use crate::export::parts;
 use crate::stats;
 use std::fmt::Write;
 
@@ -325,9 +326,9 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
 /// The latest comparison as `compare` prints it, rows coloured by verdict.
 fn latest_comparison(out: &mut String, c: &Comparison) {
     *out += "<h2>Latest comparison</h2><pre>";
-    *out += &esc(&render::header(c).join("\n"));
+    *out += &esc(&parts::header(c).join("\n"));
     *out += "</pre><table><tr>";
-    let (head, rows) = render::rows(c);
+    let (head, rows) = parts::rows(c);
     for h in head {
         let _ = write!(out, "<th>{}</th>", esc(&h));
     }
@@ -348,7 +349,7 @@ fn latest_comparison(out: &mut String, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let why = render::explained(c);
+    let why = parts::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }
