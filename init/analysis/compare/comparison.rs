@@ -119,6 +119,9 @@ pub struct Comparison {
     /// What makes the sides not comparable (only with `force`).
     pub differences: Vec<String>,
     pub paired: bool,
+    /// Why figures one would expect are not there (movers, overheads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub benches: Vec<BenchComparison>,
 }
 

@@ -13,6 +13,7 @@ mod comparison;
 mod evidence;
 mod metric;
 pub mod movers;
+mod notes;
 mod side;
 mod verdict;
 
@@ -20,7 +21,9 @@ pub use comparison::{BenchComparison, Comparison, MetricComparison, SideStats, T
 pub use metric::Metric;
 pub use side::{differences, SideInfo};
 
-use side::results;
+use movers::overhead_movers;
+use notes::notes;
+use side::{bench_names, comparable, results};
 pub use verdict::{counted_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT, ICOUNT_LAYOUT_PCT};
 
 use crate::analysis::input::Side;
@@ -63,29 +66,7 @@ impl Default for Settings {
 /// unless `settings.force`.
 pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, String> {
     let (bi, ni) = (base.info(), new.info());
-    if bi.runs == 0 || ni.runs == 0 {
-        let which = if bi.runs == 0 { "BASE" } else { "NEW" };
-        return Err(format!(
-            "{which} has no boot with a report: nothing to compare"
-        ));
-    }
-    let diffs = differences(base, new);
-    if !diffs.is_empty() && !settings.force {
-        return Err(format!(
-            "results are not comparable (--force compares anyway):\n  {}",
-            diffs.join("\n  ")
-        ));
-    }
-    let mut names: Vec<String> = Vec::new();
-    for side in [base, new] {
-        for run in side.runs() {
-            for r in &run.report.as_ref().expect("runs() has reports").results {
-                if !names.contains(&r.name) {
-                    names.push(r.name.clone());
-                }
-            }
-        }
-    }
+    let diffs = comparable(base, new, (&bi, &ni), settings.force)?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
     let judge = Judge {
@@ -94,12 +75,15 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         meter,
     };
     let mut paired = false;
-    let mut benches: Vec<BenchComparison> = names
+    let mut benches: Vec<BenchComparison> = bench_names(base, new)
         .iter()
         .enumerate()
         .map(|(i, name)| {
             let (b, n) = (results(base, name), results(new, name));
-            let c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            let mut c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            if c.movers.is_some() {
+                c.movers = overhead_movers(base, new, &b, &n).or(c.movers);
+            }
             paired |= c.metrics.iter().any(|m| m.pairs > 0);
             c
         })
@@ -113,6 +97,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         limits,
         differences: diffs,
         paired,
+        notes: notes(base, new),
         benches,
     })
 }

@@ -13,6 +13,8 @@ pub struct SideInfo {
     pub files: Vec<String>,
     pub releases: Vec<String>,
     pub commits: Vec<String>,
+    /// The Debian packages the kernels came from, where they did.
+    pub packages: Vec<String>,
     pub arch: Vec<String>,
     pub accel: Vec<String>,
     pub meter: Vec<Meter>,
@@ -32,6 +34,7 @@ impl Side {
             files: self.files.clone(),
             releases: distinct(self.sets.iter().map(|s| s.kernel.release.clone())),
             commits: distinct(self.sets.iter().filter_map(|s| s.kernel.commit.clone())),
+            packages: distinct(self.sets.iter().filter_map(|s| s.kernel.package.clone())),
             arch: distinct(self.sets.iter().map(|s| s.vm.arch.clone())),
             accel: distinct(self.sets.iter().map(|s| s.vm.accel.clone())),
             meter: distinct(self.sets.iter().map(|s| s.vm.meter.as_str()))
@@ -92,4 +95,58 @@ pub(super) fn results<'a>(
             Some((key, r))
         })
         .collect()
+}
+
+/// What a comparison stands on: both sides have boots with a report and
+/// one kernel each, and nothing else differs unless `force`; returns the
+/// differences that `force` let through.
+pub(super) fn comparable(
+    base: &Side,
+    new: &Side,
+    (bi, ni): (&SideInfo, &SideInfo),
+    force: bool,
+) -> Result<Vec<String>, String> {
+    if bi.runs == 0 || ni.runs == 0 {
+        let which = if bi.runs == 0 { "BASE" } else { "NEW" };
+        return Err(format!(
+            "{which} has no boot with a report: nothing to compare"
+        ));
+    }
+    // a directory vm's default --out filled with several kernels: pooled,
+    // their boots would read as one kernel's noise
+    for (which, info) in [("BASE", bi), ("NEW", ni)] {
+        for (what, kernels) in [("kernels", &info.releases), ("commits", &info.commits)] {
+            if kernels.len() > 1 {
+                return Err(format!(
+                    "{which} holds the results of {} {what} ({}): a side is one kernel; \
+                     name its files, or give each kernel its own --out directory",
+                    kernels.len(),
+                    kernels.join(", ")
+                ));
+            }
+        }
+    }
+    let diffs = differences(base, new);
+    if !diffs.is_empty() && !force {
+        return Err(format!(
+            "results are not comparable (--force compares anyway):\n  {}",
+            diffs.join("\n  ")
+        ));
+    }
+    Ok(diffs)
+}
+
+/// Every benchmark either side ran, in the order first seen.
+pub(super) fn bench_names(base: &Side, new: &Side) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for side in [base, new] {
+        for run in side.runs() {
+            for r in &run.report.as_ref().expect("runs() has reports").results {
+                if !names.contains(&r.name) {
+                    names.push(r.name.clone());
+                }
+            }
+        }
+    }
+    names
 }

@@ -6,12 +6,12 @@ use super::options::AccelChoice;
 use super::plan::Plan;
 use super::schedule::{boots, Scheduled};
 use super::{infra, temp_file, Failure};
-use crate::boot::files::TempFile;
 use crate::boot::judge::{add_profiles, judge_boot};
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
 use crate::boot::profile;
 use crate::boot::qemu::{self, Accel};
 use crate::boot::results::Target;
+use crate::files::TempFile;
 use crate::report::Pairing;
 use nix::sys::signal::Signal;
 use std::sync::mpsc::Sender;
@@ -32,6 +32,9 @@ impl<'a> Plan<'a> {
         for this in boots(self.opts.order, targets.len(), self.opts.runs) {
             if let Some(sig) = self.boot_one(&mut targets[this.k], &this, initrd, events)? {
                 return Ok(Some(sig));
+            }
+            if self.unsaved.is_some() {
+                break;
             }
         }
         Ok(None)
@@ -76,11 +79,12 @@ impl<'a> Plan<'a> {
         let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
         (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
-        let warning = target
-            .add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log)
-            .map_err(infra)?;
-        if let Some(why) = warning {
-            let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+        match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
+            Ok(Some(why)) => {
+                let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+            }
+            Ok(None) => {}
+            Err(e) => self.unsaved = Some(e),
         }
         Ok(b.interrupted)
     }
@@ -129,6 +133,9 @@ impl<'a> Plan<'a> {
                 .last()
                 .unwrap_or("the guest never reached /init")
                 .to_string();
+            if let Some(refusal) = qemu_refusal(&b.qemu_stderr) {
+                return Err(infra(format!("QEMU refused to start: {refusal}")));
+            }
             self.accel = Accel::Tcg;
             self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
             let _ = events.send(BootEvent::Notice(format!(
@@ -137,4 +144,19 @@ impl<'a> Plan<'a> {
             )));
         }
     }
+}
+
+/// QEMU's own error, when it refused the configuration for a reason that
+/// is not KVM's (TCG would refuse it as well): its lines other than
+/// warnings, none of which names KVM.
+fn qemu_refusal(stderr: &str) -> Option<String> {
+    let errors: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains("warning"))
+        .collect();
+    let kvm = errors
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("kvm"));
+    (!errors.is_empty() && !kvm).then(|| errors.join(" / "))
 }

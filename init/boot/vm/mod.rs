@@ -12,7 +12,6 @@ pub use guest::{boot_timeout, default_cpus, meter_conflict};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
-use crate::boot::files::TempFile;
 use crate::boot::initramfs;
 use crate::boot::kernel::{self, Kernel};
 use crate::boot::profile;
@@ -20,6 +19,7 @@ use crate::boot::results::timestamp;
 use crate::boot::signals;
 use crate::boot::ui::Ui;
 use crate::exit;
+use crate::files::{self, TempFile};
 use crate::report::RunSet;
 use crate::{matrix, registry};
 use options::check;
@@ -80,6 +80,9 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
     })?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| infra(format!("{}: {e}", opts.out.display())))?;
+    for name in files::remove_stale(&opts.out) {
+        eprintln!("trig-init: removed {name}, left by a run that was killed");
+    }
     let initrd = temp_file(
         opts.out.join(format!(".initramfs-{}.cpio", plan.session)),
         &cpio,
@@ -106,6 +109,18 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Failure> {
             "init binary {} is not a static executable; build the static one (scripts/build.sh) or pass --init",
             init_path.display()
         )));
+    }
+    // the guest would only say "error -8" (ENOEXEC) and look crashed
+    if let Some(kernel::Format::Elf(built)) = kernel::detect_bytes(&init) {
+        if built != opts.arch {
+            return Err(usage(format!(
+                "init binary {} is built for {}, not --arch {}; build that one (scripts/build.sh --arch {}) and pass it as --init",
+                init_path.display(),
+                built.as_str(),
+                opts.arch.as_str(),
+                opts.arch.as_str()
+            )));
+        }
     }
     Ok(init)
 }

@@ -4,6 +4,7 @@
 use super::schedule::Order;
 use crate::boot::kernel::Arch;
 use crate::boot::qemu::Accel;
+use crate::files;
 use crate::options::RunOptions;
 use crate::report::Meter;
 use std::path::PathBuf;
@@ -98,14 +99,43 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());
     }
+    let most = opts.arch.max_cpus();
+    if let Some(n) = opts.cpus.filter(|&n| n > most) {
+        return Err(format!(
+            "--cpus {n}: QEMU's {} machine takes at most {most}",
+            opts.arch.as_str()
+        ));
+    }
     if opts.timeout == Some(0) {
         return Err("--timeout must be at least 1 s".into());
     }
-    if !valid_memory(&opts.memory) {
+    let Some(mib) = memory_mib(&opts.memory) else {
         return Err(format!(
             "--memory '{}' is not a size such as 512M, 1G or 1.5G",
             opts.memory
         ));
+    };
+    if mib < MIN_MEMORY_MIB {
+        return Err(format!(
+            "--memory {}: a guest needs at least {MIN_MEMORY_MIB}M (the kernel and trig-init's initramfs)",
+            opts.memory
+        ));
+    }
+    if let Some(host) = host_memory_mib().filter(|&host| mib > host) {
+        return Err(format!(
+            "--memory {}: more than this host's {:.0}M",
+            opts.memory, host
+        ));
+    }
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(format!(
+            "--out {} is a file, not a directory",
+            opts.out.display()
+        ));
+    }
+    if let Some(dest) = opts.json.as_deref().filter(|d| *d != "-") {
+        files::check_writable(std::path::Path::new(dest))
+            .map_err(|e| format!("--json {dest}: {e}"))?;
     }
     // run options given here would override those after -- unseen
     if let Some(w) = opts
@@ -120,11 +150,40 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// QEMU's `-m`: a positive number, fractions allowed, in MiB or with a
-/// K, M, G or T suffix.
-fn valid_memory(m: &str) -> bool {
+/// Below this a kernel does not get as far as /init.
+const MIN_MEMORY_MIB: f64 = 128.0;
+
+/// QEMU's `-m` in MiB: a positive number, fractions allowed, in MiB or
+/// with a K, M, G or T suffix.
+fn memory_mib(m: &str) -> Option<f64> {
     let digits = m.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']);
-    m.len() - digits.len() <= 1
-        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && digits.parse::<f64>().is_ok_and(|v| v > 0.0)
+    if m.len() - digits.len() > 1 || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let scale = match m[digits.len()..].to_ascii_uppercase().as_str() {
+        "K" => 1.0 / 1024.0,
+        "" | "M" => 1.0,
+        "G" => 1024.0,
+        _ => 1024.0 * 1024.0,
+    };
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0)
+        .map(|v| v * scale)
+}
+
+/// The host's memory (MemTotal), in MiB: a guest given more would swap
+/// or fail to start.
+fn host_memory_mib() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: f64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
 }

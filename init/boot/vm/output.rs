@@ -8,6 +8,7 @@ use crate::boot::results::Target;
 use crate::boot::signals;
 use crate::boot::ui;
 use crate::exit;
+use crate::files;
 use crate::report::RunSet;
 use nix::sys::signal::Signal;
 
@@ -24,9 +25,15 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|t| (&t.set, t.path.as_ref().map(|(p, _)| p)))
             .collect();
-        ui::summary(opts.quiet, &shown);
+        // figures that could not be kept are at least shown
+        ui::summary(opts.quiet && self.unsaved.is_none(), &shown);
         if let Some(dest) = &opts.json {
             write_json(dest, &sets)?;
+        }
+        if let Some(e) = &self.unsaved {
+            return Err(infra(format!(
+                "results not written: {e}; the figures above are all that is left of the last boot"
+            )));
         }
         if let Some(sig) = interrupted {
             eprintln!(
@@ -61,6 +68,7 @@ fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Failure> {
         print!("{json}");
         Ok(())
     } else {
-        std::fs::write(dest, json).map_err(|e| infra(format!("{dest}: {e}")))
+        files::replace(std::path::Path::new(dest), json.as_bytes())
+            .map_err(|e| infra(format!("{dest}: {e}")))
     }
 }

@@ -27,6 +27,9 @@ pub(super) struct Plan<'a> {
     /// Unique to this command: runs in the same second must not pair.
     pub(super) session: String,
     pub(super) plugin: Option<PathBuf>,
+    /// Why the results of the last boot could not be written: the
+    /// schedule stops, and the figures are shown all the same.
+    pub(super) unsaved: Option<String>,
 }
 
 /// The accelerator to start with.
@@ -73,6 +76,7 @@ impl<'a> Plan<'a> {
             stem,
             session,
             plugin: None,
+            unsaved: None,
         })
     }
 
