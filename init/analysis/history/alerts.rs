@@ -39,6 +39,14 @@ fn file_name(path: &str) -> &str {
 pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
     let path = dir.join(ALERTS_FILE);
     match std::fs::read_to_string(&path) {
+        // what an older trig-init left when the disk filled: start afresh
+        Ok(text) if text.trim().is_empty() => {
+            eprintln!(
+                "trig-init: warning: {} is empty; the alerts already sent are forgotten",
+                path.display()
+            );
+            Ok(Vec::new())
+        }
         Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(format!("{}: {e}", path.display())),
@@ -48,7 +56,7 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
 pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
     let path = dir.join(ALERTS_FILE);
     let text = serde_json::to_string_pretty(alerts).expect("alerts serialize") + "\n";
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    crate::files::replace(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same
