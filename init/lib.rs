@@ -9,6 +9,7 @@ pub mod caps;
 pub mod cpu;
 pub mod exit;
 pub mod export;
+pub mod files;
 pub mod guest;
 pub mod matrix;
 pub mod options;

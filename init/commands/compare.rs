@@ -4,6 +4,7 @@ use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::compare;
+use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
@@ -15,7 +16,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
         ),
         _ => return Err("give BASE and NEW, or --previous DIR".into()),
     };
-    if !(0.0..1.0).contains(&cmd.alpha)
+    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
         || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
         || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
     {
@@ -42,6 +43,9 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
         if let Some(path) = path {
             files.push((for_comparison(format, false)?, path));
         }
+    }
+    if let Some(path) = &cmd.export_kcidb {
+        files.push((Box::new(Kcidb(kcidb::Options::from_env()?)), path));
     }
     let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));

@@ -24,7 +24,7 @@ pub fn comparison(c: &Comparison) -> String {
         out.extend(flagged_table(c, &hits));
         out.push(String::new());
     }
-    let why = explained(c);
+    let why = explained(c, MAIL_WIDTH);
     if !why.is_empty() {
         out.extend(why);
         out.push(String::new());

@@ -39,7 +39,7 @@ pub fn comparison(c: &Comparison) -> String {
         out += "\n";
         out += &md_table(hits);
     }
-    let why = explained(c);
+    let why = explained(c, usize::MAX);
     if let Some((head, lines)) = why.split_first() {
         let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
     }

@@ -196,6 +196,7 @@ pub fn header(c: &Comparison) -> Vec<String> {
     for d in &c.differences {
         lines.push(format!("WARNING (--force): {d}"));
     }
+    lines.extend(c.notes.iter().map(|n| format!("note: {n}")));
     lines
 }
 
@@ -382,13 +383,14 @@ pub fn totals(c: &Comparison) -> String {
 }
 
 /// Where each flagged benchmark's instructions went, when both sides were
-/// profiled: a heading, then [`movers::lines`] of each; empty otherwise.
-pub fn explained(c: &Comparison) -> Vec<String> {
+/// profiled: a heading, then [`movers::lines_within`] `width` of each;
+/// empty otherwise.
+pub fn explained(c: &Comparison, width: usize) -> Vec<String> {
     let mut out: Vec<String> = c
         .benches
         .iter()
         .filter(|b| flagged(b.verdict))
-        .filter_map(|b| Some(movers::lines(&b.name, b.movers.as_ref()?)))
+        .filter_map(|b| Some(movers::lines_within(&b.name, b.movers.as_ref()?, width)))
         .flatten()
         .collect();
     if !out.is_empty() {

@@ -44,7 +44,7 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
             let _ = writeln!(out, "{text}");
         }
     }
-    for l in explained(c) {
+    for l in explained(c, usize::MAX) {
         let _ = write!(out, "\n{l}");
     }
     out + "\n" + &totals(c) + "\n"

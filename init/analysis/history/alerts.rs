@@ -39,6 +39,14 @@ fn file_name(path: &str) -> &str {
 pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
     let path = dir.join(ALERTS_FILE);
     match std::fs::read_to_string(&path) {
+        // what an older trig-init left when the disk filled: start afresh
+        Ok(text) if text.trim().is_empty() => {
+            eprintln!(
+                "trig-init: warning: {} is empty; the alerts already sent are forgotten",
+                path.display()
+            );
+            Ok(Vec::new())
+        }
         Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(format!("{}: {e}", path.display())),
@@ -48,12 +56,13 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
 pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
     let path = dir.join(ALERTS_FILE);
     let text = serde_json::to_string_pretty(alerts).expect("alerts serialize") + "\n";
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    crate::files::replace(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same
 /// benchmark, metric and direction, within `SAME_WITHIN` results of the
-/// recorded one; returns the records of the others, which are alerted now.
+/// recorded one; returns the records of the others but pending ones,
+/// which are alerted now.
 pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
     h.alerting = true;
     let positions: Vec<Option<usize>> = alerts
@@ -66,7 +75,8 @@ pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
         .collect();
     let night = h.points.last().map_or_else(String::new, Point::label);
     let mut fresh = Vec::new();
-    for f in &mut h.found {
+    // a pending step waits for the result that confirms it
+    for f in h.found.iter_mut().filter(|f| !f.pending) {
         let earlier = alerts.iter().zip(&positions).find(|(a, at)| {
             a.bench == f.bench
                 && a.metric == f.metric.as_str()

@@ -66,12 +66,16 @@ fn order_by_git(
                     .find(|(full, _)| full.starts_with(c.as_str()))
                     .map(|(_, i)| *i)
             })
-            .ok_or_else(|| {
-                format!(
-                    "{}: no kernel commit of {} in the tree's history",
+            .ok_or_else(|| match &commit {
+                None => format!(
+                    "{}: no kernel commit recorded (vm --commit SHA records it), so --git cannot place it",
+                    f.display()
+                ),
+                Some(c) => format!(
+                    "{}: kernel commit {c} is not in the history of {}",
                     f.display(),
                     tree.display()
-                )
+                ),
             })?;
         keyed.push(pos);
     }
