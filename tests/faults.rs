@@ -13,6 +13,11 @@ use std::time::{Duration, Instant};
 /// The guest's first words, which tell the host /init was reached.
 const INIT: &str = "echo 'trig-init 0.1.0 as PID 1'";
 
+/// `qemu-system-* --version`, which `vm` asks before booting (recorded in
+/// the results): answered before the script, not counted as a boot.
+const VERSION: &str =
+    "[ \"$1\" = --version ] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }";
+
 struct Fake {
     dir: PathBuf,
     out: PathBuf,
@@ -28,7 +33,10 @@ impl Fake {
         let qemu = dir.join("bin/qemu-system-x86_64");
         std::fs::write(
             &qemu,
-            format!("#!/bin/sh\necho $$ >> '{}/pids'\n{script}\n", dir.display()),
+            format!(
+                "#!/bin/sh\n{VERSION}\necho $$ >> '{}/pids'\n{script}\n",
+                dir.display()
+            ),
         )
         .unwrap();
         std::fs::set_permissions(&qemu, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -301,7 +309,10 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         (&["--memory", "1"], "at least 128M"),
         (&["--cpus", "1000"], "at most 255"),
         // output paths, refused only after the boot before
-        (&["--json", "/nonexistent/x.json"], "--json /nonexistent/x.json"),
+        (
+            &["--json", "/nonexistent/x.json"],
+            "--json /nonexistent/x.json",
+        ),
         (&["--runs", "0"], "--runs"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
@@ -361,8 +372,16 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
         ),
-        (&["--profile"], Some("/tmp"), "TRIG_INIT_PLUGIN=/tmp is a directory"),
-        (&["--profile"], Some(""), "TRIG_INIT_PLUGIN is set but empty"),
+        (
+            &["--profile"],
+            Some("/tmp"),
+            "TRIG_INIT_PLUGIN=/tmp is a directory",
+        ),
+        (
+            &["--profile"],
+            Some(""),
+            "TRIG_INIT_PLUGIN is set but empty",
+        ),
         (
             &["--profile"],
             Some(plugin.to_str().unwrap()),
@@ -507,7 +526,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     std::fs::write(
         &qemu,
         format!(
-            "#!/bin/sh\ncat '{}'\ncat /dev/zero > '{}/fill' 2>/dev/null\nexit 0\n",
+            "#!/bin/sh\n{VERSION}\ncat '{}'\ncat /dev/zero > '{}/fill' 2>/dev/null\nexit 0\n",
             console.display(),
             fake.out.display()
         ),
@@ -518,10 +537,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     };
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{out}{err}");
-    assert!(
-        err.contains("No space left on device"),
-        "says why: {err}"
-    );
+    assert!(err.contains("No space left on device"), "says why: {err}");
     // the figures measured are shown though they could not be kept
     assert!(
         format!("{out}{err}").contains("trig-kprobe"),
@@ -574,7 +590,11 @@ fn a_guest_that_says_nothing_still_gets_a_reason() {
     let why = docs[0]["runs"][0]["message"].as_str().unwrap().to_string();
     assert!(why.contains("never reached /init: "), "{why}");
     assert!(!why.trim_end().ends_with(':'), "an empty reason: {why}");
-    assert!(stderr(&o).contains("console stayed empty"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("console stayed empty"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -593,10 +613,17 @@ fn a_killed_runs_initramfs_is_removed_by_the_next_run() {
         std::fs::write(fake.out.join(n), b"cpio").unwrap();
     }
     let o = fake.vm(&["-q"]);
-    assert!(stderr(&o).contains(&format!("removed {stale}")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("removed {stale}")),
+        "{}",
+        stderr(&o)
+    );
     let files = fake.files();
     assert!(!files.contains(&stale), "{files:?}");
-    assert!(files.contains(&alive), "a living run's file stays: {files:?}");
+    assert!(
+        files.contains(&alive),
+        "a living run's file stays: {files:?}"
+    );
 }
 
 #[test]

@@ -349,7 +349,7 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{find, select};
+    use crate::registry::find;
     use crate::report::Better;
 
     #[test]
@@ -359,7 +359,7 @@ mod tests {
             cmp_str_lens: vec![8, 64],
             ..Default::default()
         };
-        let sel = select(&["trig-base".into(), "strncmp-helper".into()]).unwrap();
+        let sel = [find("trig-base").unwrap(), find("strncmp-helper").unwrap()];
         let names: Vec<String> = points(&sel, &opts).into_iter().map(|p| p.name).collect();
         assert_eq!(
             names,
