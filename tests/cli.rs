@@ -2,7 +2,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 
 #[test]
 fn list_shows_all_three_matrices() {
@@ -184,6 +184,33 @@ fn regressed_pair(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// Two icount runners on different QEMUs: compare names the field and
+/// both versions and exits 2; --force compares.
+#[test]
+fn compare_refuses_another_qemu_under_icount() {
+    let dir = scratch("identity");
+    let write = |name: &str, qemu: &str| {
+        let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+        doc["vm"]["meter"] = "icount".into();
+        doc["vm"]["qemu"] = qemu.into();
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (a, b) = (write("a.json", "10.0.2"), write("b.json", "7.2.22"));
+    let o = trig_init(&["compare", &a, &b]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("QEMU version: BASE 10.0.2 vs NEW 7.2.22"),
+        "{}",
+        stderr(&o)
+    );
+    let o = trig_init(&["compare", "--force", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("QEMU version"), "{table}");
+}
+
 #[test]
 fn parse_errors_are_usage_errors() {
     for args in [
@@ -332,6 +359,93 @@ fn compare_writes_several_formats_in_one_run() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let bmf = assert_bmf(&String::from_utf8_lossy(&o.stdout));
     assert!(bmf["trig-base"]["rate-m-per-s"]["value"].as_f64().is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// trig-init with the KCIDB origin set.
+fn trig_init_origin(origin: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", origin)
+        .output()
+        .unwrap()
+}
+
+/// `compare` and `history` write KCIDB documents that kcidb-io accepts:
+/// a regression is a FAIL with its verdict, every figure a number, every
+/// ID the origin's.
+#[test]
+fn kcidb_exports_validate() {
+    let dir = scratch("kcidb");
+    let (base, new) = regressed_pair(&dir);
+    let (c, h) = (dir.join("c.kcidb.json"), dir.join("h.kcidb.json"));
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "compare",
+            &base,
+            &new,
+            "--export-kcidb",
+            c.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // into a directory of its own: the history holds only results
+    let hist = dir.join("history");
+    std::fs::create_dir(&hist).unwrap();
+    for f in [&base, &new] {
+        let name = std::path::Path::new(f).file_name().unwrap();
+        std::fs::copy(f, hist.join(name)).unwrap();
+    }
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "history",
+            hist.to_str().unwrap(),
+            "--export-kcidb",
+            h.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_kcidb_valid(&[&c, &h]);
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let doc = read(&c);
+    assert_eq!(doc["version"], serde_json::json!({"major": 5, "minor": 3}));
+    let tests = doc["tests"].as_array().unwrap();
+    let test = |path: &str| {
+        tests
+            .iter()
+            .find(|t| t["path"] == path)
+            .unwrap_or_else(|| panic!("{path}: {doc}"))
+    };
+    let kprobe = test("trig_init.trig-kprobe.rate");
+    assert_eq!(kprobe["status"], "FAIL");
+    assert_eq!(kprobe["misc"]["verdict"], "regressed");
+    let v = kprobe["number"]["value"].as_f64().unwrap();
+    assert!((v - 0.68e6).abs() < 0.01e6, "{v}");
+    assert_eq!(test("trig_init.trig-base.rate")["status"], "DONE");
+    for kind in ["checkouts", "builds", "tests"] {
+        for obj in doc[kind].as_array().unwrap() {
+            assert!(obj["id"].as_str().unwrap().starts_with("ci_test:"), "{obj}");
+        }
+    }
+    // every boot of both results, one test per benchmark and metric
+    let doc = read(&h);
+    assert_eq!(doc["checkouts"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["tests"].as_array().unwrap().len(), 4, "{doc}");
+    // a bad origin is refused before anything is compared
+    let o = trig_init_origin(
+        "Not-An-Origin",
+        &["compare", &base, &new, "--export-kcidb", "x"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN='Not-An-Origin'"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -494,10 +608,13 @@ fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
     std::fs::write(dir.join("cut.json"), "{\"schema_version\": 1, \"ru").unwrap();
     std::fs::write(dir.join("alerts.json"), "").unwrap();
     let d = dir.to_str().unwrap();
+    // the page goes to the scratch directory, not into the checkout
+    let page = dir.join("page.html");
+    let page = page.to_str().unwrap();
     for args in [
         &["history", d][..],
         &["history", "--alert", d],
-        &["report", d],
+        &["report", d, "-o", page],
         &["compare", "--previous", d],
     ] {
         let o = trig_init(args);
