@@ -347,7 +347,7 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::registry::find;
     use crate::report::Better;
@@ -376,7 +376,8 @@ mod tests {
         assert_eq!(one[0].name, "trig-base");
     }
 
-    fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
+    /// An ok result of `bench` at `mean` M/s.
+    pub(crate) fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
         BenchResult {
             summary: Some(Summary {
                 mean,
