@@ -11,7 +11,8 @@
 //! of its slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or
 //! `.skip`, one line saying why it was not measured.
 
-use crate::analysis::compare::{self, input, Comparison, Metric, Settings, Side, Verdict};
+use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
+use crate::analysis::input::{self, Side};
 use crate::report::{identity, Meter};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
