@@ -527,7 +527,7 @@ mod tests {
             range: "a..b".into(),
             commits: (0..n)
                 .map(|i| Commit {
-                    commit: format!("{i:040x}"),
+                    commit: format!("{i:012x}{}", "f".repeat(28)),
                     subject: String::new(),
                 })
                 .collect(),
