@@ -7,7 +7,7 @@ use trig_init::analysis::compare;
 use trig_init::analysis::history;
 use trig_init::analysis::input::Side;
 use trig_init::export::html;
-use trig_init::export::{write_file, Exporter, Html, Report};
+use trig_init::export::{write_file, Exporter, Html, Page};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
     let metrics = [compare::Metric::Rate, compare::Metric::Overhead];
@@ -36,7 +36,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
         repo_url: cmd.repo_url.clone(),
         common_scale: cmd.common_scale,
     });
-    let doc = Report {
+    let doc = Page {
         history: &h,
         latest: latest.as_ref(),
     };

@@ -34,13 +34,13 @@ fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
 }
 
 /// What every verdict of one comparison is judged with.
-pub(super) struct Judge<'a> {
+pub(super) struct Assessor<'a> {
     pub(super) s: &'a Settings,
     pub(super) limits: Limits,
     pub(super) meter: Meter,
 }
 
-impl Judge<'_> {
+impl Assessor<'_> {
     pub(super) fn bench(
         &self,
         name: &str,

@@ -2,7 +2,7 @@
 //! interval, and the test that fits the meter and the boots (counted
 //! under icount; paired, rank or per-second tests under time).
 
-use super::assess::{Judge, Observed};
+use super::assess::{Assessor, Observed};
 use super::{Metric, SideStats, TestKind, ICOUNT_AA_PCT};
 use crate::report::Status;
 use crate::stats;
@@ -92,7 +92,7 @@ pub(super) struct Evidence {
     pub(super) boots_needed: Option<usize>,
 }
 
-impl Judge<'_> {
+impl Assessor<'_> {
     /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
     /// so one boot a side decides: the change against the threshold, with
     /// an interval of the A/A bound or the spread seen, whichever is wider.

@@ -27,7 +27,7 @@ use side::{bench_names, comparable, results};
 pub use verdict::{counted_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT, ICOUNT_LAYOUT_PCT};
 
 use crate::analysis::input::Side;
-use assess::Judge;
+use assess::Assessor;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -69,7 +69,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
     let diffs = comparable(base, new, (&bi, &ni), settings.force)?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
-    let judge = Judge {
+    let judge = Assessor {
         s: settings,
         limits,
         meter,

@@ -3,9 +3,9 @@
 
 use super::guest::guest;
 use super::options::AccelChoice;
-use super::plan::Plan;
 use super::schedule::{boots, Scheduled};
-use super::{infra, temp_file, Failure};
+use super::setup::Setup;
+use super::{infra, temp_file, StatusError};
 use crate::boot::judge::{add_profiles, judge_boot};
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
 use crate::boot::profile;
@@ -21,14 +21,14 @@ use std::time::Duration;
 /// unusable (a working one takes about a second).
 const KVM_PROBE: Duration = Duration::from_secs(30);
 
-impl<'a> Plan<'a> {
+impl<'a> Setup<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
     pub(super) fn boot_all(
         &mut self,
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, Failure> {
+    ) -> Result<Option<Signal>, StatusError> {
         for this in boots(self.opts.order, targets.len(), self.opts.runs) {
             if let Some(sig) = self.boot_one(&mut targets[this.k], &this, initrd, events)? {
                 return Ok(Some(sig));
@@ -48,7 +48,7 @@ impl<'a> Plan<'a> {
         this: &Scheduled,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, Failure> {
+    ) -> Result<Option<Signal>, StatusError> {
         let counts = match &self.plugin {
             Some(_) => Some(temp_file(
                 self.opts
@@ -98,7 +98,7 @@ impl<'a> Plan<'a> {
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, Failure> {
+    ) -> Result<Boot, StatusError> {
         loop {
             target.set.vm.append = self.cmdline(this.k);
             let vm = qemu::Vm {

@@ -3,7 +3,7 @@
 //! boot may take.
 
 use super::options::{MeterChoice, VmOptions};
-use super::{usage, Failure};
+use super::{usage, StatusError};
 use crate::boot::qemu::Accel;
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::Meter;
@@ -68,7 +68,7 @@ pub(super) fn guest(
     meter_choice: MeterChoice,
     points: usize,
     accel: Accel,
-) -> Result<Guest, Failure> {
+) -> Result<Guest, StatusError> {
     let meter = meter_choice.resolve(accel);
     if let Some(why) = meter_conflict(meter, &opts.run) {
         return Err(usage(why));

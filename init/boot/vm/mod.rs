@@ -5,8 +5,8 @@ mod boots;
 mod guest;
 mod options;
 mod output;
-mod plan;
 mod schedule;
+mod setup;
 
 pub use guest::{boot_timeout, default_cpus, meter_conflict};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
@@ -23,17 +23,17 @@ use crate::files::{self, TempFile};
 use crate::report::RunSet;
 use crate::{matrix, registry};
 use options::check;
-use plan::Plan;
+use setup::Setup;
 use std::path::PathBuf;
 
 /// An error of the command and its exit status (see [`exit`]).
-type Failure = (u8, String);
+type StatusError = (u8, String);
 
-fn usage(e: String) -> Failure {
+fn usage(e: String) -> StatusError {
     (exit::USAGE, e)
 }
 
-fn infra(e: String) -> Failure {
+fn infra(e: String) -> StatusError {
     (exit::INFRA, e)
 }
 
@@ -46,7 +46,7 @@ pub struct Done {
 
 /// Runs the command. With several kernels the boots interleave by
 /// `order`, and each kernel gets its own results file.
-pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
+pub fn run(opts: &VmOptions) -> Result<Done, StatusError> {
     check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
@@ -69,7 +69,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
             kernels.len()
         )));
     }
-    let mut plan = Plan::new(opts, points, stem)?;
+    let mut plan = Setup::new(opts, points, stem)?;
     let mut targets = plan.targets(kernels)?;
     plan.plugin = plugin(opts)?;
     // undocumented: extra files for scripts/upstream-bench.sh
@@ -97,7 +97,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
 }
 
 /// The static trig-init to boot as /init: `--init`, or this executable.
-fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Failure> {
+fn read_init(opts: &VmOptions) -> Result<Vec<u8>, StatusError> {
     let init_path = match &opts.init {
         Some(p) => p.clone(),
         None => std::env::current_exe().map_err(|e| infra(e.to_string()))?,
@@ -126,7 +126,7 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Failure> {
 }
 
 /// The QEMU plugin of `--profile`, found and tried before any boot.
-fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Failure> {
+fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, StatusError> {
     if !opts.profile {
         return Ok(None);
     }
@@ -136,6 +136,6 @@ fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Failure> {
 }
 
 /// A temporary file of the command, removed on every path out.
-fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, Failure> {
+fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, StatusError> {
     TempFile::create(path.clone(), bytes).map_err(|e| infra(format!("{}: {e}", path.display())))
 }

@@ -1,8 +1,8 @@
 //! The end of a command: the summary, the JSON document and the exit
 //! status.
 
-use super::plan::Plan;
-use super::{infra, Done, Failure};
+use super::setup::Setup;
+use super::{infra, Done, StatusError};
 use crate::boot::judge::exit_status;
 use crate::boot::results::Target;
 use crate::boot::signals;
@@ -12,13 +12,13 @@ use crate::files;
 use crate::report::RunSet;
 use nix::sys::signal::Signal;
 
-impl<'a> Plan<'a> {
+impl<'a> Setup<'a> {
     /// The summary, the JSON document and the exit status.
     pub(super) fn finish(
         &self,
         targets: &[Target],
         interrupted: Option<Signal>,
-    ) -> Result<Done, Failure> {
+    ) -> Result<Done, StatusError> {
         let opts = self.opts;
         let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
         let shown: Vec<_> = targets
@@ -60,7 +60,7 @@ impl<'a> Plan<'a> {
 
 /// The results document (one kernel) or an array of them (several) to
 /// `dest`, "-" for stdout.
-fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Failure> {
+fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), StatusError> {
     let json = if sets.len() > 1 {
         serde_json::to_string_pretty(&sets)
     } else {

@@ -4,7 +4,7 @@
 
 use super::guest::{guest, Guest};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
-use super::{usage, Failure};
+use super::{usage, StatusError};
 use crate::boot::kernel::Kernel;
 use crate::boot::qemu::{self, Accel};
 use crate::boot::results::Target;
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// Everything a command settles before its first boot, and the guest
 /// setup of the accelerator at hand (which a failing KVM changes).
-pub(super) struct Plan<'a> {
+pub(super) struct Setup<'a> {
     pub(super) opts: &'a VmOptions,
     /// `--meter`, with `auto` resolved for `--profile`.
     pub(super) meter_choice: MeterChoice,
@@ -51,8 +51,12 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
     }
 }
 
-impl<'a> Plan<'a> {
-    pub(super) fn new(opts: &'a VmOptions, points: usize, stem: String) -> Result<Self, Failure> {
+impl<'a> Setup<'a> {
+    pub(super) fn new(
+        opts: &'a VmOptions,
+        points: usize,
+        stem: String,
+    ) -> Result<Self, StatusError> {
         // a profile counts instructions: --profile asks for the icount meter
         let meter_choice = match opts.meter {
             MeterChoice::Auto if opts.profile => MeterChoice::Icount,
@@ -67,7 +71,7 @@ impl<'a> Plan<'a> {
         let accel = first_accel(opts, meter_choice);
         let guest = guest(opts, meter_choice, points, accel)?;
         let session = format!("{stem}-{}", std::process::id());
-        Ok(Plan {
+        Ok(Setup {
             opts,
             meter_choice,
             points,
@@ -94,7 +98,7 @@ impl<'a> Plan<'a> {
     }
 
     /// A results set per kernel, its command line checked.
-    pub(super) fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Failure> {
+    pub(super) fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, StatusError> {
         let opts = self.opts;
         let qemu_version = qemu::version(opts.arch);
         let targets: Vec<Target> = kernels
