@@ -11,7 +11,7 @@
 pub mod input;
 pub mod movers;
 
-use crate::registry::{self, Trigger};
+use crate::registry;
 use crate::report::identity::Identity;
 use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
 use crate::stats;
@@ -56,13 +56,6 @@ impl Default for Settings {
 /// (x86-64 Debian 6.1 and 6.12, arm64 Debian 6.1; README): the noise that
 /// its verdicts are sized from.
 pub const ICOUNT_AA_PCT: f64 = 0.05;
-
-/// Under icount the uprobe benchmarks' counts move with the layout of the
-/// producer's address space: an option that changed nothing in their
-/// loop (injecting a spin into other benchmarks) moved them by up to 4.6%,
-/// where every other benchmark stayed within 0.01% (README). They are
-/// judged at this threshold at least.
-pub const ICOUNT_LAYOUT_PCT: f64 = 5.0;
 
 /// The thresholds a verdict uses, fit for the meter's noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -661,18 +654,6 @@ impl Judge<'_> {
     }
 
     /// A metric's verdict from its evidence, significance on `q`.
-    /// The threshold `bench` is judged at: the comparison's, or under
-    /// icount at least [`ICOUNT_LAYOUT_PCT`] for the uprobe family.
-    fn threshold(&self, bench: &str) -> f64 {
-        let layout = self.meter == Meter::Icount
-            && registry::find(bench).is_some_and(|b| matches!(b.trigger, Trigger::Call(_)));
-        if layout {
-            self.limits.threshold_pct.max(ICOUNT_LAYOUT_PCT)
-        } else {
-            self.limits.threshold_pct
-        }
-    }
-
     fn decide(&self, m: &MetricComparison) -> Verdict {
         let limits = Limits {
             threshold_pct: m.threshold_pct,
@@ -841,7 +822,7 @@ impl Judge<'_> {
             pairs: e.pairs,
             noise_cv: e.noise_cv,
             boots_needed: e.boots_needed,
-            threshold_pct: self.threshold(&base[0].1.bench),
+            threshold_pct: self.limits.threshold_pct,
             verdict: Verdict::NoChange,
         };
         m.verdict = self.decide(&m);

@@ -711,7 +711,7 @@ fn twenty_a_a_compares_flag_at_most_one_benchmark() {
 }
 
 #[test]
-fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
+fn icount_judges_the_uprobe_family_at_the_common_threshold() {
     let boot = |uprobe: f64, kprobe: f64| {
         vec![vec![
             ("trig-base", 2.0),
@@ -720,23 +720,21 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
             ("trig-uprobe-nop", uprobe),
         ]]
     };
-    let base = side(counted(&as_slices(&boot(0.80, 0.8)), None, 0.0));
-    // the uprobe path 4% slower from the address space's layout alone
-    let new = side(counted(&as_slices(&boot(0.768, 0.8)), None, 0.0));
+    let base = side(counted(&as_slices(&boot(0.9276, 0.8)), None, 0.0));
+    // one spin injected into trig-uprobe-nop's loop (7 instructions an
+    // event): -0.64% on a real boot, judged no-change under the old 5%
+    // floor (docs/compare.md, "The uprobe family's threshold")
+    let new = side(counted(&as_slices(&boot(0.9276 * (1.0 - 0.0064), 0.8)), None, 0.0));
     let c = compare(&base, &new, &Settings::default()).unwrap();
-    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::NoChange);
+    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     let m = &c
         .benches
         .iter()
         .find(|b| b.name == "trig-uprobe-nop")
         .unwrap()
         .metrics[0];
-    assert_eq!(m.threshold_pct, ICOUNT_LAYOUT_PCT);
-    // beyond it, flagged; and the rest of the matrix keeps 0.25%
-    let new = side(counted(&as_slices(&boot(0.75, 0.792)), None, 0.0));
-    let c = compare(&base, &new, &Settings::default()).unwrap();
-    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
-    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+    assert_eq!(m.threshold_pct, c.limits.threshold_pct);
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
 }
 
 /// Two runners with different emulated machines count differently: under
