@@ -592,10 +592,7 @@ fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
     ] {
         let o = trig_init(args);
         let e = stderr(&o);
-        assert!(
-            matches!(o.status.code(), Some(0 | 1)),
-            "{args:?}: {e}"
-        );
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}: {e}");
         assert!(
             e.contains("skipped") && e.contains("empty.json") && e.contains("cut.json"),
             "{args:?}: {e}"
@@ -667,7 +664,11 @@ fn misleading_messages_say_what_is_wrong() {
     ] {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("--alpha must be in (0,1)"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--alpha must be in (0,1)"),
+            "{}",
+            stderr(&o)
+        );
     }
     // results without a commit, ordered by a tree's history
     let bare = scratch("messages-bare");

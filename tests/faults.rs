@@ -4,7 +4,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -277,6 +277,40 @@ fn a_panic_ends_the_boot_soon_and_quiet_still_says_why() {
     fake.assert_no_leftovers();
 }
 
+/// `vm --export-kcidb`: a bad origin is refused before any boot; a kernel
+/// that crashed still gets its checkout and build, in a document that
+/// kcidb-io accepts.
+#[test]
+fn kcidb_export_of_a_crashed_kernel() {
+    let fake = Fake::new(
+        "kcidb",
+        &format!("{INIT}; echo '[    1.0] Kernel panic - not syncing: x'; exec sleep 600"),
+    );
+    let doc = fake.dir.join("kcidb.json");
+    let args = ["-q", "--export-kcidb", doc.to_str().unwrap()];
+    let o = fake
+        .command(&args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", "Bad Origin")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(fake.qemus().is_empty(), "booted anyway");
+    let o = fake.vm(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_kcidb_valid(&[&doc]);
+    let d: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
+    assert_eq!(d["builds"].as_array().unwrap().len(), 1, "{d}");
+    assert!(d["tests"].as_array().unwrap().is_empty(), "{d}");
+    // named by its results file, not merged with other kernels
+    let id = d["checkouts"][0]["id"].as_str().unwrap();
+    assert!(id.starts_with("trig_init:") && id.ends_with("-k1"), "{id}");
+}
+
 #[test]
 fn quiet_hang_still_says_why() {
     let fake = Fake::new("hang", &format!("{INIT}; exec sleep 600"));
@@ -301,7 +335,10 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         (&["--memory", "1"], "at least 128M"),
         (&["--cpus", "1000"], "at most 255"),
         // output paths, refused only after the boot before
-        (&["--json", "/nonexistent/x.json"], "--json /nonexistent/x.json"),
+        (
+            &["--json", "/nonexistent/x.json"],
+            "--json /nonexistent/x.json",
+        ),
         (&["--runs", "0"], "--runs"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
@@ -361,8 +398,16 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
         ),
-        (&["--profile"], Some("/tmp"), "TRIG_INIT_PLUGIN=/tmp is a directory"),
-        (&["--profile"], Some(""), "TRIG_INIT_PLUGIN is set but empty"),
+        (
+            &["--profile"],
+            Some("/tmp"),
+            "TRIG_INIT_PLUGIN=/tmp is a directory",
+        ),
+        (
+            &["--profile"],
+            Some(""),
+            "TRIG_INIT_PLUGIN is set but empty",
+        ),
         (
             &["--profile"],
             Some(plugin.to_str().unwrap()),
@@ -518,10 +563,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     };
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{out}{err}");
-    assert!(
-        err.contains("No space left on device"),
-        "says why: {err}"
-    );
+    assert!(err.contains("No space left on device"), "says why: {err}");
     // the figures measured are shown though they could not be kept
     assert!(
         format!("{out}{err}").contains("trig-kprobe"),
@@ -574,7 +616,11 @@ fn a_guest_that_says_nothing_still_gets_a_reason() {
     let why = docs[0]["runs"][0]["message"].as_str().unwrap().to_string();
     assert!(why.contains("never reached /init: "), "{why}");
     assert!(!why.trim_end().ends_with(':'), "an empty reason: {why}");
-    assert!(stderr(&o).contains("console stayed empty"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("console stayed empty"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -593,10 +639,17 @@ fn a_killed_runs_initramfs_is_removed_by_the_next_run() {
         std::fs::write(fake.out.join(n), b"cpio").unwrap();
     }
     let o = fake.vm(&["-q"]);
-    assert!(stderr(&o).contains(&format!("removed {stale}")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("removed {stale}")),
+        "{}",
+        stderr(&o)
+    );
     let files = fake.files();
     assert!(!files.contains(&stale), "{files:?}");
-    assert!(files.contains(&alive), "a living run's file stays: {files:?}");
+    assert!(
+        files.contains(&alive),
+        "a living run's file stays: {files:?}"
+    );
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! every boot so that a later failure loses nothing, with each boot's
 //! console log beside it.
 
-use crate::files;
 use crate::boot::judge::append;
 use crate::boot::kernel::Kernel;
+use crate::files;
 use crate::report::{RunRecord, RunSet};
 use std::path::{Path, PathBuf};
 

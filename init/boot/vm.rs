@@ -1,7 +1,6 @@
 //! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
 //! each boot's report, keep everything measured whatever goes wrong.
 
-use crate::files::{self, TempFile};
 use crate::boot::initramfs;
 use crate::boot::judge::{add_profiles, exit_status, judge_boot};
 use crate::boot::kernel::{self, Arch, Kernel};
@@ -12,6 +11,7 @@ use crate::boot::results::{timestamp, Target};
 use crate::boot::signals;
 use crate::boot::ui::{self, Ui};
 use crate::exit;
+use crate::files::{self, TempFile};
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::{KernelInfo, Meter, Pairing, RunSet, VmInfo, SCHEMA_VERSION};
 use crate::{matrix, registry};
@@ -622,7 +622,9 @@ fn qemu_refusal(stderr: &str) -> Option<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.contains("warning"))
         .collect();
-    let kvm = errors.iter().any(|l| l.to_ascii_lowercase().contains("kvm"));
+    let kvm = errors
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("kvm"));
     (!errors.is_empty() && !kvm).then(|| errors.join(" / "))
 }
 

@@ -191,12 +191,17 @@ impl<'a> Doc<'a> {
         format!("{}:{rest}", self.opts.origin)
     }
 
-    /// Adds the kernel's checkout and build; returns the build's ID.
-    fn kernel(&mut self, k: &Kernel) -> String {
+    /// Adds the kernel's checkout and build; returns the build's ID. A
+    /// kernel that never said its release (no boot reported) is named by
+    /// the results' `key`.
+    fn kernel(&mut self, k: &Kernel, key: &str) -> String {
         let origin = &self.opts.origin;
         let hash = k.commit.filter(|c| is_commit_hash(c));
-        let name = k.commit.filter(|c| !c.is_empty()).unwrap_or(k.release);
-        let checkout_id = self.id(if name.is_empty() { "unknown" } else { name });
+        let name = [k.commit.unwrap_or(""), k.release, key]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .unwrap_or("unknown");
+        let checkout_id = self.id(name);
         let mut checkout = json!({"id": checkout_id, "origin": origin});
         let mut misc = Map::new();
         misc.insert("release".into(), k.release.into());
@@ -262,7 +267,7 @@ impl<'a> Doc<'a> {
     /// Every benchmark and metric of one results file.
     fn set(&mut self, key: &str, set: &RunSet, verdicts: &BTreeMap<(&str, &str), Value>) {
         let k = Kernel::of_set(set);
-        let build = self.kernel(&k);
+        let build = self.kernel(&k, key);
         let results: Vec<_> = set
             .runs
             .iter()
@@ -328,13 +333,13 @@ impl<'a> Doc<'a> {
 
     /// NEW's figures of a comparison, each with its verdict against BASE.
     fn comparison(&mut self, c: &Comparison) {
-        let k = Kernel::of_side(&c.new, c.meter);
-        let build = self.kernel(&k);
         let side = |s: &SideInfo| {
             let keys: Vec<String> = s.files.iter().map(|f| file_key(Path::new(f))).collect();
             keys.join("+")
         };
         let key = format!("{}-vs-{}", side(&c.new), side(&c.base));
+        let k = Kernel::of_side(&c.new, c.meter);
+        let build = self.kernel(&k, &side(&c.new));
         let base = json!({
             "releases": c.base.releases, "commits": c.base.commits, "files": c.base.files,
         });

@@ -724,7 +724,11 @@ fn icount_judges_the_uprobe_family_at_the_common_threshold() {
     // one spin injected into trig-uprobe-nop's loop (7 instructions an
     // event): -0.64% on a real boot, judged no-change under the old 5%
     // floor (docs/compare.md, "The uprobe family's threshold")
-    let new = side(counted(&as_slices(&boot(0.9276 * (1.0 - 0.0064), 0.8)), None, 0.0));
+    let new = side(counted(
+        &as_slices(&boot(0.9276 * (1.0 - 0.0064), 0.8)),
+        None,
+        0.0,
+    ));
     let c = compare(&base, &new, &Settings::default()).unwrap();
     assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     let m = &c
