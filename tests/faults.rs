@@ -284,10 +284,18 @@ fn a_panic_ends_the_boot_soon_and_quiet_still_says_why() {
 fn kcidb_export_of_a_crashed_kernel() {
     let fake = Fake::new(
         "kcidb",
-        &format!("{INIT}; echo '[    1.0] Kernel panic - not syncing: x'; exec sleep 600"),
+        &format!(
+            "{INIT}; echo '[    1.0] Kernel panic - not syncing: Attempted to kill init!'; exec sleep 600"
+        ),
     );
     let doc = fake.dir.join("kcidb.json");
-    let args = ["-q", "--export-kcidb", doc.to_str().unwrap()];
+    let args = [
+        "-q",
+        "--timeout",
+        "300",
+        "--export-kcidb",
+        doc.to_str().unwrap(),
+    ];
     let o = fake
         .command(&args)
         .env("TRIG_INIT_KCIDB_ORIGIN", "Bad Origin")

@@ -61,10 +61,7 @@ fn basis(b: &BenchComparison) -> Option<&MetricComparison> {
 }
 
 fn unit(meter: Meter, metric: Metric) -> &'static str {
-    match metric {
-        Metric::Rate => meter.rate_unit(),
-        Metric::Overhead => meter.cost_unit(),
-    }
+    metric.unit(meter)
 }
 
 /// One line per flagged benchmark, regressions first, as LKP reports
@@ -247,7 +244,7 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead => format!("{:.*}", 1 + d, s.median),
+            Metric::Overhead | Metric::Kernel => format!("{:.*}", 1 + d, s.median),
         }
     })
 }
@@ -294,6 +291,13 @@ fn head(c: &Comparison) -> Vec<String> {
             format!("OVERHEAD CHANGE [{interval}]"),
         ]);
     }
+    if want(Metric::Kernel) {
+        head.extend([
+            "BASE kernel insn/event".to_string(),
+            "NEW kernel insn/event".to_string(),
+            format!("KERNEL CHANGE [{interval}]"),
+        ]);
+    }
     head.extend(["q".into(), "VERDICT".into()]);
     head
 }
@@ -331,7 +335,7 @@ fn verdict_cell(b: &BenchComparison) -> String {
 fn row(c: &Comparison, b: &BenchComparison) -> Row {
     let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
     let mut cells = vec![b.name.clone()];
-    for metric in [Metric::Rate, Metric::Overhead] {
+    for metric in [Metric::Rate, Metric::Overhead, Metric::Kernel] {
         if c.settings.metrics.contains(&metric) {
             let m = get(metric);
             cells.extend([

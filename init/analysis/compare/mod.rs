@@ -12,7 +12,7 @@ pub mod input;
 pub mod movers;
 
 use crate::registry;
-use crate::report::identity::Identity;
+use crate::report::identity::{Field, Identity};
 use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
 use crate::stats;
 use serde::Serialize;
@@ -87,6 +87,10 @@ impl Limits {
 pub enum Metric {
     Rate,
     Overhead,
+    /// The kernel's instructions per event (`--profile`, icount): the
+    /// producers' own code is not in it, so it does not depend on
+    /// trig-init's build.
+    Kernel,
 }
 
 impl Metric {
@@ -95,8 +99,9 @@ impl Metric {
             "rate" => Ok(vec![Metric::Rate]),
             "overhead" => Ok(vec![Metric::Overhead]),
             "both" => Ok(vec![Metric::Rate, Metric::Overhead]),
+            "kernel" => Ok(vec![Metric::Kernel]),
             _ => Err(format!(
-                "--metric must be rate, overhead or both, not '{s}'"
+                "--metric must be rate, overhead, both or kernel, not '{s}'"
             )),
         }
     }
@@ -105,7 +110,22 @@ impl Metric {
         match self {
             Metric::Rate => "rate",
             Metric::Overhead => "overhead",
+            Metric::Kernel => "kernel",
         }
+    }
+
+    /// The unit of the metric's figures under `meter`.
+    pub fn unit(self, meter: Meter) -> &'static str {
+        match self {
+            Metric::Rate => meter.rate_unit(),
+            Metric::Overhead => meter.cost_unit(),
+            Metric::Kernel => "kernel insn/event",
+        }
+    }
+
+    /// Whether results of different trig-init builds compare on it.
+    pub fn build_independent(self) -> bool {
+        self == Metric::Kernel
     }
 
     pub fn value(self, r: &BenchResult) -> Option<f64> {
@@ -115,6 +135,7 @@ impl Metric {
         match self {
             Metric::Rate => r.summary.as_ref().map(|s| s.mean),
             Metric::Overhead => r.overhead_ns.as_ref().map(|o| o.ns_per_event),
+            Metric::Kernel => r.profile.as_ref().map(|p| p.kernel),
         }
     }
 
@@ -122,7 +143,7 @@ impl Metric {
     pub fn better(self, r: &BenchResult) -> Better {
         match self {
             Metric::Rate => r.better,
-            Metric::Overhead => Better::Lower,
+            Metric::Overhead | Metric::Kernel => Better::Lower,
         }
     }
 }
@@ -363,19 +384,28 @@ impl Side {
     }
 }
 
-/// Why BASE and NEW cannot be compared: each field of their identity
-/// (`report::identity`) on which they differ, or which varies within one
-/// side.
-pub fn differences(base: &Side, new: &Side) -> Vec<String> {
+/// Why BASE and NEW cannot be compared on `metrics`: each field of
+/// their identity (`report::identity`) on which they differ, or which
+/// varies within one side; trig-init's build only matters to a metric
+/// that counts its code.
+pub fn differences(base: &Side, new: &Side, metrics: &[Metric]) -> Vec<String> {
     let (a, b) = (base.identity(), new.identity());
+    let build_free = !metrics.is_empty() && metrics.iter().all(|m| m.build_independent());
+    let counts = |f: Field| !(build_free && f == Field::Build);
     let mut out: Vec<String> = [("BASE", &a), ("NEW", &b)]
         .iter()
         .flat_map(|(side, id)| {
             id.mixed()
+                .filter(move |(f, _)| counts(*f))
                 .map(move |(f, v)| format!("{side} mixes {f}: {}", v.join(" | ")))
         })
         .collect();
-    out.extend(a.mismatches(&b).iter().map(|m| m.describe("BASE", "NEW")));
+    out.extend(
+        a.mismatches(&b)
+            .iter()
+            .filter(|m| counts(m.field))
+            .map(|m| m.describe("BASE", "NEW")),
+    );
     out
 }
 
@@ -420,7 +450,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             }
         }
     }
-    let diffs = differences(base, new);
+    let diffs = differences(base, new, &settings.metrics);
     if !diffs.is_empty() && !settings.force {
         return Err(format!(
             "results are not comparable (--force compares anyway):\n  {}",

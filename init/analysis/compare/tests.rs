@@ -796,3 +796,60 @@ fn icount_refuses_another_build_of_trig_init() {
     let e = compare(&side(base), &side(new), &Settings::default()).unwrap_err();
     assert!(e.contains("trig-init build"), "{e}");
 }
+
+/// Two trig-init builds, the new one with a spin in trig-kprobe's
+/// producer loop (issue 26; kernel figures as measured on Debian 6.12,
+/// docs/profile.md): the rate moves and is refused without --force; the
+/// kernel's instructions per event agree within 0.01, and compare on them
+/// says no-change without it.
+#[test]
+fn the_kernel_metric_compares_across_trig_init_builds() {
+    let profiled = |kprobe_scale: f64, kernel: f64, rev: &str| {
+        let mut s = counted(&as_slices(&boots(1, kprobe_scale, 0.0)), None, 0.0);
+        for run in &mut s.runs {
+            let rep = run.report.as_mut().unwrap();
+            rep.tool.git_rev = rev.into();
+            for r in rep.results.iter_mut().filter(|r| r.summary.is_some()) {
+                let kernel = if r.name == "trig-kprobe" {
+                    kernel
+                } else {
+                    316.0
+                };
+                let total = 1e3 / r.summary.as_ref().unwrap().mean;
+                r.profile = Some(Profile {
+                    total,
+                    kernel,
+                    functions: Vec::new(),
+                });
+            }
+        }
+        side(s)
+    };
+    let base = profiled(1.0, 653.6157, "aaaa");
+    let new = profiled(0.99115, 653.6193, "bbbb");
+    let e = compare(&base, &new, &Settings::default()).unwrap_err();
+    assert!(e.contains("trig-init build"), "{e}");
+    let kernel = Settings {
+        metrics: vec![Metric::Kernel],
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &kernel).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    let m = &c
+        .benches
+        .iter()
+        .find(|b| b.name == "trig-kprobe")
+        .unwrap()
+        .metrics[0];
+    assert_eq!(m.metric, Metric::Kernel);
+    assert!((m.new.median - m.base.median).abs() < 0.01, "{m:?}");
+    assert!(table::comparison(&c, false).contains("kernel insn/event"));
+    // the rate still differs: --force shows the spin
+    let forced = Settings {
+        force: true,
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &forced).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+}

@@ -46,6 +46,9 @@ pub struct Break {
     /// Index into `History::points` of the first result after it.
     pub at: usize,
     pub why: Vec<String>,
+    /// Only trig-init's build changed: series of a build-independent
+    /// metric (the kernel's instructions) continue across it.
+    pub build_only: bool,
 }
 
 /// Where consecutive results of the history are not comparable.
@@ -53,8 +56,14 @@ pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
     let side = |(p, sets): &(Point, Vec<RunSet>)| Side::of_file(p.file.as_ref(), sets.clone());
     (1..entries.len())
         .filter_map(|at| {
-            let why = differences(&side(&entries[at - 1]), &side(&entries[at]));
-            (!why.is_empty()).then_some(Break { at, why })
+            let (a, b) = (side(&entries[at - 1]), side(&entries[at]));
+            let why = differences(&a, &b, &[]);
+            let build_only = differences(&a, &b, &[Metric::Kernel]).is_empty();
+            (!why.is_empty()).then_some(Break {
+                at,
+                why,
+                build_only,
+            })
         })
         .collect()
 }
@@ -109,7 +118,12 @@ fn found_in(
         // a cost around zero has no relative change
         return None;
     }
-    let detected = stretches(&idx, breaks).into_iter().flat_map(|r| {
+    let breaks: Vec<Break> = breaks
+        .iter()
+        .filter(|b| !(b.build_only && sr.metric.build_independent()))
+        .cloned()
+        .collect();
+    let detected = stretches(&idx, &breaks).into_iter().flat_map(|r| {
         let from = r.start;
         changepoint::detect(&xs[r], s)
             .into_iter()
