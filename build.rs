@@ -2,7 +2,10 @@
 //! writes `skels.rs`: one module per object (its skeleton) and the section
 //! of every program, as compiled, so that a new object needs no include
 //! and attach points are never repeated by hand.
-use std::{env, fmt::Write as _, fs, path::PathBuf};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+use std::{env, fmt::Write as _, fs};
 
 use libbpf_cargo::SkeletonBuilder;
 
@@ -16,16 +19,65 @@ fn main() {
     let clang = env::var_os("BPF_CLANG").unwrap_or_else(|| "clang".into());
     println!("cargo:rerun-if-env-changed=BPF_CLANG");
     println!("cargo:rerun-if-changed=bpf");
-    let rev = std::process::Command::new("git")
-        .args(["describe", "--always", "--dirty", "--abbrev=12"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into());
-    println!("cargo:rustc-env=TRIG_GIT_REV={rev}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rustc-env=TRIG_GIT_REV={}", git_rev());
+    // A rerun for the revision alone (a commit) compiles no BPF: the
+    // objects are kept until bpf/, build.rs, the target or clang change.
+    let stamp = out.join("bpf.stamp");
+    let key = format!("{arch} {}", clang.to_string_lossy());
+    if !up_to_date(&stamp, &key) {
+        compile(&out, arch, &clang);
+        fs::write(&stamp, key).expect("writing bpf.stamp");
+    }
+}
 
+/// `git describe` of the tree, and the files whose change moves it: HEAD
+/// and the branch it names, wherever git keeps them (in a worktree `.git`
+/// is a file, and a path that does not exist would rerun this script,
+/// and every BPF compile, on every build).
+fn git_rev() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["symbolic-ref", "-q", "HEAD"]);
+    for name in ["HEAD"].into_iter().chain(head.as_deref()) {
+        if let Some(path) = git(&["rev-parse", "--git-path", name]) {
+            if Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        }
+    }
+    git(&["describe", "--always", "--dirty", "--abbrev=12"]).unwrap_or_else(|| "unknown".into())
+}
+
+/// Whether the objects of the last compile (`stamp`, written after it,
+/// holding `key`) are newer than build.rs and everything under bpf/.
+fn up_to_date(stamp: &Path, key: &str) -> bool {
+    fn newest(path: &Path) -> Option<SystemTime> {
+        let meta = fs::metadata(path).ok()?;
+        let own = meta.modified().ok()?;
+        if !meta.is_dir() {
+            return Some(own);
+        }
+        fs::read_dir(path)
+            .ok()?
+            .map(|e| e.ok().and_then(|e| newest(&e.path())))
+            .try_fold(own, |a, b| Some(a.max(b?)))
+    }
+    let compiled = fs::metadata(stamp).and_then(|m| m.modified()).ok();
+    let inputs = newest(Path::new("bpf")).zip(newest(Path::new("build.rs")));
+    match (fs::read_to_string(stamp), compiled, inputs) {
+        (Ok(k), Some(at), Some((bpf, script))) => k == key && at > bpf.max(script),
+        _ => false,
+    }
+}
+
+/// Compiles every object and writes its skeleton and `skels.rs`.
+fn compile(out: &Path, arch: &str, clang: &OsStr) {
     let mut sources: Vec<PathBuf> = fs::read_dir("bpf")
         .expect("bpf/ directory")
         .map(|e| e.expect("bpf/ entry").path())
@@ -45,7 +97,7 @@ fn main() {
         SkeletonBuilder::new()
             .source(&src)
             .obj(&obj)
-            .clang(&clang)
+            .clang(clang)
             .clang_args(["-I", "bpf", "-I", &format!("bpf/{arch}"), "-Wall"])
             .build_and_generate(out.join(format!("{name}.skel.rs")))
             .unwrap_or_else(|e| panic!("building {}: {e:#}", src.display()));

@@ -6,7 +6,7 @@ mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{bisect, compare, history, list, report, run, strs, vm};
+use commands::{bisect, compare, history, list, report, run, strs, sweep, vm};
 use std::process::ExitCode;
 use trig_init::{exit, guest};
 
@@ -69,6 +69,7 @@ fn main() -> ExitCode {
         Some(Cmd::Bisect(cmd)) => ("trig-init", bisect::bisect(cmd)),
         Some(Cmd::AbProof(cmd)) => ("trig-init", bisect::ab_proof(cmd)),
         Some(Cmd::List(cmd)) => ("trig-init", list::list(cmd)),
+        Some(Cmd::Sweep(cmd)) => ("trig-init sweep", sweep::sweep(cmd)),
     };
     commands::exit_on_error(name, result)
 }

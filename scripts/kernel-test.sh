@@ -42,4 +42,4 @@ for arch in "${arches[@]}"; do
   echo "kernel-test: $arch kernel built in $(( $(date +%s) - start )) s"
   tests+=("${arch}_")
 done
-cargo test --release --test fresh_kernel -- --ignored --test-threads 1 "${tests[@]}"
+cargo test --release --features boot-tests --test fresh_kernel -- --ignored --test-threads 1 "${tests[@]}"

@@ -184,6 +184,33 @@ fn regressed_pair(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// Two icount runners on different QEMUs: compare names the field and
+/// both versions and exits 2; --force compares.
+#[test]
+fn compare_refuses_another_qemu_under_icount() {
+    let dir = scratch("identity");
+    let write = |name: &str, qemu: &str| {
+        let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+        doc["vm"]["meter"] = "icount".into();
+        doc["vm"]["qemu"] = qemu.into();
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (a, b) = (write("a.json", "10.0.2"), write("b.json", "7.2.22"));
+    let o = trig_init(&["compare", &a, &b]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("QEMU version: BASE 10.0.2 vs NEW 7.2.22"),
+        "{}",
+        stderr(&o)
+    );
+    let o = trig_init(&["compare", "--force", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("QEMU version"), "{table}");
+}
+
 #[test]
 fn parse_errors_are_usage_errors() {
     for args in [

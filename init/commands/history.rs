@@ -53,7 +53,9 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
         write_file(path, &exporter.export(&doc))?;
     }
     if !cmd.alert {
-        return Ok(regressed(h.found.iter().any(|f| f.new && f.regression)));
+        return Ok(regressed(
+            h.found.iter().any(|f| f.new && f.regression && !f.pending),
+        ));
     }
     if !fresh.is_empty() {
         history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;

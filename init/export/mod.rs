@@ -14,6 +14,7 @@ pub mod json;
 pub mod kcidb;
 pub mod markdown;
 pub mod parts;
+pub mod sweep;
 pub mod table;
 pub mod text;
 
