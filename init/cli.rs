@@ -189,7 +189,9 @@ pub struct CompareCmd {
     /// percent (default: the meter's, 10 for time, 0.1 for icount)
     #[argh(option)]
     pub cv_limit: Option<f64>,
-    /// rate, overhead or both (default both)
+    /// rate, overhead, both, or kernel (the kernel's instructions per
+    /// event of --profile'd results, comparable across trig-init builds);
+    /// default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, email (plain text in 72 columns for a mailing
@@ -253,7 +255,9 @@ pub struct HistoryCmd {
     /// change points in the newest N results are new (default 3)
     #[argh(option, default = "3")]
     pub new: usize,
-    /// rate, overhead or both (default both)
+    /// rate, overhead, both, or kernel (the kernel's instructions per
+    /// event of --profile'd results, comparable across trig-init builds);
+    /// default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest

@@ -4,7 +4,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -283,6 +283,53 @@ fn a_panic_ends_the_boot_soon_and_quiet_still_says_why() {
     );
     assert!(wait_dead(fake.qemus()[0]));
     fake.assert_no_leftovers();
+}
+
+/// `vm --export-kcidb`: a bad origin is refused before any boot; a kernel
+/// that crashed still gets its checkout and build, in a document that
+/// kcidb-io accepts.
+#[test]
+fn kcidb_export_of_a_crashed_kernel() {
+    let fake = Fake::new(
+        "kcidb",
+        &format!(
+            "{INIT}; echo '[    1.0] Kernel panic - not syncing: Attempted to kill init!'; exec sleep 600"
+        ),
+    );
+    let doc = fake.dir.join("kcidb.json");
+    let args = [
+        "-q",
+        "--timeout",
+        "300",
+        "--export-kcidb",
+        doc.to_str().unwrap(),
+    ];
+    let o = fake
+        .command(&args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", "Bad Origin")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(fake.qemus().is_empty(), "booted anyway");
+    let o = fake.vm(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_kcidb_valid(&[&doc]);
+    let d: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
+    assert_eq!(d["builds"].as_array().unwrap().len(), 1, "{d}");
+    assert!(d["tests"].as_array().unwrap().is_empty(), "{d}");
+    // named by its results file, not merged with other kernels
+    let id = d["checkouts"][0]["id"].as_str().unwrap();
+    let stem = fake
+        .files()
+        .into_iter()
+        .find(|f| f.ends_with(".json"))
+        .unwrap();
+    assert_eq!(id, format!("trig_init:{}", stem.trim_end_matches(".json")));
 }
 
 #[test]

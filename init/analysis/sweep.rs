@@ -393,7 +393,7 @@ pub fn moved(c: &Comparison) -> Vec<Moved> {
             // the cost of one event
             let per_event = match m.metric {
                 Metric::Rate => 1e3 / m.new.median - 1e3 / m.base.median,
-                Metric::Overhead => m.new.median - m.base.median,
+                Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
             };
             Some(Moved {
                 bench: b.name.clone(),

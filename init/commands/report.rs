@@ -10,7 +10,11 @@ use trig_init::export::html;
 use trig_init::export::{write_file, Exporter, Html, Page};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
-    let metrics = [compare::Metric::Rate, compare::Metric::Overhead];
+    let metrics = [
+        compare::Metric::Rate,
+        compare::Metric::Overhead,
+        compare::Metric::Kernel,
+    ];
     let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {

@@ -85,10 +85,7 @@ fn basis(b: &BenchComparison) -> Option<&MetricComparison> {
 }
 
 fn unit(meter: Meter, metric: Metric) -> &'static str {
-    match metric {
-        Metric::Rate => meter.rate_unit(),
-        Metric::Overhead => meter.cost_unit(),
-    }
+    metric.unit(meter)
 }
 
 /// One line per flagged benchmark, regressions first, as LKP reports
@@ -332,7 +329,7 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead => format!("{:.*}", 1 + d, s.median),
+            Metric::Overhead | Metric::Kernel => format!("{:.*}", 1 + d, s.median),
         }
     })
 }
@@ -341,7 +338,7 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
 /// it is, of a rate through [`insn_per_event`].
 fn insn_change(m: &MetricComparison) -> f64 {
     match m.metric {
-        Metric::Overhead => m.new.median - m.base.median,
+        Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
         Metric::Rate => insn_per_event(m.new.median) - insn_per_event(m.base.median),
     }
 }
@@ -392,6 +389,13 @@ fn head(c: &Comparison) -> Vec<String> {
             format!("OVERHEAD CHANGE {interval}"),
         ]);
     }
+    if want(Metric::Kernel) {
+        head.extend([
+            "BASE kernel insn/event".to_string(),
+            "NEW kernel insn/event".to_string(),
+            format!("KERNEL CHANGE {interval}"),
+        ]);
+    }
     // under icount no test is run, so there is no q to show
     if c.meter == Meter::Time {
         head.push("q".into());
@@ -433,7 +437,7 @@ fn verdict_cell(b: &BenchComparison) -> String {
 fn row(c: &Comparison, b: &BenchComparison) -> Row {
     let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
     let mut cells = vec![b.name.clone()];
-    for metric in [Metric::Rate, Metric::Overhead] {
+    for metric in [Metric::Rate, Metric::Overhead, Metric::Kernel] {
         if c.settings.metrics.contains(&metric) {
             let m = get(metric);
             cells.extend([

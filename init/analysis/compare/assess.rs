@@ -5,9 +5,8 @@
 use super::evidence::{values, Evidence, Figures};
 use super::{
     counted_verdict, movers, verdict, BenchComparison, Limits, Metric, MetricComparison, Settings,
-    SideStats, TestKind, Verdict, ICOUNT_LAYOUT_PCT,
+    SideStats, TestKind, Verdict,
 };
-use crate::registry::{self, Trigger};
 use crate::report::{BenchResult, Meter, Status};
 use crate::stats;
 
@@ -158,7 +157,7 @@ impl Assessor<'_> {
             pairs: e.pairs,
             noise_cv: e.noise_cv,
             boots_needed: e.boots_needed,
-            threshold_pct: self.threshold(&base[0].1.bench),
+            threshold_pct: self.limits.threshold_pct,
             verdict: Verdict::NoChange,
         };
         m.verdict = self.decide(&m);
@@ -187,18 +186,6 @@ impl Assessor<'_> {
     }
 
     /// A metric's verdict from its evidence, significance on `q`.
-    /// The threshold `bench` is judged at: the comparison's, or under
-    /// icount at least [`ICOUNT_LAYOUT_PCT`] for the uprobe family.
-    fn threshold(&self, bench: &str) -> f64 {
-        let layout = self.meter == Meter::Icount
-            && registry::find(bench).is_some_and(|b| matches!(b.trigger, Trigger::Call(_)));
-        if layout {
-            self.limits.threshold_pct.max(ICOUNT_LAYOUT_PCT)
-        } else {
-            self.limits.threshold_pct
-        }
-    }
-
     fn decide(&self, m: &MetricComparison) -> Verdict {
         let limits = Limits {
             threshold_pct: m.threshold_pct,

@@ -1,6 +1,6 @@
 //! What is compared of a benchmark: its rate or its per-event overhead.
 
-use crate::report::{BenchResult, Better, Status};
+use crate::report::{BenchResult, Better, Meter, Status};
 use serde::Serialize;
 
 /// What is compared: the raw rate or the per-event overhead over the
@@ -10,6 +10,10 @@ use serde::Serialize;
 pub enum Metric {
     Rate,
     Overhead,
+    /// The kernel's instructions per event (`--profile`, icount): the
+    /// producers' own code is not in it, so it does not depend on
+    /// trig-init's build.
+    Kernel,
 }
 
 impl Metric {
@@ -18,8 +22,9 @@ impl Metric {
             "rate" => Ok(vec![Metric::Rate]),
             "overhead" => Ok(vec![Metric::Overhead]),
             "both" => Ok(vec![Metric::Rate, Metric::Overhead]),
+            "kernel" => Ok(vec![Metric::Kernel]),
             _ => Err(format!(
-                "--metric must be rate, overhead or both, not '{s}'"
+                "--metric must be rate, overhead, both or kernel, not '{s}'"
             )),
         }
     }
@@ -28,7 +33,22 @@ impl Metric {
         match self {
             Metric::Rate => "rate",
             Metric::Overhead => "overhead",
+            Metric::Kernel => "kernel",
         }
+    }
+
+    /// The unit of the metric's figures under `meter`.
+    pub fn unit(self, meter: Meter) -> &'static str {
+        match self {
+            Metric::Rate => meter.rate_unit(),
+            Metric::Overhead => meter.cost_unit(),
+            Metric::Kernel => "kernel insn/event",
+        }
+    }
+
+    /// Whether results of different trig-init builds compare on it.
+    pub fn build_independent(self) -> bool {
+        self == Metric::Kernel
     }
 
     pub fn value(self, r: &BenchResult) -> Option<f64> {
@@ -38,6 +58,7 @@ impl Metric {
         match self {
             Metric::Rate => r.summary.as_ref().map(|s| s.mean),
             Metric::Overhead => r.overhead_ns.as_ref().map(|o| o.ns_per_event),
+            Metric::Kernel => r.profile.as_ref().map(|p| p.kernel),
         }
     }
 
@@ -45,7 +66,7 @@ impl Metric {
     pub fn better(self, r: &BenchResult) -> Better {
         match self {
             Metric::Rate => r.better,
-            Metric::Overhead => Better::Lower,
+            Metric::Overhead | Metric::Kernel => Better::Lower,
         }
     }
 }

@@ -24,7 +24,7 @@ pub use side::{differences, SideInfo};
 use movers::overhead_movers;
 use notes::notes;
 use side::{bench_names, comparable, results};
-pub use verdict::{counted_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT, ICOUNT_LAYOUT_PCT};
+pub use verdict::{counted_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
 
 use crate::analysis::input::Side;
 use assess::Assessor;
@@ -66,7 +66,7 @@ impl Default for Settings {
 /// unless `settings.force`.
 pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, String> {
     let (bi, ni) = (base.info(), new.info());
-    let diffs = comparable(base, new, (&bi, &ni), settings.force)?;
+    let diffs = comparable(base, new, (&bi, &ni), (settings.force, &settings.metrics))?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
     let judge = Assessor {

@@ -1,8 +1,9 @@
 //! What each side of a comparison was, whether the two can be compared,
 //! and the results each holds for a benchmark.
 
+use super::Metric;
 use crate::analysis::input::Side;
-use crate::report::identity::Identity;
+use crate::report::identity::{Field, Identity};
 use crate::report::{BenchResult, Meter};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -67,16 +68,27 @@ impl Side {
 /// Why BASE and NEW cannot be compared: each field of their identity
 /// (`report::identity`) on which they differ, or which varies within one
 /// side.
-pub fn differences(base: &Side, new: &Side) -> Vec<String> {
+///
+/// On `metrics` that are all build-independent (the kernel's
+/// instructions), trig-init's build does not matter.
+pub fn differences(base: &Side, new: &Side, metrics: &[Metric]) -> Vec<String> {
     let (a, b) = (base.identity(), new.identity());
+    let build_free = !metrics.is_empty() && metrics.iter().all(|m| m.build_independent());
+    let counts = |f: Field| !(build_free && f == Field::Build);
     let mut out: Vec<String> = [("BASE", &a), ("NEW", &b)]
         .iter()
         .flat_map(|(side, id)| {
             id.mixed()
+                .filter(move |(f, _)| counts(*f))
                 .map(move |(f, v)| format!("{side} mixes {f}: {}", v.join(" | ")))
         })
         .collect();
-    out.extend(a.mismatches(&b).iter().map(|m| m.describe("BASE", "NEW")));
+    out.extend(
+        a.mismatches(&b)
+            .iter()
+            .filter(|m| counts(m.field))
+            .map(|m| m.describe("BASE", "NEW")),
+    );
     out
 }
 
@@ -107,7 +119,7 @@ pub(super) fn comparable(
     base: &Side,
     new: &Side,
     (bi, ni): (&SideInfo, &SideInfo),
-    force: bool,
+    (force, metrics): (bool, &[Metric]),
 ) -> Result<Vec<String>, String> {
     if bi.runs == 0 || ni.runs == 0 {
         let which = if bi.runs == 0 { "BASE" } else { "NEW" };
@@ -129,7 +141,7 @@ pub(super) fn comparable(
             }
         }
     }
-    let diffs = differences(base, new);
+    let diffs = differences(base, new, metrics);
     if !diffs.is_empty() && !force {
         return Err(format!(
             "results are not comparable (--force compares anyway):\n  {}",

@@ -12,13 +12,6 @@ use serde::Serialize;
 /// its verdicts are sized from.
 pub const ICOUNT_AA_PCT: f64 = 0.05;
 
-/// Under icount the uprobe benchmarks' counts move with the layout of the
-/// producer's address space: an option that changed nothing in their
-/// loop (injecting a spin into other benchmarks) moved them by up to 4.6%,
-/// where every other benchmark stayed within 0.01% (README). They are
-/// judged at this threshold at least.
-pub const ICOUNT_LAYOUT_PCT: f64 = 5.0;
-
 /// The thresholds a verdict uses, fit for the meter's noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Limits {
