@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod boot;
 pub mod bpf;
 pub mod caps;
+pub mod error;
 pub mod exit;
 pub mod export;
 pub mod guest;

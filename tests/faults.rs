@@ -433,3 +433,22 @@ fn pid_1_of_a_namespace_runs_the_subcommand() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("trig-base"));
 }
+
+/// An `--out` that cannot be written is refused (exit 4) before any boot;
+/// a `--json` file that cannot be written exits 4 after the boots, whose
+/// results are kept in `--out`.
+#[test]
+fn unwritable_outputs_exit_4() {
+    let mut fake = Fake::new("unwritable", &format!("{INIT}; exit 0"));
+    let out = std::mem::replace(&mut fake.out, fake.dir.join("elf/out"));
+    // a path under a regular file cannot be made, by root either
+    let o = fake.vm(&[]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("elf/out"), "{}", stderr(&o));
+    assert!(fake.qemus().is_empty(), "booted anyway");
+    fake.out = out;
+    let json = fake.dir.join("no-such-dir/results.json");
+    let o = fake.vm(&["--json", json.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(fake.results().len(), 1, "the boots' results are kept");
+}

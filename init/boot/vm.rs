@@ -11,6 +11,7 @@ use crate::boot::qemu::{self, Accel};
 use crate::boot::results::{timestamp, Target};
 use crate::boot::signals;
 use crate::boot::ui::{self, Ui};
+use crate::error::{infra, usage, Error};
 use crate::exit;
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::{KernelInfo, Meter, Pairing, RunSet, VmInfo, SCHEMA_VERSION};
@@ -19,17 +20,6 @@ use nix::sys::signal::Signal;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
-
-/// An error of the command and its exit status (see [`exit`]).
-type Failure = (u8, String);
-
-fn usage(e: String) -> Failure {
-    (exit::USAGE, e)
-}
-
-fn infra(e: String) -> Failure {
-    (exit::INFRA, e)
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccelChoice {
@@ -232,13 +222,13 @@ struct Plan<'a> {
 
 /// Runs the command. With several kernels the boots interleave by
 /// `order`, and each kernel gets its own results file.
-pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
+pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
     let points = matrix::points(&selected, &opts.run).len();
     if opts.kernels.is_empty() {
-        return Err(usage("no kernel given".into()));
+        return Err(usage("no kernel given"));
     }
     let kernels = opts
         .kernels
@@ -280,7 +270,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Failure> {
 }
 
 /// The static trig-init to boot as /init: `--init`, or this executable.
-fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Failure> {
+fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Error> {
     let init_path = match &opts.init {
         Some(p) => p.clone(),
         None => std::env::current_exe().map_err(|e| infra(e.to_string()))?,
@@ -297,7 +287,7 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Failure> {
 }
 
 /// The QEMU plugin of `--profile`, found and tried before any boot.
-fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Failure> {
+fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Error> {
     if !opts.profile {
         return Ok(None);
     }
@@ -307,7 +297,7 @@ fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Failure> {
 }
 
 /// A temporary file of the command, removed on every path out.
-fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, Failure> {
+fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, Error> {
     TempFile::create(path.clone(), bytes).map_err(|e| infra(format!("{}: {e}", path.display())))
 }
 
@@ -331,7 +321,7 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
 }
 
 impl<'a> Plan<'a> {
-    fn new(opts: &'a VmOptions, points: usize, stem: String) -> Result<Self, Failure> {
+    fn new(opts: &'a VmOptions, points: usize, stem: String) -> Result<Self, Error> {
         // a profile counts instructions: --profile asks for the icount meter
         let meter_choice = match opts.meter {
             MeterChoice::Auto if opts.profile => MeterChoice::Icount,
@@ -339,8 +329,7 @@ impl<'a> Plan<'a> {
         };
         if meter_choice == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
             return Err(usage(
-                "--meter icount counts instructions under TCG; it cannot run with --accel kvm"
-                    .into(),
+                "--meter icount counts instructions under TCG; it cannot run with --accel kvm",
             ));
         }
         let accel = first_accel(opts, meter_choice);
@@ -372,7 +361,7 @@ impl<'a> Plan<'a> {
     }
 
     /// A results set per kernel, its command line checked.
-    fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Failure> {
+    fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Error> {
         let opts = self.opts;
         let targets: Vec<Target> = kernels
             .into_iter()
@@ -415,7 +404,7 @@ impl<'a> Plan<'a> {
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, Failure> {
+    ) -> Result<Option<Signal>, Error> {
         let schedule = self.opts.order.schedule(targets.len(), self.opts.runs);
         let many = targets.len() > 1;
         for (n, &(round, k)) in schedule.iter().enumerate() {
@@ -452,7 +441,7 @@ impl<'a> Plan<'a> {
         this: &Scheduled,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, Failure> {
+    ) -> Result<Option<Signal>, Error> {
         let counts = match &self.plugin {
             Some(_) => Some(temp_file(
                 self.opts
@@ -499,7 +488,7 @@ impl<'a> Plan<'a> {
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, Failure> {
+    ) -> Result<Boot, Error> {
         loop {
             target.set.vm.append = self.cmdline(this.k);
             let vm = qemu::Vm {
@@ -544,7 +533,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The summary, the JSON document and the exit status.
-    fn finish(&self, targets: &[Target], interrupted: Option<Signal>) -> Result<Done, Failure> {
+    fn finish(&self, targets: &[Target], interrupted: Option<Signal>) -> Result<Done, Error> {
         let opts = self.opts;
         let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
         let shown: Vec<_> = targets
@@ -592,14 +581,14 @@ fn guest(
     meter_choice: MeterChoice,
     points: usize,
     accel: Accel,
-) -> Result<Guest, Failure> {
+) -> Result<Guest, Error> {
     let meter = meter_choice.resolve(accel);
     if let Some(why) = meter_conflict(meter, &opts.run) {
         return Err(usage(why));
     }
     if opts.profile && meter != Meter::Icount {
         return Err(usage(
-            "--profile counts instructions: it needs the icount meter, not --meter time".into(),
+            "--profile counts instructions: it needs the icount meter, not --meter time",
         ));
     }
     let mut run = opts.run.clone();
@@ -625,7 +614,7 @@ fn guest(
 
 /// The results document (one kernel) or an array of them (several) to
 /// `dest`, "-" for stdout.
-fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Failure> {
+fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
     let json = if sets.len() > 1 {
         serde_json::to_string_pretty(&sets)
     } else {

@@ -7,15 +7,16 @@ use std::process::ExitCode;
 use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
+use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::for_history;
 
-pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
+pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0) {
-        return Err("--alpha must be in (0,1) and --min-change positive".into());
+        return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
-    let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+    let metrics = compare::Metric::parse_choice(&cmd.metric).map_err(usage)?;
     let dir: &Path = cmd.dir.as_ref();
-    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
+    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let settings = changepoint::Settings {
         alpha: cmd.alpha,
         min_change: cmd
@@ -26,7 +27,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     };
     let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
     let recorded = if cmd.alert {
-        history::load_alerts(dir)?
+        history::load_alerts(dir).map_err(input)?
     } else {
         Vec::new()
     };
@@ -35,12 +36,12 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     } else {
         Vec::new()
     };
-    print!("{}", for_history(&cmd.format)?.export(&h));
+    print!("{}", for_history(&cmd.format).map_err(usage)?.export(&h));
     if !cmd.alert {
         return Ok(regressed(h.found.iter().any(|f| f.new && f.regression)));
     }
     if !fresh.is_empty() {
-        history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;
+        history::save_alerts(dir, &[recorded, fresh.clone()].concat()).map_err(infra)?;
     }
     Ok(regressed(fresh.iter().any(|a| a.regression)))
 }

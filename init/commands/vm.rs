@@ -7,13 +7,14 @@ use std::process::ExitCode;
 use trig_init::analysis::compare;
 use trig_init::boot::kernel::Arch;
 use trig_init::boot::vm as host_vm;
+use trig_init::error::{usage, Error};
 use trig_init::exit;
 use trig_init::export::{Exporter, Table};
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first.
-pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
-    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| e.output)?;
+pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
+    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| usage(e.output))?;
     let table = Table {
         color: color(&cmd.color)?,
     };
@@ -23,19 +24,23 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         cmd.kernel
     };
     if compare_after && kernels.len() < 2 {
-        return Err("ab needs at least two kernels (-k A -k B)".into());
+        return Err(usage("ab needs at least two kernels (-k A -k B)"));
     }
     let opts = host_vm::VmOptions {
         kernels,
-        order: host_vm::Order::parse(&cmd.order, cmd.seed)?,
+        order: host_vm::Order::parse(&cmd.order, cmd.seed).map_err(usage)?,
         commit: cmd.commit,
-        arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
+        arch: cmd
+            .arch
+            .as_deref()
+            .map_or(Ok(Arch::host()), Arch::parse)
+            .map_err(usage)?,
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
         out: cmd.out.into(),
-        accel: host_vm::AccelChoice::parse(&cmd.accel)?,
-        meter: host_vm::MeterChoice::parse(&cmd.meter)?,
+        accel: host_vm::AccelChoice::parse(&cmd.accel).map_err(usage)?,
+        meter: host_vm::MeterChoice::parse(&cmd.meter).map_err(usage)?,
         timeout: cmd.timeout,
         init: cmd.init.map(Into::into),
         append: cmd.append,
@@ -44,16 +49,10 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         profile: cmd.profile,
         quiet: cmd.quiet,
         json: cmd.json,
-        run: run_cmd.options()?,
+        run: run_cmd.options().map_err(usage)?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
     };
-    let done = match host_vm::run(&opts) {
-        Ok(done) => done,
-        Err((code, msg)) => {
-            eprintln!("trig-init: error: {msg}");
-            return Ok(ExitCode::from(code));
-        }
-    };
+    let done = host_vm::run(&opts)?;
     let mut code = done.status;
     if compare_after {
         let settings = compare::Settings::default();
