@@ -27,6 +27,7 @@ pub enum Cmd {
     Report(ReportCmd),
     Bisect(BisectCmd),
     AbProof(AbProofCmd),
+    Sweep(SweepCmd),
 }
 
 /// `run`'s flags come from the options table, with the `trig.*` parameters.
@@ -72,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -143,6 +144,10 @@ vm_commands! {
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
+    /// also write the results (ab: and each kernel's verdicts against the
+    /// first) as a KCIDB document here, for KernelCI (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
     /// colour the comparison table: auto (on a terminal, unless NO_COLOR
     /// is set), always or never
     #[argh(option, default = "String::from(\"auto\")")]
@@ -209,6 +214,10 @@ pub struct CompareCmd {
     /// also write NEW's figures in Bencher Metric Format to this file
     #[argh(option)]
     pub export_bmf: Option<String>,
+    /// also write NEW's figures and verdicts as a KCIDB document to this
+    /// file, for KernelCI (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
 }
 
 /// Change points over a history directory of results (one file per
@@ -242,6 +251,10 @@ pub struct HistoryCmd {
     /// result's figures); default table
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,
+    /// also write every result of the history as a KCIDB document to this
+    /// file, change points in their tests (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
     /// alert once per change point: report the ones not yet recorded in
     /// DIR/alerts.json, record them there, and exit 1 only for a change
     /// for the worse seen for the first time
@@ -329,4 +342,90 @@ pub struct AbProofCmd {
     /// the results directory of the ab run
     #[argh(positional)]
     pub dir: String,
+}
+
+/// Every commit of a range measured once (scripts/sweep.sh builds and
+/// boots; these are its plan, the merge of its slices and the report).
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "sweep")]
+pub struct SweepCmd {
+    #[argh(subcommand)]
+    pub cmd: SweepSub,
+}
+
+#[derive(FromArgs, Debug)]
+#[argh(subcommand)]
+pub enum SweepSub {
+    Plan(SweepPlanCmd),
+    Merge(SweepMergeCmd),
+    Report(SweepReportCmd),
+}
+
+/// Write a slice's manifest (the range BASE..TIP of the git tree, BASE
+/// first) into OUT and print the slice's commits, one `COMMIT STEM` a
+/// line in the range's order: scripts/sweep.sh writes STEM.json (vm
+/// results) or STEM.skip (why not) for each.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "plan")]
+pub struct SweepPlanCmd {
+    /// the kernel's git tree
+    #[argh(positional)]
+    pub tree: String,
+    /// BASE..TIP
+    #[argh(positional)]
+    pub range: String,
+    /// every N-th commit of the range from the K-th, as K/N (default
+    /// 1/1: all)
+    #[argh(option, default = "String::from(\"1/1\")")]
+    pub slice: String,
+    /// the sweep directory
+    #[argh(option)]
+    pub out: String,
+}
+
+/// Join slice directories of one range into OUT (new or empty). Refuses
+/// another range, a commit that is not of the range or in two slices, and
+/// results measured otherwise than the first (the field named). Exit 0,
+/// or 2 when refused.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "merge")]
+pub struct SweepMergeCmd {
+    /// the merged directory
+    #[argh(option, short = 'o')]
+    pub out: String,
+    /// slice directories (scripts/sweep.sh --out)
+    #[argh(positional)]
+    pub dirs: Vec<String>,
+}
+
+/// Name each commit of a sweep directory where a benchmark stepped
+/// against the previous measured commit beyond compare's threshold: its
+/// size, verdict and (profiled) the functions that moved; commits not
+/// built or booted are named and the step measured across them. Exit 0,
+/// 1 when a step regressed, 2 on bad input.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "report")]
+pub struct SweepReportCmd {
+    /// a sweep directory (merged, or one slice of 1/1)
+    #[argh(positional)]
+    pub dir: String,
+    /// smallest change in percent that is a step (default: the meter's,
+    /// 0.25 for icount, 3 for time)
+    #[argh(option)]
+    pub threshold: Option<f64>,
+    /// table, markdown, email, json or html (default table)
+    #[argh(option, default = "String::from(\"table\")")]
+    pub format: String,
+    /// also write the output (in --format) here
+    #[argh(option, short = 'o')]
+    pub output: Option<String>,
+    /// also write the report as JSON to this file
+    #[argh(option)]
+    pub export_json: Option<String>,
+    /// also write it as markdown to this file
+    #[argh(option)]
+    pub export_markdown: Option<String>,
+    /// also write it as HTML to this file
+    #[argh(option)]
+    pub export_html: Option<String>,
 }

@@ -6,19 +6,31 @@ mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{bisect, compare, history, list, report, run, strs, vm};
+use commands::{bisect, compare, history, list, report, run, strs, sweep, vm};
 use std::process::ExitCode;
 use trig_init::{exit, guest};
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // args_os: std::env::args panics on an argument that is not UTF-8
+    let argv_os: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let lossy: Vec<String> = argv_os
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let subcommands: Vec<&str> = <Cmd as argh::SubCommands>::COMMANDS
         .iter()
         .map(|c| c.name)
         .collect();
-    if nix::unistd::getpid().as_raw() == 1 && guest::is_appliance(&argv, &subcommands) {
+    if nix::unistd::getpid().as_raw() == 1 && guest::is_appliance(&lossy, &subcommands) {
         guest::pid1_main();
     }
+    if let Some(bad) = argv_os.iter().find(|a| a.to_str().is_none()) {
+        eprintln!(
+            "trig-init: error: argument {bad:?} is not UTF-8; trig-init takes UTF-8 arguments and paths"
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    let argv = lossy;
     // not argh::from_env, which exits 1 on a parse error: 1 means
     // "regressed" here, a usage error is 2
     let args = match TrigInit::from_args(&["trig-init"], &strs(&argv)) {
@@ -57,6 +69,7 @@ fn main() -> ExitCode {
         Some(Cmd::Bisect(cmd)) => ("trig-init", bisect::bisect(cmd)),
         Some(Cmd::AbProof(cmd)) => ("trig-init", bisect::ab_proof(cmd)),
         Some(Cmd::List(cmd)) => ("trig-init", list::list(cmd)),
+        Some(Cmd::Sweep(cmd)) => ("trig-init sweep", sweep::sweep(cmd)),
     };
     commands::exit_on_error(name, result)
 }

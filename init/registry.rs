@@ -449,8 +449,17 @@ pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, String> {
             ));
         }
     }
-    Ok(all()
+    let chosen: Vec<&Bench> = all()
         .filter(|b| filters.iter().any(|f| glob_match(f, b.name)))
+        .collect();
+    // an overhead is over the baseline measured in the same boot: a
+    // benchmark chosen brings its baseline along, as it would be expected
+    Ok(all()
+        .filter(|b| {
+            chosen
+                .iter()
+                .any(|c| c.name == b.name || c.baseline().is_some_and(|base| base.name == b.name))
+        })
         .collect())
 }
 
@@ -478,6 +487,17 @@ pub fn listing(version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_benchmark_chosen_brings_its_baseline() {
+        let names = |f: &[&str]| -> Vec<&str> {
+            let f: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+            select(&f).unwrap().iter().map(|b| b.name).collect()
+        };
+        assert_eq!(names(&["trig-kprobe"]), ["trig-base", "trig-kprobe"]);
+        assert_eq!(names(&["trig-base"]), ["trig-base"]);
+        assert!(names(&["rename-fexit"]).contains(&"rename-base"));
+    }
+
     use super::*;
     use std::collections::HashSet;
 

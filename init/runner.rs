@@ -28,6 +28,9 @@ pub enum Sink {
 #[derive(Clone)]
 pub struct Run {
     pub report: Arc<Mutex<Report>>,
+    /// The benchmark running now: what ends the run early reports it as
+    /// cut short instead of leaving it out.
+    running: Arc<Mutex<Option<BenchResult>>>,
     emitted: Arc<AtomicBool>,
     sink: Sink,
 }
@@ -57,6 +60,7 @@ pub fn system(pid1: bool) -> System {
             .into(),
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         pid1,
+        cpu: crate::cpu::seen(),
     }
 }
 
@@ -94,6 +98,7 @@ impl Run {
         };
         Run {
             report: Arc::new(Mutex::new(report)),
+            running: Arc::default(),
             emitted: Arc::new(AtomicBool::new(false)),
             sink,
         }
@@ -119,13 +124,14 @@ impl Run {
             } else {
                 eprintln!("[{}/{n}] {}", i + 1, point.name);
             }
+            self.start(matrix::new_result(point, opts));
             let result = matrix::run_point(point, opts, &caps, opts.verbose);
             eprintln!("{}", summary_line(&result));
             if matches!(self.sink, Sink::Console) {
                 let json = serde_json::to_string(&result).expect("results serialize");
                 console_lines(&frame::encode(frame::BENCH, &json));
             }
-            self.lock().results.push(result);
+            self.done(result);
         }
         crate::report::add_overheads(&mut self.lock().results);
         if opts.harness {
@@ -136,6 +142,20 @@ impl Run {
         if opts.profile && matches!(self.sink, Sink::Console) {
             emit_symbols();
         }
+    }
+
+    /// Notes the benchmark starting now, not measured yet.
+    fn start(&self, result: BenchResult) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+    }
+
+    /// Adds a benchmark's result.
+    fn done(&self, result: BenchResult) {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        self.lock().results.push(result);
     }
 
     /// Times the bare loop right after the matrix and sets the report's
@@ -170,6 +190,28 @@ impl Run {
         }
         let report = {
             let mut r = self.lock();
+            // the benchmark the watchdog (a signal, a panic) cut short
+            if let Some(mut cut) = self
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+            {
+                cut.status = match status {
+                    RunEnd::Watchdog => Status::Timeout,
+                    _ => Status::Failed,
+                };
+                cut.reason = Some(format!(
+                    "running when the run ended ({status}{})",
+                    message
+                        .as_ref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ));
+                r.results.push(cut);
+            }
+            // the overheads of those measured before (idempotent)
+            crate::report::add_overheads(&mut r.results);
             r.outcome = Outcome { status, message };
             r.clone()
         };
@@ -186,7 +228,9 @@ impl Run {
                 let json = serde_json::to_string_pretty(&report).expect("report serializes") + "\n";
                 if path == "-" {
                     console_lines(&[json]);
-                } else if let Err(e) = std::fs::write(path, json) {
+                } else if let Err(e) =
+                    crate::files::replace(std::path::Path::new(path), json.as_bytes())
+                {
                     eprintln!("trig-init: writing {path}: {e}");
                 }
             }
@@ -224,5 +268,61 @@ pub fn summary_line(r: &BenchResult) -> String {
             r.status.as_str(),
             r.reason.as_deref().unwrap_or("")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Better, Summary};
+
+    fn measured(name: &str, mean: f64) -> BenchResult {
+        BenchResult {
+            summary: Some(Summary {
+                mean,
+                stddev: 0.0,
+                per_producer: mean,
+                cv: 0.0,
+                samples: 1,
+            }),
+            ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
+        }
+    }
+
+    #[test]
+    fn the_watchdog_reports_the_running_benchmark_and_keeps_overheads() {
+        let path = std::env::temp_dir().join(format!("trig-runner-wd-{}.json", std::process::id()));
+        let run = Run::new(
+            Sink::Plain(path.display().to_string()),
+            &RunOptions::default(),
+            3,
+            Vec::new(),
+            false,
+        );
+        run.done(measured("trig-base", 2.0));
+        run.done(measured("trig-kprobe", 1.0));
+        run.start(BenchResult::new(
+            "rename-base",
+            "rename-base",
+            "rename",
+            1,
+            Better::Higher,
+        ));
+        assert!(run.finish(RunEnd::Watchdog, Some("watchdog: 1 s".into())));
+        let r = run.lock();
+        let cut = r.results.iter().find(|b| b.name == "rename-base");
+        let cut = cut.expect("the running benchmark has a row");
+        assert_eq!(cut.status, Status::Timeout);
+        assert!(
+            cut.reason.as_deref().unwrap().contains("watchdog"),
+            "{cut:?}"
+        );
+        let kprobe = r.results.iter().find(|b| b.name == "trig-kprobe").unwrap();
+        let o = kprobe
+            .overhead_ns
+            .as_ref()
+            .expect("overhead against trig-base");
+        assert!((o.ns_per_event - 500.0).abs() < 1e-9, "{o:?}");
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -62,16 +62,7 @@ if [ "$brk" = "$plant" ]; then
 fi
 echo "bisect-proof: $commits commits, $what planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
-if [ ! -d "$tree/.git" ]; then
-  [ -f /usr/src/linux-source-6.1.tar.xz ] || { echo "bisect-proof: no /usr/src/linux-source-6.1.tar.xz (scripts/setup.sh --kernel installs it)" >&2; exit 2; }
-  mkdir -p "$tree"
-  tar -C "$tree" --strip-components=1 -xf /usr/src/linux-source-6.1.tar.xz
-  git -C "$tree" init -q
-  # Debian's tree ignores everything at its top level (/* in .gitignore)
-  git -C "$tree" -c user.name=trig -c user.email=trig@localhost add -A -f .
-  git -C "$tree" -c user.name=trig -c user.email=trig@localhost commit -qm "pristine linux-source-6.1"
-  git -C "$tree" tag pristine
-fi
+"$top/scripts/proof-tree.sh" "$tree"
 cd "$tree"
 git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine

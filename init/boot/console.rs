@@ -1,6 +1,6 @@
 //! Watching a guest's console: frames, progress, panics, and the end.
 
-use crate::report::frame::{parse_progress, Frame, FrameError, Parser, INIT_MARKER};
+use crate::report::frame::{self, parse_progress, Frame, FrameError, Parser, INIT_MARKER};
 
 /// The line of a panic: after it the kernel does nothing more (with
 /// `panic=0` it just hangs), so the host waits only a little longer.
@@ -21,6 +21,11 @@ const CRASH_MARKERS: &[&str] = &[
 pub const KEEP: usize = 64 << 20;
 /// Longer lines are cut into pieces of this size.
 pub const MAX_LINE: usize = 64 << 10;
+/// Framing errors kept per boot: the first say why; a stream of garbage
+/// would add one a line.
+pub const MAX_ERRORS: usize = 64;
+/// Frame payloads kept per boot, the newest (the final report is last).
+pub const KEEP_FRAMES: usize = 2 * frame::MAX_FRAME;
 
 /// Calls `line` with each line of `r` (without its newline, lossily
 /// decoded, at most `max` bytes: longer ones come in pieces) until the
@@ -94,15 +99,28 @@ impl Console {
             self.reached_init = true;
         }
         match self.parser.feed(clean) {
-            Some(Ok(f)) => self.frames.push(f),
-            Some(Err(e)) => self.errors.push(e),
-            None => {}
+            Some(Ok(f)) => self.keep_frame(f),
+            Some(Err(e)) if self.errors.len() < MAX_ERRORS => self.errors.push(e),
+            Some(Err(_)) | None => {}
         }
         let p = parse_progress(clean);
         if p.is_some() {
             self.progress.clone_from(&p);
         }
         p
+    }
+
+    /// Keeps `f`, and of the frames before it as many of the newest as
+    /// [`KEEP_FRAMES`] allows.
+    fn keep_frame(&mut self, f: Frame) {
+        self.frames.push(f);
+        let mut total: usize = self.frames.iter().map(|f| f.payload.len()).sum();
+        let mut drop = 0;
+        while total > KEEP_FRAMES && drop + 1 < self.frames.len() {
+            total -= self.frames[drop].payload.len();
+            drop += 1;
+        }
+        self.frames.drain(..drop);
     }
 
     /// Call when the output ended.
@@ -204,5 +222,67 @@ mod tests {
         c.feed(lines[0].trim_end());
         c.close();
         assert!(c.errors[0].to_string().contains("truncated"));
+    }
+
+    mod untrusted {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(100))]
+            /// Floods, cut lines, forged markers and crash lines: no panic,
+            /// and everything kept is capped.
+            #[test]
+            fn any_console_is_bounded(
+                lines in proptest::collection::vec(
+                    prop_oneof![
+                        any::<String>(),
+                        "@@TRIG(-BEGIN|-END)? [ -~]{0,40}",
+                        "(Kernel panic - not syncing|BUG: |Oops: )[ -~]{0,40}",
+                        "@@TRIG-PROGRESS [0-9]{1,20}/[0-9]{1,20} [ -~]{0,30}",
+                    ],
+                    0..200,
+                ),
+            ) {
+                let mut c = Console::default();
+                for l in &lines {
+                    c.feed(l);
+                }
+                c.close();
+                prop_assert!(c.crash.len() <= 8);
+                prop_assert!(c.errors.len() <= MAX_ERRORS + 1);
+                prop_assert!(c.log.len() <= KEEP + 200);
+            }
+        }
+
+        #[test]
+        fn a_stream_of_orphan_end_lines_keeps_a_few_errors() {
+            let mut c = Console::default();
+            let junk = format!("@@TRIG-END report {}", "z".repeat(10_000));
+            for _ in 0..10_000 {
+                c.feed(&junk);
+            }
+            c.close();
+            assert!(c.errors.len() <= MAX_ERRORS + 1, "{}", c.errors.len());
+            assert!(c.errors.iter().all(|e| e.to_string().len() < 1000));
+        }
+
+        #[test]
+        fn a_flood_of_frames_keeps_the_newest() {
+            let mut c = Console::default();
+            let big = "q".repeat(1 << 20);
+            // more than KEEP_FRAMES of frames, then the final report
+            for _ in 0..(KEEP_FRAMES >> 20) + 8 {
+                for l in encode(frame::BENCH, &big) {
+                    c.feed(l.trim_end());
+                }
+            }
+            for l in encode(frame::REPORT, "{}") {
+                c.feed(l.trim_end());
+            }
+            let kept: usize = c.frames.iter().map(|f| f.payload.len()).sum();
+            assert!(kept <= KEEP_FRAMES, "{kept}");
+            assert_eq!(c.frames.last().unwrap().kind, frame::REPORT);
+        }
     }
 }

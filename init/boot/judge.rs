@@ -8,7 +8,7 @@ use crate::exit;
 use crate::report::frame::{self, Frame};
 use crate::report::{
     add_overheads, BenchResult, BootStatus, KernelSymbols, Outcome, Report, RunEnd, RunRecord,
-    RunSet,
+    RunSet, Status,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -52,6 +52,10 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
         );
         append(&mut message, note);
     }
+    let mut report = parsed.ok().map(|(r, _)| r);
+    if let (Some(r), Some(why)) = (report.as_mut(), &message) {
+        add_cut_short(r, b.console.progress.as_ref(), why);
+    }
     RunRecord {
         index,
         status,
@@ -61,8 +65,27 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
         wall_s: b.wall,
         boot_s: b.boot_s,
         pairing: None,
-        report: parsed.ok().map(|(r, _)| r),
+        report,
     }
+}
+
+/// The benchmark a guest that stopped before its final report was running
+/// (its last progress marker) becomes a failed row, not a missing one.
+fn add_cut_short(r: &mut Report, progress: Option<&(usize, usize, String)>, why: &str) {
+    let Some((_, _, name)) = progress else {
+        return;
+    };
+    if r.outcome.status != RunEnd::Incomplete || r.results.iter().any(|b| &b.name == name) {
+        return;
+    }
+    // a point's name is its benchmark's, maybe with /parameters after it
+    let Some(bench) = crate::registry::find(name.split('/').next().unwrap_or(name)) else {
+        return;
+    };
+    let mut cut = BenchResult::new(name, bench.name, bench.family.name, 1, bench.better);
+    cut.status = Status::Failed;
+    cut.reason = Some(format!("running when the guest stopped: {why}"));
+    r.results.push(cut);
 }
 
 /// Adds `why` to a boot's message.
@@ -116,14 +139,26 @@ fn verdict(
 }
 
 /// Why a guest never reached /init: QEMU's messages, or else the last
-/// lines of its console.
+/// lines of its console, or else that there were none.
 fn no_boot_why(b: &Boot) -> String {
-    if b.qemu_stderr.trim().is_empty() {
-        let tail: Vec<&str> = b.console.log.lines().rev().take(5).collect();
-        tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
-    } else {
-        b.qemu_stderr.trim().to_string()
+    if !b.qemu_stderr.trim().is_empty() {
+        return b.qemu_stderr.trim().to_string();
     }
+    let tail: Vec<&str> = b
+        .console
+        .log
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .rev()
+        .take(5)
+        .collect();
+    if tail.is_empty() {
+        return "QEMU ended without a word and the console stayed empty (a truncated or \
+                unbootable kernel image, or a kernel without a serial console?)"
+            .into();
+    }
+    tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }
 
 /// The verdict on a boot that reached /init: by its report.
@@ -154,7 +189,8 @@ fn report_verdict(
                     .first()
                     .map(|e| e.to_string())
                     .or_else(|| parsed.as_ref().err().cloned())
-                    .unwrap_or_default()
+                    .filter(|why| !why.is_empty())
+                    .unwrap_or_else(|| "no frame seen".into())
             )),
         ),
     }
@@ -290,5 +326,42 @@ mod tests {
         assert!(!complete);
         assert_eq!(r.results.len(), 1);
         assert_eq!(r.outcome.status, RunEnd::Incomplete);
+    }
+
+    #[test]
+    fn the_benchmark_running_when_the_guest_stopped_is_a_failed_row() {
+        let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","samples":[]}"#;
+        let mut console = console::Console::default();
+        let lines = [
+            vec!["trig-init 0.1.0 as PID 1\n".to_string()],
+            encode(frame::HEADER, &header()),
+            vec![frame::progress_line(1, 2, "trig-base")],
+            encode(frame::BENCH, bench),
+            vec![frame::progress_line(2, 2, "trig-kprobe")],
+            vec!["[    9.0] Kernel panic - not syncing: Fatal exception\n".into()],
+        ]
+        .concat();
+        for l in &lines {
+            console.feed(l.trim_end());
+        }
+        console.close();
+        let b = Boot {
+            console,
+            hung: false,
+            interrupted: None,
+            wall: 1.0,
+            boot_s: None,
+            qemu_stderr: String::new(),
+        };
+        let rec = judge_boot(1, &b, Duration::from_secs(60));
+        assert_eq!(rec.status, BootStatus::Crashed);
+        let r = rec.report.expect("the partial report");
+        let cut = r.results.iter().find(|x| x.name == "trig-kprobe");
+        let cut = cut.expect("a row for the running benchmark");
+        assert_eq!(cut.status, Status::Failed);
+        assert!(
+            cut.reason.as_deref().unwrap().contains("Fatal exception"),
+            "{cut:?}"
+        );
     }
 }

@@ -35,6 +35,15 @@ impl Arch {
         }
     }
 
+    /// The most CPUs QEMU's machine for the architecture takes (pc:
+    /// 255, virt with GICv3: 512).
+    pub fn max_cpus(self) -> usize {
+        match self {
+            Arch::X86_64 => 255,
+            Arch::Aarch64 => 512,
+        }
+    }
+
     /// Debian's name for the architecture.
     pub fn debian(self) -> &'static str {
         match self {
@@ -235,12 +244,18 @@ fn find_package(arch: Arch, prefix: &str, opts: &[String], lists: &Path) -> Resu
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
-    pick_package(&names, arch, prefix).ok_or_else(|| {
-        format!(
-            "no Debian kernel package linux-image-{prefix}*-{}-unsigned is known to apt (run apt-get update?)",
-            arch.debian()
-        )
-    })
+    pick_package(&names, arch, prefix).ok_or_else(|| no_package(arch, prefix))
+}
+
+/// Why no package was found for `prefix`: its version is matched by whole
+/// components, which a glob would not say.
+fn no_package(arch: Arch, prefix: &str) -> String {
+    format!(
+        "no Debian kernel package of version {prefix} (linux-image-{prefix}[-N]-{}-unsigned, \
+         whole version components: {prefix} does not match {prefix}7) is known to apt \
+         (run apt-get update?)",
+        arch.debian()
+    )
 }
 
 /// Downloads `package` into `dir` and unpacks it under `dir/root`.
@@ -295,9 +310,8 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     if !elf.exists() {
         let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
         match extract_vmlinux(&bz) {
-            Ok(bytes) => {
-                std::fs::write(&elf, bytes).map_err(|e| format!("{}: {e}", elf.display()))?
-            }
+            Ok(bytes) => crate::files::replace(&elf, &bytes)
+                .map_err(|e| format!("{}: {e}", elf.display()))?,
             Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
         }
     }
@@ -356,6 +370,13 @@ pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_package_says_components_are_matched_whole() {
+        let why = no_package(Arch::X86_64, "6.1.0-5");
+        assert!(!why.contains("6.1.0-5*"), "{why}");
+        assert!(why.contains("does not match 6.1.0-57"), "{why}");
+    }
 
     #[test]
     fn detects_headers() {

@@ -3,7 +3,6 @@
 //! the results files, the terminal, kernel resolution, profiles and signals.
 
 pub mod console;
-pub mod files;
 pub mod initramfs;
 pub mod judge;
 pub mod kernel;

@@ -42,15 +42,52 @@ pub fn kvm_present(arch: Arch) -> bool {
 /// a host input that reaches the guest (RTC, file times).
 const ICOUNT_EPOCH: &str = "2020-01-01T00:00:00";
 
+/// The x86-64 machine type: a versioned one, since the `pc` alias moves
+/// with QEMU's version; 7.2 (Debian 12's QEMU) is the oldest QEMU that
+/// scripts/setup.sh installs, and later ones keep it.
+const X86_MACHINE: &str = "pc-i440fx-7.2";
+
+/// The x86-64 CPU under TCG: a versioned named model (whose definition
+/// QEMU never changes), less the features that TCG does not emulate in
+/// QEMU 7.2 to 10.0 (it would drop them with a warning, and a later QEMU
+/// that emulates one would change what the kernel patches in). `-cpu max`
+/// grows with QEMU's version instead: under it QEMU 7.2 read rename-base
+/// 3.14% below 10.0 on one kernel (docs/meter.md).
+const X86_TCG_CPU: &str = "Skylake-Client-v4,-pcid,-x2apic,-tsc-deadline,-invpcid,-rdseed,\
+                           -spec-ctrl,-3dnowprefetch,-xsavec,-xsaves";
+
+const ARM64_MACHINE: &str = "virt-7.2,gic-version=3";
+
+/// The emulated machine: `-machine` and `-cpu`.
+pub fn model(arch: Arch, accel: Accel) -> (&'static str, &'static str) {
+    match (arch, accel) {
+        (Arch::X86_64, Accel::Kvm) => (X86_MACHINE, "host"),
+        (Arch::X86_64, Accel::Tcg) => (X86_MACHINE, X86_TCG_CPU),
+        (Arch::Aarch64, Accel::Kvm) => (ARM64_MACHINE, "host"),
+        // neoverse-n1, a fixed model: -cpu max is 4x slower under TCG
+        // (pointer auth)
+        (Arch::Aarch64, Accel::Tcg) => (ARM64_MACHINE, "neoverse-n1"),
+    }
+}
+
+/// QEMU's version as `--version` prints it ("10.0.2 (Debian ...)"); None
+/// when the binary does not run.
+pub fn version(arch: Arch) -> Option<String> {
+    let out = std::process::Command::new(binary(arch))
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    Some(
+        line.strip_prefix("QEMU emulator version ")
+            .unwrap_or(line)
+            .into(),
+    )
+}
+
 fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
-    let (machine, cpu) = match (arch, accel) {
-        (Arch::X86_64, Accel::Kvm) => ("pc", "host"),
-        // a modern model, so that the kernel takes its usual paths
-        (Arch::X86_64, Accel::Tcg) => ("pc", "max"),
-        (Arch::Aarch64, Accel::Kvm) => ("virt,gic-version=3", "host"),
-        // neoverse-n1: -cpu max is 4x slower under TCG (pointer auth)
-        (Arch::Aarch64, Accel::Tcg) => ("virt,gic-version=3", "neoverse-n1"),
-    };
+    let (machine, cpu) = model(arch, accel);
     let mut a: Vec<String> = ["-machine", machine, "-cpu", cpu]
         .map(String::from)
         .to_vec();
@@ -203,7 +240,11 @@ mod tests {
             plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
-        assert!(a.starts_with("-machine pc -cpu max -accel tcg"), "{a}");
+        assert!(
+            a.starts_with("-machine pc-i440fx-7.2 -cpu Skylake-Client-v4,-pcid,"),
+            "{a}"
+        );
+        assert!(a.contains(",-xsaves -accel tcg"), "{a}");
         assert!(!a.contains("icount"), "{a}");
         assert!(a.contains("-smp 2 -m 1G -kernel /k -initrd /i -append console=ttyS0"));
         assert!(a.contains("-no-reboot"));
@@ -244,7 +285,7 @@ mod tests {
             plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
-        assert!(a.contains("virt,gic-version=3 -cpu neoverse-n1"), "{a}");
+        assert!(a.contains("virt-7.2,gic-version=3 -cpu neoverse-n1"), "{a}");
         assert!(a.contains("-icount shift=0,sleep=off"), "{a}");
         assert_eq!(console_device(Arch::Aarch64), "ttyAMA0");
     }

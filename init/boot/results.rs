@@ -2,9 +2,9 @@
 //! every boot so that a later failure loses nothing, with each boot's
 //! console log beside it.
 
-use crate::boot::files;
 use crate::boot::judge::append;
 use crate::boot::kernel::Kernel;
+use crate::files;
 use crate::report::{RunRecord, RunSet};
 use std::path::{Path, PathBuf};
 
@@ -21,19 +21,22 @@ impl Target {
     /// Adds a boot, writes its console log and rewrites the results file;
     /// `tag` keeps several kernels of one command apart. A log that could
     /// not be written is noted in the boot's message and returned as a
-    /// warning; a results file that could not be is the error.
+    /// warning; a results file that could not be is the error (the boot
+    /// stays in `set`, to be shown).
     pub fn add(
         &mut self,
         out: &Path,
         stem: &str,
         tag: &str,
-        mut rec: RunRecord,
+        rec: RunRecord,
         log: &str,
     ) -> Result<Option<String>, String> {
         if let Some(r) = &rec.report {
             self.set.kernel.release.clone_from(&r.system.release);
         }
+        self.set.runs.push(rec);
         let path = self.claim(out, &format!("{stem}{tag}"))?;
+        let rec = self.set.runs.last_mut().expect("pushed above");
         let log_path = path.with_extension(format!("boot{}.log", rec.index));
         let warning = match files::replace(&log_path, log.as_bytes()) {
             Ok(()) => {
@@ -46,24 +49,31 @@ impl Target {
                 Some(why)
             }
         };
-        self.set.runs.push(rec);
-        let json = serde_json::to_string_pretty(&self.set).expect("results serialize");
-        files::replace(&path, json.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        files::replace(&path, self.json().as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(warning)
     }
 
-    /// The results file for the kernel's release as now known: claimed
-    /// anew (and the old one removed) when the release changed the name.
+    fn json(&self) -> String {
+        serde_json::to_string_pretty(&self.set).expect("results serialize")
+    }
+
+    /// The results file for the kernel's release as now known: created
+    /// anew, whole (and the old one removed), when the release changed
+    /// the name.
     fn claim(&mut self, out: &Path, suffix: &str) -> Result<PathBuf, String> {
         let name = format!("{}-{suffix}", self.set.kernel.release.replace('/', "_"));
         if self.path.as_ref().map(|(_, n)| n) != Some(&name) {
             // another run into this directory in the same second gets
             // NAME-2.json, never this one
-            let path = files::claim(|n| match n {
-                1 => out.join(format!("{name}.json")),
-                n => out.join(format!("{name}-{n}.json")),
-            })
-            .map_err(|e| format!("{}: {e}", out.display()))?;
+            let path = files::create_first(
+                |n| match n {
+                    1 => out.join(format!("{name}.json")),
+                    n => out.join(format!("{name}-{n}.json")),
+                },
+                self.json().as_bytes(),
+            )
+            .map_err(|e| format!("{}: {e}", out.join(format!("{name}.json")).display()))?;
             if let Some((old, _)) = self.path.replace((path, name)) {
                 let _ = std::fs::remove_file(old);
             }

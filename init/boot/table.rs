@@ -29,13 +29,14 @@ fn header(set: &RunSet) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "kernel {} ({}), {} under {}, meter {}, {} CPUs, {} boot(s)",
+        "kernel {} ({}), {} under {}, meter {}, {} CPU{}, {} boot(s)",
         set.kernel.release,
         set.kernel.spec,
         set.vm.arch,
         set.vm.accel.to_uppercase(),
         set.vm.meter.as_str(),
         set.vm.cpus,
+        if set.vm.cpus == 1 { "" } else { "s" },
         set.runs.len()
     );
     let meter = set.vm.meter;
@@ -146,5 +147,19 @@ mod tests {
         let r =
             "attach: failed to attach kprobe_multi to bpf_fentry_test1: Operation not supported";
         assert_eq!(words(r, 30), "attach: failed to attach\u{2026}");
+    }
+
+    #[test]
+    fn one_cpu_is_not_cpus() {
+        let mut set: RunSet = serde_json::from_value(serde_json::json!({
+            "schema_version": 1,
+            "kernel": {"spec": "k", "path": "", "release": "6.1.0"},
+            "vm": {"arch": "x86_64", "accel": "tcg", "cpus": 1, "memory": "1G", "append": ""},
+            "runs": []
+        }))
+        .unwrap();
+        assert!(header(&set).contains(", 1 CPU, "), "{}", header(&set));
+        set.vm.cpus = 2;
+        assert!(header(&set).contains(", 2 CPUs, "), "{}", header(&set));
     }
 }

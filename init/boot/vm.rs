@@ -1,7 +1,6 @@
 //! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
 //! each boot's report, keep everything measured whatever goes wrong.
 
-use crate::boot::files::TempFile;
 use crate::boot::initramfs;
 use crate::boot::judge::{add_profiles, exit_status, judge_boot};
 use crate::boot::kernel::{self, Arch, Kernel};
@@ -13,6 +12,7 @@ use crate::boot::signals;
 use crate::boot::ui::{self, Ui};
 use crate::error::{infra, usage, Error};
 use crate::exit;
+use crate::files::{self, TempFile};
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::{KernelInfo, Meter, Pairing, RunSet, VmInfo, SCHEMA_VERSION};
 use crate::{matrix, registry};
@@ -218,6 +218,9 @@ struct Plan<'a> {
     /// Unique to this command: runs in the same second must not pair.
     session: String,
     plugin: Option<PathBuf>,
+    /// Why the results of the last boot could not be written: the
+    /// schedule stops, and the figures are shown all the same.
+    unsaved: Option<String>,
 }
 
 /// Runs the command. With several kernels the boots interleave by
@@ -256,6 +259,9 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     })?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| infra(format!("{}: {e}", opts.out.display())))?;
+    for name in files::remove_stale(&opts.out) {
+        eprintln!("trig-init: removed {name}, left by a run that was killed");
+    }
     let initrd = temp_file(
         opts.out.join(format!(".initramfs-{}.cpio", plan.session)),
         &cpio,
@@ -282,6 +288,18 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Error> {
             "init binary {} is not a static executable; build the static one (scripts/build.sh) or pass --init",
             init_path.display()
         )));
+    }
+    // the guest would only say "error -8" (ENOEXEC) and look crashed
+    if let Some(kernel::Format::Elf(built)) = kernel::detect_bytes(&init) {
+        if built != opts.arch {
+            return Err(usage(format!(
+                "init binary {} is built for {}, not --arch {}; build that one (scripts/build.sh --arch {}) and pass it as --init",
+                init_path.display(),
+                built.as_str(),
+                opts.arch.as_str(),
+                opts.arch.as_str()
+            )));
+        }
     }
     Ok(init)
 }
@@ -344,6 +362,7 @@ impl<'a> Plan<'a> {
             stem,
             session,
             plugin: None,
+            unsaved: None,
         })
     }
 
@@ -363,6 +382,7 @@ impl<'a> Plan<'a> {
     /// A results set per kernel, its command line checked.
     fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Error> {
         let opts = self.opts;
+        let qemu_version = qemu::version(opts.arch);
         let targets: Vec<Target> = kernels
             .into_iter()
             .enumerate()
@@ -384,6 +404,10 @@ impl<'a> Plan<'a> {
                         cpus: self.guest.cpus,
                         memory: opts.memory.clone(),
                         append: self.cmdline(i),
+                        qemu: qemu_version.clone(),
+                        // set at each boot, with the accelerator
+                        machine: None,
+                        cpu: None,
                     },
                     runs: Vec::new(),
                 },
@@ -429,6 +453,9 @@ impl<'a> Plan<'a> {
             if let Some(sig) = self.boot_one(&mut targets[k], &this, initrd, events)? {
                 return Ok(Some(sig));
             }
+            if self.unsaved.is_some() {
+                break;
+            }
         }
         Ok(None)
     }
@@ -469,12 +496,15 @@ impl<'a> Plan<'a> {
             message: rec.message.clone(),
         });
         target.set.vm.accel = self.accel.as_str().into();
+        let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
+        (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
-        let warning = target
-            .add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log)
-            .map_err(infra)?;
-        if let Some(why) = warning {
-            let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+        match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
+            Ok(Some(why)) => {
+                let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+            }
+            Ok(None) => {}
+            Err(e) => self.unsaved = Some(e),
         }
         Ok(b.interrupted)
     }
@@ -523,6 +553,9 @@ impl<'a> Plan<'a> {
                 .last()
                 .unwrap_or("the guest never reached /init")
                 .to_string();
+            if let Some(refusal) = qemu_refusal(&b.qemu_stderr) {
+                return Err(infra(format!("QEMU refused to start: {refusal}")));
+            }
             self.accel = Accel::Tcg;
             self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
             let _ = events.send(BootEvent::Notice(format!(
@@ -540,9 +573,15 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|t| (&t.set, t.path.as_ref().map(|(p, _)| p)))
             .collect();
-        ui::summary(opts.quiet, &shown);
+        // figures that could not be kept are at least shown
+        ui::summary(opts.quiet && self.unsaved.is_none(), &shown);
         if let Some(dest) = &opts.json {
             write_json(dest, &sets)?;
+        }
+        if let Some(e) = &self.unsaved {
+            return Err(infra(format!(
+                "results not written: {e}; the figures above are all that is left of the last boot"
+            )));
         }
         if let Some(sig) = interrupted {
             eprintln!(
@@ -561,6 +600,21 @@ impl<'a> Plan<'a> {
             sets,
         })
     }
+}
+
+/// QEMU's own error, when it refused the configuration for a reason that
+/// is not KVM's (TCG would refuse it as well): its lines other than
+/// warnings, none of which names KVM.
+fn qemu_refusal(stderr: &str) -> Option<String> {
+    let errors: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains("warning"))
+        .collect();
+    let kvm = errors
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("kvm"));
+    (!errors.is_empty() && !kvm).then(|| errors.join(" / "))
 }
 
 /// Where a boot sits in the command's schedule.
@@ -626,7 +680,8 @@ fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
         print!("{json}");
         Ok(())
     } else {
-        std::fs::write(dest, json).map_err(|e| infra(format!("{dest}: {e}")))
+        files::replace(std::path::Path::new(dest), json.as_bytes())
+            .map_err(|e| infra(format!("{dest}: {e}")))
     }
 }
 
@@ -639,14 +694,43 @@ fn check(opts: &VmOptions) -> Result<(), String> {
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());
     }
+    let most = opts.arch.max_cpus();
+    if let Some(n) = opts.cpus.filter(|&n| n > most) {
+        return Err(format!(
+            "--cpus {n}: QEMU's {} machine takes at most {most}",
+            opts.arch.as_str()
+        ));
+    }
     if opts.timeout == Some(0) {
         return Err("--timeout must be at least 1 s".into());
     }
-    if !valid_memory(&opts.memory) {
+    let Some(mib) = memory_mib(&opts.memory) else {
         return Err(format!(
             "--memory '{}' is not a size such as 512M, 1G or 1.5G",
             opts.memory
         ));
+    };
+    if mib < MIN_MEMORY_MIB {
+        return Err(format!(
+            "--memory {}: a guest needs at least {MIN_MEMORY_MIB}M (the kernel and trig-init's initramfs)",
+            opts.memory
+        ));
+    }
+    if let Some(host) = host_memory_mib().filter(|&host| mib > host) {
+        return Err(format!(
+            "--memory {}: more than this host's {:.0}M",
+            opts.memory, host
+        ));
+    }
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(format!(
+            "--out {} is a file, not a directory",
+            opts.out.display()
+        ));
+    }
+    if let Some(dest) = opts.json.as_deref().filter(|d| *d != "-") {
+        files::check_writable(std::path::Path::new(dest))
+            .map_err(|e| format!("--json {dest}: {e}"))?;
     }
     // run options given here would override those after -- unseen
     if let Some(w) = opts
@@ -661,13 +745,42 @@ fn check(opts: &VmOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// QEMU's `-m`: a positive number, fractions allowed, in MiB or with a
-/// K, M, G or T suffix.
-fn valid_memory(m: &str) -> bool {
+/// Below this a kernel does not get as far as /init.
+const MIN_MEMORY_MIB: f64 = 128.0;
+
+/// QEMU's `-m` in MiB: a positive number, fractions allowed, in MiB or
+/// with a K, M, G or T suffix.
+fn memory_mib(m: &str) -> Option<f64> {
     let digits = m.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']);
-    m.len() - digits.len() <= 1
-        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && digits.parse::<f64>().is_ok_and(|v| v > 0.0)
+    if m.len() - digits.len() > 1 || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let scale = match m[digits.len()..].to_ascii_uppercase().as_str() {
+        "K" => 1.0 / 1024.0,
+        "" | "M" => 1.0,
+        "G" => 1024.0,
+        _ => 1024.0 * 1024.0,
+    };
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0)
+        .map(|v| v * scale)
+}
+
+/// The host's memory (MemTotal), in MiB: a guest given more would swap
+/// or fail to start.
+fn host_memory_mib() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: f64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::compare;
 use trig_init::error::{infra, input, usage, Error};
+use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
@@ -16,7 +17,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         ),
         _ => return Err(usage("give BASE and NEW, or --previous DIR")),
     };
-    if !(0.0..1.0).contains(&cmd.alpha)
+    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
         || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
         || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
     {
@@ -45,6 +46,10 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         if let Some(path) = path {
             files.push((for_comparison(format, false).map_err(usage)?, path));
         }
+    }
+    if let Some(path) = &cmd.export_kcidb {
+        let options = kcidb::Options::from_env().map_err(usage)?;
+        files.push((Box::new(Kcidb(options)), path));
     }
     let c = compare::compare(&base, &new, &settings).map_err(input)?;
     print!("{}", stdout.export(&c));

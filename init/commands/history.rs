@@ -8,13 +8,20 @@ use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
 use trig_init::error::{infra, input, usage, Error};
-use trig_init::export::for_history;
+use trig_init::export::kcidb::{self, HistoryRuns, Kcidb};
+use trig_init::export::{for_history, write_file, Exporter};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
-    if !(0.0..1.0).contains(&cmd.alpha) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0) {
+    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
+        || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0)
+    {
         return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
     let metrics = compare::Metric::parse_choice(&cmd.metric).map_err(usage)?;
+    let kcidb = match &cmd.export_kcidb {
+        Some(path) => Some((Kcidb(kcidb::Options::from_env().map_err(usage)?), path)),
+        None => None,
+    };
     let dir: &Path = cmd.dir.as_ref();
     let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let settings = changepoint::Settings {
@@ -25,6 +32,8 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
             / 100.0,
         ..changepoint::Settings::default()
     };
+    // KCIDB exports every result, which analyse consumes
+    let kept = kcidb.as_ref().map(|_| entries.clone());
     let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
     let recorded = if cmd.alert {
         history::load_alerts(dir).map_err(input)?
@@ -37,8 +46,17 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
         Vec::new()
     };
     print!("{}", for_history(&cmd.format).map_err(usage)?.export(&h));
+    if let (Some((exporter, path)), Some(entries)) = (&kcidb, &kept) {
+        let doc = HistoryRuns {
+            entries,
+            history: &h,
+        };
+        write_file(path, &exporter.export(&doc)).map_err(infra)?;
+    }
     if !cmd.alert {
-        return Ok(regressed(h.found.iter().any(|f| f.new && f.regression)));
+        return Ok(regressed(
+            h.found.iter().any(|f| f.new && f.regression && !f.pending),
+        ));
     }
     if !fresh.is_empty() {
         history::save_alerts(dir, &[recorded, fresh.clone()].concat()).map_err(infra)?;

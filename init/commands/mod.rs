@@ -7,6 +7,7 @@ pub mod history;
 pub mod list;
 pub mod report;
 pub mod run;
+pub mod sweep;
 pub mod vm;
 
 use std::io::IsTerminal;

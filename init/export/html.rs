@@ -2,12 +2,13 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::analysis::compare::{render, Comparison, Metric, Verdict};
+use crate::analysis::compare::{Comparison, Metric, Verdict};
 use crate::analysis::history::{self, History, Series};
+use crate::export::parts;
 use crate::stats;
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -286,12 +287,20 @@ fn short(v: f64) -> String {
     }
 }
 
-const HEAD: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>trig-init history</title><style>
+/// A page's opening, up to its body, with the style every page shares.
+pub(crate) fn head(title: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>{}</title><style>{STYLE}</style></head><body>"#,
+        esc(title)
+    )
+}
+
+const STYLE: &str = r#"
 body{font-family:sans-serif;margin:1.5em;color:#222}h1{font-size:1.4em}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.c{font-size:12px}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd}.improved{background:#dfd}.unstable,.missing{background:#ffd}
-</style></head><body>"#;
+"#;
 
 /// The table of change points found, or why there are none.
 fn change_points(out: &mut String, h: &History, opts: &Options) {
@@ -305,7 +314,7 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
         let c = &f.change;
         let _ = write!(
             out,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{:.3}</td><td>{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{}</td><td>{}</td></tr>",
             if f.regression { "regressed" } else { "improved" },
             opts.linked(h.points[f.at].commit.as_deref(), esc(&h.points[f.at].label())),
             esc(&f.bench),
@@ -315,19 +324,20 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
             c.change_pct,
             c.ci_pct.0,
             c.ci_pct.1,
-            c.p,
+            c.p_text(),
             esc(&f.moved_with.join(", "))
         );
     }
     *out += "</table>";
 }
 
-/// The latest comparison as `compare` prints it, rows coloured by verdict.
-fn latest_comparison(out: &mut String, c: &Comparison) {
-    *out += "<h2>Latest comparison</h2><pre>";
-    *out += &esc(&render::header(c).join("\n"));
+/// A comparison as `compare` prints it under a heading (markup), rows
+/// coloured by verdict.
+pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
+    let _ = write!(out, "<h2>{heading}</h2><pre>");
+    *out += &esc(&parts::header(c).join("\n"));
     *out += "</pre><table><tr>";
-    let (head, rows) = render::rows(c);
+    let (head, rows) = parts::rows(c);
     for h in head {
         let _ = write!(out, "<th>{}</th>", esc(&h));
     }
@@ -348,7 +358,7 @@ fn latest_comparison(out: &mut String, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let why = render::explained(c);
+    let why = parts::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }
@@ -405,7 +415,7 @@ fn trends(out: &mut String, h: &History, opts: &Options) {
 }
 
 pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String {
-    let mut out = String::from(HEAD);
+    let mut out = head("trig-init history");
     let _ = write!(
         out,
         "<h1>trig-init: {} results in {}</h1>",
@@ -423,7 +433,7 @@ pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String 
     }
     change_points(&mut out, h, opts);
     if let Some(c) = latest {
-        latest_comparison(&mut out, c);
+        comparison(&mut out, "Latest comparison", c);
     }
     trends(&mut out, h, opts);
     out + "</div></body></html>\n"

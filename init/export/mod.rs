@@ -1,14 +1,23 @@
 //! What `compare`, `history` and `report` write, as hyperfine's exporters:
 //! one [`Exporter`] trait, one type per format, each implementing it for
 //! the documents it can write; the commands pick one by `--format` name
-//! and [`write_file`] puts the bytes where asked. A new format is a type
-//! here and a name in the parser of each command that offers it.
+//! and [`write_file`] puts the bytes where asked. Each format's text is
+//! made in a file of its own (table, markdown, email, json, bmf, kcidb, html;
+//! [`parts`] holds what the comparison's formats for people share). A new
+//! format is a type here, its file, and a name in the parser of each
+//! command that offers it.
 
 pub mod bmf;
+pub mod email;
 pub mod html;
+pub mod json;
+pub mod kcidb;
+pub mod markdown;
+pub mod parts;
+pub mod sweep;
+pub mod table;
 pub mod text;
 
-use crate::analysis::compare::render::{render, Format};
 use crate::analysis::compare::Comparison;
 use crate::analysis::history::{self, History};
 
@@ -39,25 +48,25 @@ pub struct Html(pub html::Options);
 
 impl Exporter<Comparison> for Table {
     fn export(&self, c: &Comparison) -> String {
-        render(c, Format::Table { color: self.color })
+        table::comparison(c, self.color)
     }
 }
 
 impl Exporter<Comparison> for Markdown {
     fn export(&self, c: &Comparison) -> String {
-        render(c, Format::Markdown)
+        markdown::comparison(c)
     }
 }
 
 impl Exporter<Comparison> for Email {
     fn export(&self, c: &Comparison) -> String {
-        render(c, Format::Email)
+        email::comparison(c)
     }
 }
 
 impl Exporter<Comparison> for Json {
     fn export(&self, c: &Comparison) -> String {
-        render(c, Format::Json)
+        json::comparison(c)
     }
 }
 
@@ -100,17 +109,18 @@ impl Exporter<Report<'_>> for Html {
 /// `compare --format` (and its `--export-*` files): table, markdown (md),
 /// email, json or bmf.
 pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, String> {
-    if name == "bmf" {
-        return Ok(Box::new(Bmf));
-    }
-    Ok(
-        match Format::parse(name, color).map_err(|e| format!("{e} (or bmf)"))? {
-            Format::Table { color } => Box::new(Table { color }),
-            Format::Markdown => Box::new(Markdown),
-            Format::Email => Box::new(Email),
-            Format::Json => Box::new(Json),
-        },
-    )
+    Ok(match name {
+        "table" => Box::new(Table { color }),
+        "markdown" | "md" => Box::new(Markdown),
+        "email" => Box::new(Email),
+        "json" => Box::new(Json),
+        "bmf" => Box::new(Bmf),
+        f => {
+            return Err(format!(
+                "--format must be table, markdown, email or json, not '{f}' (or bmf)"
+            ))
+        }
+    })
 }
 
 /// `history --format`: table, markdown (md), json or bmf.
@@ -130,5 +140,6 @@ pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, String> {
 
 /// Writes an export to `path`; the error names the path.
 pub fn write_file(path: &str, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    crate::files::replace(std::path::Path::new(path), text.as_bytes())
+        .map_err(|e| format!("{path}: {e}"))
 }

@@ -207,7 +207,7 @@ fn test_run(fd: i32) -> std::io::Result<()> {
 
 /// A point's result before it runs: its name and parameters, and what a
 /// reader needs to place its figures.
-fn new_result(point: &Point, opts: &RunOptions) -> BenchResult {
+pub fn new_result(point: &Point, opts: &RunOptions) -> BenchResult {
     let bench = point.bench;
     let mut result = BenchResult::new(
         &point.name,

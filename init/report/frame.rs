@@ -62,6 +62,23 @@ const CHUNK: usize = 200;
 /// message broke.
 const RESYNC_LINES: usize = 8;
 
+/// The console is untrusted input (a kernel under test writes to it):
+/// what one frame may hold. A kernel's symbols, the largest frame, take
+/// about 3 MiB (Debian's 6.12).
+pub const MAX_FRAME: usize = 32 << 20;
+
+/// A data line claiming more than this is garbled (lines are [`CHUNK`]
+/// long): it bounds the work of cutting foreign text out of one.
+const MAX_DATA: usize = 4 * CHUNK;
+
+/// Text quoted from the console in an error (a kind, a line) is cut here.
+const QUOTE: usize = 120;
+
+/// `s` cut to [`QUOTE`] characters.
+fn quote(s: &str) -> String {
+    s.chars().take(QUOTE).collect()
+}
+
 /// Lines (each ending in '\n') that carry `json`, compact JSON (as
 /// serde_json::to_string writes it), as a frame of `kind`.
 pub fn encode(kind: &str, json: &str) -> Vec<String> {
@@ -207,12 +224,27 @@ fn len_prefix(s: &str, n: Option<usize>) -> Option<&str> {
 }
 
 /// Incremental parser: feed console lines as they arrive.
-#[derive(Default)]
 pub struct Parser {
     open: Option<Open>,
+    /// [`MAX_FRAME`], smaller in tests.
+    max_frame: usize,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser::with_max_frame(MAX_FRAME)
+    }
 }
 
 impl Parser {
+    /// A parser that refuses frames of more than `max_frame` bytes.
+    pub fn with_max_frame(max_frame: usize) -> Self {
+        Parser {
+            open: None,
+            max_frame,
+        }
+    }
+
     /// Takes one console line (with or without its line ending) and returns
     /// a frame or an error when the line completes or breaks one.
     pub fn feed(&mut self, line: &str) -> Option<Result<Frame, FrameError>> {
@@ -228,7 +260,7 @@ impl Parser {
             }
         }
         if let Some(i) = line.find(BEGIN) {
-            let kind = line[i + BEGIN.len()..].trim().to_string();
+            let kind = quote(line[i + BEGIN.len()..].trim());
             let prev = self.open.replace(Open {
                 kind,
                 payload: String::new(),
@@ -247,9 +279,7 @@ impl Parser {
         if let Some(i) = line.find(END) {
             let rest = &line[i + END.len()..];
             let Some(open) = self.open.take() else {
-                return Some(Err(FrameError::Orphan {
-                    line: line.to_string(),
-                }));
+                return Some(Err(FrameError::Orphan { line: quote(line) }));
             };
             return Some(finish(open, rest));
         }
@@ -266,17 +296,26 @@ impl Parser {
                 open.broken = Some(FrameError::Sequence {
                     kind: open.kind.clone(),
                     expected: open.lines,
-                    got: seq.unwrap_or_default().to_string(),
+                    got: quote(seq.unwrap_or_default()),
                 });
                 return None;
             }
-            let len = len.and_then(|l| l.parse::<usize>().ok());
+            let len = len
+                .and_then(|l| l.parse::<usize>().ok())
+                .filter(|&l| l <= MAX_DATA);
             let crc = crc.and_then(|c| u32::from_str_radix(c, 16).ok());
             let (Some(len), Some(crc)) = (len, crc) else {
                 open.garbled();
                 return None;
             };
-            if matches(data, len, crc) {
+            if open.payload.len() + len > self.max_frame {
+                open.broken = Some(FrameError::Mismatch {
+                    kind: open.kind.clone(),
+                    what: format!("over {} bytes: not read further", self.max_frame),
+                });
+                // what it held is dropped now, not at its end line
+                open.payload = String::new();
+            } else if matches(data, len, crc) {
                 open.accept(data);
             } else if let Some(d) = cut_out(data, len, crc) {
                 open.accept(&d);
@@ -550,5 +589,97 @@ mod tests {
     fn orphan_end() {
         let (_, errors) = parse("@@TRIG-END report lines=0 len=0 crc32=0\n");
         assert!(matches!(errors[..], [FrameError::Orphan { .. }]));
+    }
+
+    /// The console is untrusted input: random and mutated streams never
+    /// panic the parser, and what it holds stays bounded.
+    mod untrusted {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A line of the stream: a real frame's line, a marker with random
+        /// fields, random text, or a kernel message.
+        fn line() -> impl Strategy<Value = String> {
+            let frame_lines = "[ -~é]{0,300}".prop_map(|json| encode("report", &json).concat());
+            prop_oneof![
+                frame_lines,
+                ("[a-z]{0,12}", any::<u16>(), any::<u32>(), "[ -~]{0,80}").prop_map(
+                    |(k, n, c, d)| format!("@@TRIG {n} {} {c:08x} {d}\n@@TRIG-BEGIN {k}", d.len())
+                ),
+                ("[a-z]{0,12}", any::<u32>(), any::<u32>()).prop_map(|(k, l, c)| format!(
+                    "@@TRIG-END {k} lines={} len={l} crc32={c:08x}",
+                    l % 4
+                )),
+                any::<String>(),
+                "\\[ *[0-9.]+\\] [ -~]{0,60}",
+            ]
+        }
+
+        /// Cuts `text` at `at` (a line cut short, a message spliced in).
+        fn splice(text: &str, at: usize, with: &str) -> String {
+            let mut at = at % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            format!("{}{with}{}", &text[..at], &text[at..])
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+            #[test]
+            fn random_streams_never_panic(lines in proptest::collection::vec(line(), 0..40)) {
+                let (frames, errors) = parse(&lines.join("\n"));
+                for e in &errors {
+                    prop_assert!(e.to_string().len() < 1000, "{e}");
+                }
+                prop_assert!(frames.len() <= lines.len() + 1);
+            }
+
+            #[test]
+            fn mutated_frames_never_panic_and_never_lie(
+                json in "[ -~é]{1,600}",
+                cuts in proptest::collection::vec((any::<usize>(), "[ -~\n]{0,40}"), 0..4),
+            ) {
+                let mut text = encode("report", &json).concat();
+                for (at, with) in &cuts {
+                    text = splice(&text, *at, with);
+                }
+                let (frames, _) = parse(&text);
+                // a frame that got through is the one sent: the CRC says so
+                for f in frames {
+                    prop_assert_eq!(&f.payload, &json.replace('@', "\\u0040").replace(' ', "\\u0020"));
+                }
+            }
+        }
+
+        #[test]
+        fn a_forged_begin_with_endless_data_lines_is_bounded() {
+            let mut p = Parser::with_max_frame(10_000);
+            assert!(p.feed("@@TRIG-BEGIN report").is_none());
+            let data = "x".repeat(CHUNK);
+            let crc = crc32fast::hash(data.as_bytes());
+            for seq in 0..100_000 {
+                p.feed(&format!("@@TRIG {seq} {CHUNK} {crc:08x} {data}"));
+                let held = p.open.as_ref().map_or(0, |o| o.payload.len());
+                assert!(held <= 10_000 + MAX_DATA, "{held} bytes held");
+            }
+            let e = p.feed("@@TRIG-END report lines=100000 len=20000000 crc32=0");
+            assert!(
+                matches!(&e, Some(Err(FrameError::Mismatch { what, .. })) if what.contains("over 10000 bytes")),
+                "{e:?}"
+            );
+        }
+
+        #[test]
+        fn a_data_line_claiming_a_huge_length_is_garbled_not_searched() {
+            let mut p = Parser::default();
+            p.feed("@@TRIG-BEGIN report");
+            let data = "y".repeat(60_000);
+            p.feed(&format!("@@TRIG 0 59000 12345678 {data}"));
+            assert!(matches!(
+                p.feed("@@TRIG-END report lines=1 len=59000 crc32=12345678"),
+                Some(Err(FrameError::Mismatch { .. }))
+            ));
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! misinterpret; added optional fields do not need a bump.
 
 pub mod frame;
+pub mod identity;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -13,7 +14,10 @@ use std::collections::BTreeMap;
 /// is events per 10^9 instructions, which a version-1 reader would take
 /// for events per second).
 /// 3: per-function `profile` of each result (`--profile`).
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: the emulated machine (`vm.qemu`, `vm.machine`, `vm.cpu`,
+/// `system.cpu`), part of an icount result's identity: a version-3 reader
+/// would mix results of different machines without a word.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -58,6 +62,25 @@ pub struct System {
     pub cpus: usize,
     /// Whether trig-init ran as PID 1 of an initramfs.
     pub pid1: bool,
+    /// The CPU as the guest saw it; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Cpu>,
+}
+
+/// The guest's CPU: what steers the kernel's alternatives, and so part of
+/// an icount figure's identity.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cpu {
+    /// /proc/cpuinfo's model name (arm64: its CPU part).
+    pub model: String,
+    /// /proc/cpuinfo's flags (arm64: Features), sorted: the kernel's view,
+    /// which also depends on the flags that kernel knows.
+    pub flags: Vec<String>,
+    /// x86-64: the CPUID feature words as the CPU gives them to any
+    /// kernel, `LEAF.SUB:EAX,EBX,ECX,EDX` in hex; what [`identity`]
+    /// compares, since `flags` differ between two kernels on one CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuid: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -420,6 +443,14 @@ pub struct VmInfo {
     pub cpus: usize,
     pub memory: String,
     pub append: String,
+    /// QEMU's version as `--version` prints it; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qemu: Option<String>,
+    /// `-machine` and `-cpu` as given to QEMU; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
 }
 
 /// How one boot went (`RunRecord.status`).

@@ -96,6 +96,9 @@ fn from_report(report: Report) -> RunSet {
             cpus: report.system.cpus,
             memory: String::new(),
             append: report.system.cmdline.clone(),
+            qemu: None,
+            machine: None,
+            cpu: None,
         },
         runs: vec![RunRecord {
             index: 1,
@@ -135,6 +138,37 @@ pub fn load_file(path: &Path) -> Result<Vec<RunSet>, String> {
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A results file found in a directory; None, with a warning naming it,
+/// for an empty or cut-off one (an older trig-init left one when the disk
+/// filled on its first write): the rest of the directory still counts.
+fn load_found(path: &Path) -> Result<Option<Vec<RunSet>>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cut = text.trim().is_empty()
+        || serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err_and(|e| e.is_eof());
+    if cut {
+        eprintln!(
+            "trig-init: warning: skipped {}: empty or cut off ({} bytes), not a whole results file",
+            path.display(),
+            text.len()
+        );
+        return Ok(None);
+    }
+    parse(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The whole results files of a directory, by name.
+fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
+    let mut found = Vec::new();
+    for f in json_files(dir)? {
+        if let Some(sets) = load_found(&f)? {
+            found.push((f, sets));
+        }
+    }
+    Ok(found)
+}
+
 /// One side from files and directories.
 pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
     let mut side = Side {
@@ -143,12 +177,12 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
     };
     for p in paths {
         let files = if p.is_dir() {
-            json_files(p)?
+            load_dir(p)?
         } else {
-            vec![p.clone()]
+            vec![(p.clone(), load_file(p)?)]
         };
-        for f in files {
-            side.sets.extend(load_file(&f)?);
+        for (f, sets) in files {
+            side.sets.extend(sets);
             side.files.push(f.display().to_string());
         }
     }
@@ -158,10 +192,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
 /// Every results file in a history directory, oldest first (by when the
 /// run started, else by name), with what it holds.
 pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
-    let mut entries = json_files(dir)?
-        .into_iter()
-        .map(|f| load_file(&f).map(|sets| (f, sets)))
-        .collect::<Result<Vec<_>, String>>()?;
+    let mut entries = load_dir(dir)?;
     entries.sort_by_key(|(f, sets)| {
         (
             sets.iter().filter_map(|s| s.created.clone()).min(),

@@ -10,9 +10,9 @@
 
 pub mod input;
 pub mod movers;
-pub mod render;
 
 use crate::registry::{self, Trigger};
+use crate::report::identity::Identity;
 use crate::report::{BenchResult, Better, Meter, RunRecord, RunSet, Status};
 use crate::stats;
 use serde::Serialize;
@@ -273,6 +273,8 @@ pub struct SideInfo {
     pub files: Vec<String>,
     pub releases: Vec<String>,
     pub commits: Vec<String>,
+    /// The Debian packages the kernels came from, where they did.
+    pub packages: Vec<String>,
     pub arch: Vec<String>,
     pub accel: Vec<String>,
     pub meter: Vec<Meter>,
@@ -296,6 +298,9 @@ pub struct Comparison {
     pub differences: Vec<String>,
     pub paired: bool,
     pub benches: Vec<BenchComparison>,
+    /// Why figures one would expect are not there (movers, overheads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -338,6 +343,7 @@ impl Side {
             files: self.files.clone(),
             releases: distinct(self.sets.iter().map(|s| s.kernel.release.clone())),
             commits: distinct(self.sets.iter().filter_map(|s| s.kernel.commit.clone())),
+            packages: distinct(self.sets.iter().filter_map(|s| s.kernel.package.clone())),
             arch: distinct(self.sets.iter().map(|s| s.vm.arch.clone())),
             accel: distinct(self.sets.iter().map(|s| s.vm.accel.clone())),
             meter: distinct(self.sets.iter().map(|s| s.vm.meter.as_str()))
@@ -359,61 +365,24 @@ impl Side {
         }
     }
 
-    /// What must match for figures to be comparable: (kind, value).
-    fn signature(&self) -> BTreeSet<(&'static str, String)> {
-        let mut sig = BTreeSet::new();
-        for s in &self.sets {
-            // a rate per second and one per 10^9 instructions are
-            // different quantities, whatever their digits
-            sig.insert(("meter", s.vm.meter.as_str().to_string()));
-            sig.insert(("architecture", s.vm.arch.clone()));
-            sig.insert(("accelerator", s.vm.accel.clone()));
-            sig.insert(("CPUs", s.vm.cpus.to_string()));
-        }
-        let icount = self.sets.iter().any(|s| s.vm.meter == Meter::Icount);
-        for r in self.runs().filter_map(|r| r.report.as_ref()) {
-            if icount {
-                // the counts include the producers' own code and layout:
-                // another build of trig-init moved rename-base by 0.3% and
-                // the uprobe family by 3% on one kernel
-                sig.insert((
-                    "trig-init build (icount counts its code too)",
-                    format!("{} {}", r.tool.version, r.tool.git_rev),
-                ));
-            }
-            sig.insert(("parameters", r.params.signature()));
-        }
-        sig
+    fn identity(&self) -> Identity {
+        Identity::of(&self.sets)
     }
 }
 
-/// Why BASE and NEW cannot be compared: each kind of setting on which
-/// they differ, or which varies within one side.
+/// Why BASE and NEW cannot be compared: each field of their identity
+/// (`report::identity`) on which they differ, or which varies within one
+/// side.
 pub fn differences(base: &Side, new: &Side) -> Vec<String> {
-    let (a, b) = (base.signature(), new.signature());
-    let kinds: BTreeSet<&str> = a.iter().chain(&b).map(|(k, _)| *k).collect();
-    let values = |sig: &BTreeSet<(&str, String)>, kind: &str| -> Vec<String> {
-        sig.iter()
-            .filter(|(k, _)| *k == kind)
-            .map(|(_, v)| v.clone())
-            .collect()
-    };
-    let mut out = Vec::new();
-    for kind in kinds {
-        let (va, vb) = (values(&a, kind), values(&b, kind));
-        for (side, v) in [("BASE", &va), ("NEW", &vb)] {
-            if v.len() > 1 {
-                out.push(format!("{side} mixes {kind}: {}", v.join(" | ")));
-            }
-        }
-        if va != vb {
-            out.push(format!(
-                "{kind}: BASE {} vs NEW {}",
-                va.join(" | "),
-                vb.join(" | ")
-            ));
-        }
-    }
+    let (a, b) = (base.identity(), new.identity());
+    let mut out: Vec<String> = [("BASE", &a), ("NEW", &b)]
+        .iter()
+        .flat_map(|(side, id)| {
+            id.mixed()
+                .map(move |(f, v)| format!("{side} mixes {f}: {}", v.join(" | ")))
+        })
+        .collect();
+    out.extend(a.mismatches(&b).iter().map(|m| m.describe("BASE", "NEW")));
     out
 }
 
@@ -443,6 +412,20 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         return Err(format!(
             "{which} has no boot with a report: nothing to compare"
         ));
+    }
+    // a directory vm's default --out filled with several kernels: pooled,
+    // their boots would read as one kernel's noise
+    for (which, info) in [("BASE", &bi), ("NEW", &ni)] {
+        for (what, kernels) in [("kernels", &info.releases), ("commits", &info.commits)] {
+            if kernels.len() > 1 {
+                return Err(format!(
+                    "{which} holds the results of {} {what} ({}): a side is one kernel; \
+                     name its files, or give each kernel its own --out directory",
+                    kernels.len(),
+                    kernels.join(", ")
+                ));
+            }
+        }
     }
     let diffs = differences(base, new);
     if !diffs.is_empty() && !settings.force {
@@ -474,7 +457,10 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         .enumerate()
         .map(|(i, name)| {
             let (b, n) = (results(base, name), results(new, name));
-            let c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            let mut c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            if c.movers.is_some() {
+                c.movers = overhead_movers(base, new, &b, &n).or(c.movers);
+            }
             paired |= c.metrics.iter().any(|m| m.pairs > 0);
             c
         })
@@ -488,11 +474,84 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         limits,
         differences: diffs,
         paired,
+        notes: [profiled_note(base, new)]
+            .into_iter()
+            .flatten()
+            .chain(
+                [("BASE", base), ("NEW", new)]
+                    .iter()
+                    .filter_map(|(w, s)| no_overhead(w, s)),
+            )
+            .collect(),
         benches,
     })
 }
 
+/// Why no movers are listed when only one side was profiled.
+fn profiled_note(base: &Side, new: &Side) -> Option<String> {
+    let profiled = |s: &Side| {
+        s.runs()
+            .filter_map(|r| r.report.as_ref())
+            .any(|r| r.results.iter().any(|b| b.profile.is_some()))
+    };
+    let (b, n) = (profiled(base), profiled(new));
+    (b != n).then(|| {
+        let (with, without) = if b { ("BASE", "NEW") } else { ("NEW", "BASE") };
+        format!(
+            "no movers: {with} was profiled (--profile) and {without} was not; \
+             profile both to see where the instructions went"
+        )
+    })
+}
+
+/// The benchmarks of a side that have no overhead because their baseline
+/// did not run in their boots.
+fn no_overhead(which: &str, side: &Side) -> Option<String> {
+    let mut missing: Vec<String> = Vec::new();
+    for r in side.runs().filter_map(|r| r.report.as_ref()) {
+        for b in r.results.iter().filter(|b| b.status == Status::Ok) {
+            let Some(base) = registry::find(&b.bench).and_then(|x| x.baseline()) else {
+                continue;
+            };
+            let ran = r
+                .results
+                .iter()
+                .any(|x| x.bench == base.name && x.status == Status::Ok);
+            let line = format!("{} (no {})", b.name, base.name);
+            if b.overhead_ns.is_none() && !ran && !missing.contains(&line) {
+                missing.push(line);
+            }
+        }
+    }
+    (!missing.is_empty()).then(|| {
+        format!(
+            "no overhead in {which} for {}: the baseline did not run (ok) in the same boot",
+            missing.join(", ")
+        )
+    })
+}
+
 type Observed<'a> = [(Option<(String, usize)>, &'a BenchResult)];
+
+/// A benchmark's movers against its baseline's profile in the same boots,
+/// when it has a baseline (see `movers::of_overhead`).
+fn overhead_movers<'a>(
+    base: &'a Side,
+    new: &'a Side,
+    b: &Observed<'a>,
+    n: &Observed<'a>,
+) -> Option<movers::Movers> {
+    let baseline = &b
+        .iter()
+        .chain(n)
+        .find_map(|o| o.1.overhead_ns.as_ref())?
+        .baseline;
+    let (bb, nb) = (results(base, baseline), results(new, baseline));
+    fn of<'a>(o: &Observed<'a>) -> Vec<&'a BenchResult> {
+        o.iter().map(|o| o.1).collect()
+    }
+    movers::of_overhead(baseline, [of(b), of(&bb)], [of(n), of(&nb)])
+}
 
 /// Why a side has no figures: unsupported when every result says so.
 fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {

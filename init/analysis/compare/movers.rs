@@ -1,6 +1,9 @@
 //! Where a change went: for a benchmark profiled on both sides
 //! (`vm --profile`), the change of its instructions per event function by
-//! function, largest first.
+//! function, largest first. A benchmark measured against a baseline (its
+//! overhead) is attributed against the baseline's profile of the same
+//! boots: what the two share (the syscall path) drops out, and the attach
+//! path's own movers show.
 
 use crate::report::{BenchResult, Profile};
 use serde::Serialize;
@@ -15,6 +18,9 @@ pub const MIN_MOVE: f64 = 0.05;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Movers {
+    /// The baseline whose profile was taken off each side's, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against: Option<String>,
     /// NEW − BASE of every instruction per event: the measured change.
     pub total: f64,
     /// Of which in the kernel (BPF programs included).
@@ -39,18 +45,48 @@ impl Movers {
     }
 }
 
-/// The mean over boots of each figure; a function a boot does not list
-/// costs it nothing there.
-fn mean(ps: &[&Profile]) -> (f64, f64, BTreeMap<String, f64>) {
+/// One side's profile: the mean over boots of each figure (a function a
+/// boot does not list costs it nothing there).
+struct Mean {
+    total: f64,
+    kernel: f64,
+    functions: BTreeMap<String, f64>,
+}
+
+/// The mean profile of `rs`, when every one is profiled.
+fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
+    let ps: Vec<&Profile> = rs
+        .into_iter()
+        .map(|r| r.profile.as_ref())
+        .collect::<Option<_>>()?;
+    if ps.is_empty() {
+        return None;
+    }
     let n = ps.len() as f64;
-    let mut fns: BTreeMap<String, f64> = BTreeMap::new();
-    for p in ps {
+    let mut functions: BTreeMap<String, f64> = BTreeMap::new();
+    for p in &ps {
         for f in &p.functions {
-            *fns.entry(f.name.clone()).or_default() += f.insn / n;
+            *functions.entry(f.name.clone()).or_default() += f.insn / n;
         }
     }
     let avg = |get: fn(&Profile) -> f64| ps.iter().map(|p| get(p)).sum::<f64>() / n;
-    (avg(|p| p.total), avg(|p| p.kernel), fns)
+    Some(Mean {
+        total: avg(|p| p.total),
+        kernel: avg(|p| p.kernel),
+        functions,
+    })
+}
+
+impl Mean {
+    /// This profile less `base`'s: what the benchmark adds to its baseline.
+    fn over(mut self, base: &Mean) -> Mean {
+        self.total -= base.total;
+        self.kernel -= base.kernel;
+        for (name, insn) in &base.functions {
+            *self.functions.entry(name.clone()).or_default() -= insn;
+        }
+        self
+    }
 }
 
 /// The movers of NEW against BASE, when every result of both is profiled.
@@ -58,13 +94,28 @@ pub fn of<'a>(
     base: impl IntoIterator<Item = &'a BenchResult>,
     new: impl IntoIterator<Item = &'a BenchResult>,
 ) -> Option<Movers> {
-    let profiles = |rs: Vec<&'a BenchResult>| -> Option<Vec<&'a Profile>> {
-        let ps: Option<Vec<_>> = rs.iter().map(|r| r.profile.as_ref()).collect();
-        ps.filter(|ps| !ps.is_empty())
-    };
-    let base = profiles(base.into_iter().collect())?;
-    let new = profiles(new.into_iter().collect())?;
-    let ((bt, bk, bf), (nt, nk, nf)) = (mean(&base), mean(&new));
+    Some(between(mean(base)?, mean(new)?, None))
+}
+
+/// The movers of an overhead: each side's profile less its baseline's
+/// (`baseline` names it), when all four are profiled.
+pub fn of_overhead<'a>(
+    baseline: &str,
+    base: [impl IntoIterator<Item = &'a BenchResult>; 2],
+    new: [impl IntoIterator<Item = &'a BenchResult>; 2],
+) -> Option<Movers> {
+    let [b, bb] = base;
+    let [n, nb] = new;
+    Some(between(
+        mean(b)?.over(&mean(bb)?),
+        mean(n)?.over(&mean(nb)?),
+        Some(baseline.to_string()),
+    ))
+}
+
+fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
+    let (bt, bk, bf) = (base.total, base.kernel, base.functions);
+    let (nt, nk, nf) = (new.total, new.kernel, new.functions);
     let names: std::collections::BTreeSet<&String> = bf.keys().chain(nf.keys()).collect();
     let mut functions: Vec<FunctionMove> = names
         .into_iter()
@@ -87,17 +138,30 @@ pub fn of<'a>(
             .then(a.name.cmp(&b.name))
     });
     functions.truncate(TOP);
-    Some(Movers {
+    Movers {
+        against,
         total: nt - bt,
         kernel: nk - bk,
         functions,
-    })
+    }
 }
 
 /// Text lines that explain `m` for benchmark `name`.
 pub fn lines(name: &str, m: &Movers) -> Vec<String> {
+    lines_within(name, m, usize::MAX)
+}
+
+/// [`lines`] within `width` columns (mail): the summary wrapped, and a
+/// function name too long for its row on a line of its own, its figures
+/// on the next.
+pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
+    let over = m
+        .against
+        .as_ref()
+        .map(|b| format!(" over {b}"))
+        .unwrap_or_default();
     let mut out = vec![format!(
-        "{name}: {:+.2} insn/event: kernel {:+.2}, user space {:+.2}; {}",
+        "{name}{over}: {:+.2} insn/event: kernel {:+.2}, user space {:+.2}; {}",
         m.total,
         m.kernel,
         m.total - m.kernel,
@@ -110,13 +174,26 @@ pub fn lines(name: &str, m: &Movers) -> Vec<String> {
             ),
         }
     )];
-    let width = m.functions.iter().map(|f| f.name.len()).max().unwrap_or(0);
-    out.extend(m.functions.iter().map(|f| {
-        format!(
-            "  {:<width$}  {:>+9.2}  ({:.2} -> {:.2})",
-            f.name, f.change, f.base, f.new
-        )
-    }));
+    out = out
+        .iter()
+        .flat_map(|l| crate::export::text::wrap(l, width, 2))
+        .collect();
+    let figures: Vec<String> = m
+        .functions
+        .iter()
+        .map(|f| format!("{:>+9.2}  ({:.2} -> {:.2})", f.change, f.base, f.new))
+        .collect();
+    let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
+    let names = m.functions.iter().map(|f| f.name.chars().count());
+    let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
+    for (f, fig) in m.functions.iter().zip(&figures) {
+        if f.name.chars().count() <= name_width {
+            out.push(format!("  {:<name_width$}  {fig}", f.name));
+        } else {
+            out.push(format!("  {}", f.name));
+            out.push(format!("  {:<name_width$}  {fig}", ""));
+        }
+    }
     out
 }
 
@@ -194,5 +271,49 @@ mod tests {
         assert!(of([&plain], [&p]).is_none());
         assert!(of([&p], []).is_none());
         assert_eq!(of([&p], [&p]).unwrap().functions.len(), 0);
+    }
+
+    #[test]
+    fn an_overhead_is_attributed_against_its_baselines_profile() {
+        // the syscall path reshuffles alike in both; the attach path moves
+        let syscall_base = [("do_syscall_64", 100.0), ("getpgid", 50.0)];
+        let syscall_new = [("do_syscall_64", 90.0), ("getpgid", 70.0)];
+        let with = |sys: &[(&'static str, f64)], attach: &[(&'static str, f64)]| {
+            let fns: Vec<(&str, f64)> = sys.iter().chain(attach).copied().collect();
+            profiled(fns.iter().map(|f| f.1).sum(), &fns)
+        };
+        let (base_b, new_b) = (with(&syscall_base, &[]), with(&syscall_new, &[]));
+        let base_k = with(&syscall_base, &[("kprobe_ftrace_handler", 20.0)]);
+        let new_k = with(
+            &syscall_new,
+            &[("kprobe_ftrace_handler", 24.0), ("[jit]", 7.0)],
+        );
+        let plain = of([&base_k], [&new_k]).unwrap();
+        assert!(plain.functions.iter().any(|f| f.name == "getpgid"));
+        let m = of_overhead("trig-base", [[&base_k], [&base_b]], [[&new_k], [&new_b]]).unwrap();
+        let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["[jit]", "kprobe_ftrace_handler"]);
+        assert!((m.total - 11.0).abs() < 1e-9, "{m:?}");
+        assert!(lines("trig-kprobe", &m)[0].starts_with("trig-kprobe over trig-base: +11.00"));
+    }
+
+    #[test]
+    fn mail_lines_keep_within_their_width() {
+        let long = "a_kernel_function_with_a_name_of_sixty_characters_or_so_xyz";
+        let base = profiled(1000.0, &[(long, 10.0), ("vfs_write", 100.0)]);
+        let new = profiled(1100.0, &[(long, 90.0), ("vfs_write", 120.0)]);
+        let m = of([&base], [&new]).unwrap();
+        let text = lines_within("trig-kprobe-multi-something", &m, 72);
+        for l in &text {
+            assert!(
+                l.chars().count() <= 72,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(text.iter().any(|l| l.trim() == long), "{text:#?}");
+        assert!(text
+            .iter()
+            .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
     }
 }

@@ -1,6 +1,6 @@
 use super::input::parse;
-use super::render::{render, Format};
 use super::*;
+use crate::export::{email, json, markdown, parts, table};
 use crate::report::*;
 use std::collections::BTreeMap;
 
@@ -62,6 +62,11 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                         cmdline: String::new(),
                         cpus: 2,
                         pid1: true,
+                        cpu: Some(Cpu {
+                            model: "Intel Core Processor (Haswell, no TSX, IBRS)".into(),
+                            flags: vec!["avx2".into(), "fpu".into()],
+                            cpuid: Some("1.0:306c1,0,fffa3203,178bfbff".into()),
+                        }),
                     },
                     capabilities: BTreeMap::new(),
                     params: crate::options::RunOptions::default().params(3),
@@ -93,6 +98,9 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
             cpus: 2,
             memory: "1G".into(),
             append: String::new(),
+            qemu: Some("10.0.2".into()),
+            machine: Some("pc-i440fx-10.0".into()),
+            cpu: Some("Haswell-v4".into()),
         },
         runs,
     }
@@ -234,7 +242,7 @@ fn single_boots_use_welch_on_seconds() {
     let m = &c.benches[0].metrics[0];
     assert_eq!(m.test, TestKind::WelchPerSecond);
     assert_eq!(c.benches[0].verdict, Verdict::Regressed);
-    let out = render(&c, Format::Table { color: false });
+    let out = table::comparison(&c, false);
     assert!(out.contains("regressed weak"), "{out}");
 }
 
@@ -289,7 +297,7 @@ fn incomparable_inputs_are_named() {
     };
     let c = compare(&side(base), &side(new), &forced).unwrap();
     assert!(!c.differences.is_empty());
-    assert!(render(&c, Format::Markdown).contains("WARNING (--force): accelerator"));
+    assert!(markdown::comparison(&c).contains("WARNING (--force): accelerator"));
 }
 
 #[test]
@@ -306,18 +314,18 @@ fn formats_render() {
     let base = side(set(&as_slices(&boots(5, 1.0, 0.0)), None));
     let new = side(set(&as_slices(&boots(5, 0.9, 0.0)), None));
     let c = compare(&base, &new, &Settings::default()).unwrap();
-    let t = render(&c, Format::Table { color: true });
+    let t = table::comparison(&c, true);
     assert!(t.contains("\x1b[1;31mtrig-kprobe"), "{t}");
     assert!(
         t.contains("3 benchmarks: 1 regressed, 1 no-change, 1 unsupported"),
         "{t}"
     );
-    let md = render(&c, Format::Markdown);
+    let md = markdown::comparison(&c);
     assert!(
         md.contains("| trig-kprobe |") && md.contains("**regressed**"),
         "{md}"
     );
-    let v: serde_json::Value = serde_json::from_str(&render(&c, Format::Json)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json::comparison(&c)).unwrap();
     assert_eq!(v["benches"][1]["verdict"], "regressed");
 }
 
@@ -394,9 +402,7 @@ mod fuzz {
             for session in [None, Some("s")] {
                 let (b, n) = (side(set(&as_slices(b), session)), side(set(&as_slices(n), session)));
                 if let Ok(c) = compare(&b, &n, &Settings::default()) {
-                    for f in [Format::Table { color: true }, Format::Markdown, Format::Email, Format::Json] {
-                        let _ = render(&c, f);
-                    }
+                    let _ = (table::comparison(&c, true), markdown::comparison(&c), email::comparison(&c), json::comparison(&c));
                 }
             }
             let nights: Vec<_> = boots.iter().enumerate().map(|(i, boot)| {
@@ -454,7 +460,7 @@ fn icount_decides_with_one_boot_a_side() {
     assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
     let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
     assert_eq!(k.metrics[0].test, TestKind::Counted);
-    let text = render(&c, Format::Table { color: false });
+    let text = table::comparison(&c, false);
     assert!(
         text.contains("M/Ginsn") && text.contains("insn/event"),
         "{text}"
@@ -498,7 +504,7 @@ fn icount_a_a_within_the_bound_flags_nothing() {
             .iter()
             .all(|b| matches!(b.verdict, Verdict::NoChange | Verdict::Unsupported)),
         "{}",
-        render(&c, Format::Table { color: false })
+        table::comparison(&c, false)
     );
 }
 
@@ -530,7 +536,7 @@ fn too_few_boots_are_inconclusive_not_no_change() {
     let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
     assert_eq!(k.verdict, Verdict::Inconclusive);
     assert_eq!(k.metrics[0].boots_needed, Some(6));
-    let text = render(&c, Format::Table { color: false });
+    let text = table::comparison(&c, false);
     assert!(text.contains("needs 6 boots"), "{text}");
     // unpaired, 2 against 2: Mann-Whitney needs 4 a side
     let s = Settings {
@@ -555,7 +561,7 @@ fn reasons_are_cut_between_words() {
     new.runs[0].report.as_mut().unwrap().results[1].reason =
         Some("needs kprobe_multi (5.18+, CONFIG_FPROBE, not found by the probe): attach: failed to attach".into());
     let c = compare(&side(base), &side(new), &Settings::default()).unwrap();
-    let text = render(&c, Format::Table { color: false });
+    let text = table::comparison(&c, false);
     let line = text
         .lines()
         .find(|l| l.starts_with("trig-kprobe-multi"))
@@ -576,7 +582,7 @@ fn regressed_between_commits() -> Comparison {
 #[test]
 fn markdown_of_a_regression_opens_with_its_headline() {
     let c = regressed_between_commits();
-    let md = render(&c, Format::Markdown);
+    let md = markdown::comparison(&c);
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[..2], ["### trig-init compare", ""], "{md}");
     assert!(
@@ -599,7 +605,7 @@ fn markdown_of_a_regression_opens_with_its_headline() {
         "{md}"
     );
     // the table opens with it too, and lists the flagged row first
-    let t = render(&c, Format::Table { color: false });
+    let t = table::comparison(&c, false);
     assert!(t.starts_with("\u{2212}10."), "{t}");
     let first_row = t.lines().find(|l| l.starts_with("trig-")).unwrap();
     assert!(first_row.starts_with("trig-kprobe "), "{t}");
@@ -608,7 +614,9 @@ fn markdown_of_a_regression_opens_with_its_headline() {
 #[test]
 fn email_is_plain_text_within_72_columns() {
     let c = regressed_between_commits();
-    let mail = render(&c, Format::parse("email", true).unwrap());
+    let mail = crate::export::for_comparison("email", true)
+        .unwrap()
+        .export(&c);
     assert!(mail.lines().all(|l| l.chars().count() <= 72), "{mail}");
     assert!(!mail.contains('\x1b') && !mail.contains("**") && !mail.contains('|'));
     assert!(mail.starts_with("\u{2212}10."), "{mail}");
@@ -626,8 +634,8 @@ fn email_is_plain_text_within_72_columns() {
 #[test]
 fn json_carries_version_units_and_counts() {
     let c = regressed_between_commits();
-    let v: serde_json::Value = serde_json::from_str(&render(&c, Format::Json)).unwrap();
-    assert_eq!(v["schema_version"], render::JSON_SCHEMA_VERSION);
+    let v: serde_json::Value = serde_json::from_str(&json::comparison(&c)).unwrap();
+    assert_eq!(v["schema_version"], json::JSON_SCHEMA_VERSION);
     assert_eq!(v["units"]["rate"], "M/s");
     assert_eq!(v["units"]["cost"], "ns/event");
     assert_eq!(v["counts"]["regressed"], 1);
@@ -678,7 +686,7 @@ fn twenty_a_a_compares_flag_at_most_one_benchmark() {
         let c = compare(&base, &new, &Settings::default()).unwrap();
         if round == 0 {
             // 2 / C(12, 6) is above 0.05 / 90: the header says what would do
-            let h = render::header(&c).join("\n");
+            let h = parts::header(&c).join("\n");
             assert!(h.contains("across 90 tests"), "{h}");
             assert!(h.contains("p < 0.00056, which takes 8 boots a side"), "{h}");
         }
@@ -729,6 +737,54 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
     let c = compare(&base, &new, &Settings::default()).unwrap();
     assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+}
+
+/// Two runners with different emulated machines count differently: under
+/// icount compare names the field and both values, and --force still
+/// compares; the time meter, whose figures carry the host's noise anyway,
+/// lets them through.
+#[test]
+fn icount_refuses_another_emulated_machine() {
+    let base = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
+    type Case = (&'static str, fn(&mut RunSet));
+    let cases: [Case; 4] = [
+        ("QEMU version: BASE 10.0.2 vs NEW 9.2.1", |s| {
+            s.vm.qemu = Some("9.2.1".into())
+        }),
+        ("CPU model: BASE Haswell-v4 vs NEW max", |s| {
+            s.vm.cpu = Some("max".into())
+        }),
+        ("machine type: BASE pc-i440fx-10.0 vs NEW unrecorded", |s| {
+            s.vm.machine = None
+        }),
+        (
+            "CPU features (CPUID): BASE 1.0:306c1,0,fffa3203,178bfbff vs NEW 1.0:1",
+            |s| {
+                let r = s.runs[0].report.as_mut().unwrap();
+                r.system.cpu.as_mut().unwrap().cpuid = Some("1.0:1".into())
+            },
+        ),
+    ];
+    for (message, change) in cases {
+        let mut new = base.clone();
+        change(&mut new);
+        let e = compare(
+            &side(base.clone()),
+            &side(new.clone()),
+            &Settings::default(),
+        )
+        .unwrap_err();
+        assert!(e.contains(message), "{e}");
+        let forced = Settings {
+            force: true,
+            ..Settings::default()
+        };
+        assert!(compare(&side(base.clone()), &side(new.clone()), &forced).is_ok());
+        let (mut timed_base, mut timed_new) = (base.clone(), new);
+        timed_base.vm.meter = Meter::Time;
+        timed_new.vm.meter = Meter::Time;
+        assert!(compare(&side(timed_base), &side(timed_new), &Settings::default()).is_ok());
+    }
 }
 
 #[test]

@@ -1,40 +1,17 @@
-//! `compare` output: a terminal table in the style of LKP reports and
-//! `veristat -C`, markdown for CI comments, plain text for a mailing list,
-//! JSON for machines. Every one for people opens with a headline per
-//! flagged benchmark and lists the flagged rows first.
+//! The parts of a comparison that its formats for people share: the
+//! headlines, what was compared, the rows of figures and verdicts, the
+//! totals, and where the instructions went.
 
-use super::{
+use crate::analysis::compare::{
     movers, BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
 };
-use crate::export::text::{words, wrap};
+use crate::export::text::words;
 use crate::report::Meter;
 use crate::stats;
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table {
-        color: bool,
-    },
-    Markdown,
-    /// Plain text wrapped at [`MAIL_WIDTH`] for a mailing list.
-    Email,
-    Json,
-}
-
-/// Where plain text for a mailing list wraps (kernel mailing lists ask
-/// for at most 72 to 75 columns, so that quoting keeps it within 80).
-pub const MAIL_WIDTH: usize = 72;
-
-/// Version of compare's JSON. 1: the first to carry one, with `units`,
-/// `counts` per verdict and `q`, the p adjusted across the comparison.
-/// Benchmarks profiled on both sides carry `movers` (an added field).
-pub const JSON_SCHEMA_VERSION: u32 = 1;
-
 /// Verdicts in the order that totals list them.
-const ORDER: [Verdict; 9] = [
+pub const ORDER: [Verdict; 9] = [
     Verdict::Regressed,
     Verdict::Improved,
     Verdict::WithinNoise,
@@ -47,59 +24,8 @@ const ORDER: [Verdict; 9] = [
 ];
 
 /// What a reader acts on: a regression or an improvement.
-fn flagged(v: Verdict) -> bool {
+pub fn flagged(v: Verdict) -> bool {
     matches!(v, Verdict::Regressed | Verdict::Improved)
-}
-
-impl Format {
-    pub fn parse(s: &str, color: bool) -> Result<Self, String> {
-        match s {
-            "table" => Ok(Format::Table { color }),
-            "markdown" | "md" => Ok(Format::Markdown),
-            "email" => Ok(Format::Email),
-            "json" => Ok(Format::Json),
-            _ => Err(format!(
-                "--format must be table, markdown, email or json, not '{s}'"
-            )),
-        }
-    }
-}
-
-pub fn render(c: &Comparison, format: Format) -> String {
-    match format {
-        Format::Json => json(c),
-        Format::Markdown => markdown(c),
-        Format::Email => email(c),
-        Format::Table { color } => table(c, color),
-    }
-}
-
-/// The comparison with what a consumer needs to read it without knowing
-/// the meter: the version, the units, and how many of each verdict.
-fn json(c: &Comparison) -> String {
-    #[derive(Serialize)]
-    struct Units {
-        rate: &'static str,
-        cost: &'static str,
-    }
-    #[derive(Serialize)]
-    struct Json<'a> {
-        schema_version: u32,
-        units: Units,
-        counts: BTreeMap<&'static str, usize>,
-        #[serde(flatten)]
-        comparison: &'a Comparison,
-    }
-    let doc = Json {
-        schema_version: JSON_SCHEMA_VERSION,
-        units: Units {
-            rate: c.meter.rate_unit(),
-            cost: c.meter.cost_unit(),
-        },
-        counts: ORDER.iter().map(|v| (v.as_str(), c.count(*v))).collect(),
-        comparison: c,
-    };
-    serde_json::to_string_pretty(&doc).expect("comparison serializes") + "\n"
 }
 
 /// A side in a headline: its commits as `git log --oneline` abbreviates
@@ -117,11 +43,11 @@ fn label(s: &SideInfo) -> String {
 }
 
 /// A change in percent, its minus sign typeset.
-fn signed(pct: f64, digits: usize) -> String {
+pub fn signed(pct: f64, digits: usize) -> String {
     format!("{pct:+.digits$}%").replacen('-', "\u{2212}", 1)
 }
 
-fn pvalue(q: f64) -> String {
+pub fn pvalue(q: f64) -> String {
     if q < 0.001 {
         "<0.001".into()
     } else {
@@ -270,6 +196,7 @@ pub fn header(c: &Comparison) -> Vec<String> {
     for d in &c.differences {
         lines.push(format!("WARNING (--force): {d}"));
     }
+    lines.extend(c.notes.iter().map(|n| format!("note: {n}")));
     lines
 }
 
@@ -314,7 +241,7 @@ fn family(c: &Comparison) -> Option<String> {
     Some(line)
 }
 
-fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
+pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
     m.map_or(String::new(), |m| {
         let s = if new { &m.new } else { &m.base };
         let d = meter.extra_digits();
@@ -441,7 +368,7 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
 }
 
 /// "N benchmarks: 1 regressed, 40 no-change, …" for these verdicts.
-fn counts(verdicts: &[Verdict]) -> String {
+pub fn counts(verdicts: &[Verdict]) -> String {
     let parts: Vec<String> = ORDER
         .iter()
         .map(|v| (v, verdicts.iter().filter(|x| *x == v).count()))
@@ -451,18 +378,19 @@ fn counts(verdicts: &[Verdict]) -> String {
     format!("{} benchmarks: {}", verdicts.len(), parts.join(", "))
 }
 
-fn totals(c: &Comparison) -> String {
+pub fn totals(c: &Comparison) -> String {
     counts(&c.benches.iter().map(|b| b.verdict).collect::<Vec<_>>())
 }
 
 /// Where each flagged benchmark's instructions went, when both sides were
-/// profiled: a heading, then [`movers::lines`] of each; empty otherwise.
-pub fn explained(c: &Comparison) -> Vec<String> {
+/// profiled: a heading, then [`movers::lines_within`] `width` of each;
+/// empty otherwise.
+pub fn explained(c: &Comparison, width: usize) -> Vec<String> {
     let mut out: Vec<String> = c
         .benches
         .iter()
         .filter(|b| flagged(b.verdict))
-        .filter_map(|b| Some(movers::lines(&b.name, b.movers.as_ref()?)))
+        .filter_map(|b| Some(movers::lines_within(&b.name, b.movers.as_ref()?, width)))
         .flatten()
         .collect();
     if !out.is_empty() {
@@ -470,193 +398,6 @@ pub fn explained(c: &Comparison) -> Vec<String> {
             0,
             "Where the instructions went, per event (NEW - BASE, --profile):".into(),
         );
-    }
-    out
-}
-
-fn table(c: &Comparison, color: bool) -> String {
-    let (head, rows) = rows(c);
-    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(&r.cells) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let last = widths.len() - 1;
-    let line = |cells: &[String]| -> String {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, cell)| match i {
-                0 => format!("{cell:<w$}", w = widths[0]),
-                i if i == last => cell.clone(),
-                _ => format!("{cell:>w$}", w = widths[i]),
-            })
-            .collect::<Vec<_>>()
-            .join("  ")
-    };
-    let mut out = headlines(c).join("\n") + "\n\n" + &header(c).join("\n") + "\n\n";
-    out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
-    out.push('\n');
-    for r in &rows {
-        let text = line(&r.cells);
-        let paint = match r.verdict {
-            Verdict::Regressed | Verdict::Failed => "\x1b[1;31m",
-            Verdict::Improved => "\x1b[32m",
-            Verdict::Unstable | Verdict::Inconclusive | Verdict::Missing => "\x1b[33m",
-            _ => "",
-        };
-        if color && !paint.is_empty() {
-            let _ = writeln!(out, "{paint}{text}\x1b[0m");
-        } else {
-            let _ = writeln!(out, "{text}");
-        }
-    }
-    for l in explained(c) {
-        let _ = write!(out, "\n{l}");
-    }
-    out + "\n" + &totals(c) + "\n"
-}
-
-/// Headlines, what was compared, the flagged rows, and the rest folded
-/// away under `<details>`.
-fn markdown(c: &Comparison) -> String {
-    let (head, rows) = rows(c);
-    let mut out = String::from("### trig-init compare\n\n");
-    for l in headlines(c) {
-        let _ = writeln!(out, "**{l}**\n");
-    }
-    for l in header(c) {
-        let _ = writeln!(out, "- {l}");
-    }
-    let md_table = |rows: &[Row]| -> String {
-        let mut t = format!("| {} |\n|", head.join(" | "));
-        let align: Vec<&str> = (0..head.len())
-            .map(|i| if i == 0 { ":--" } else { "--:" })
-            .collect();
-        t += &align.join("|");
-        t += "|\n";
-        for r in rows {
-            let mut cells = r.cells.clone();
-            if flagged(r.verdict) {
-                let v = cells.last_mut().expect("verdict cell");
-                *v = format!("**{v}**");
-            }
-            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
-            let _ = writeln!(t, "| {} |", cells.join(" | "));
-        }
-        t
-    };
-    let split = rows.iter().take_while(|r| flagged(r.verdict)).count();
-    let (hits, rest) = rows.split_at(split);
-    if !hits.is_empty() {
-        out += "\n";
-        out += &md_table(hits);
-    }
-    let why = explained(c);
-    if let Some((head, lines)) = why.split_first() {
-        let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
-    }
-    if !rest.is_empty() {
-        let verdicts: Vec<Verdict> = rest.iter().map(|r| r.verdict).collect();
-        let _ = write!(
-            out,
-            "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
-            counts(&verdicts).replacen("benchmarks", "other benchmarks", 1),
-            md_table(rest)
-        );
-    }
-    out + "\n" + &totals(c) + "\n"
-}
-
-/// Plain text for a mailing list, within [`MAIL_WIDTH`] columns:
-/// headlines, an aligned table of the flagged benchmarks' figures, the
-/// counts, and what was compared.
-fn email(c: &Comparison) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let para = |out: &mut Vec<String>, text: &str| out.extend(wrap(text, MAIL_WIDTH, 2));
-    for l in headlines(c) {
-        para(&mut out, &l);
-    }
-    out.push(String::new());
-    let hits: Vec<&BenchComparison> = c.benches.iter().filter(|b| flagged(b.verdict)).collect();
-    if !hits.is_empty() {
-        out.extend(flagged_table(c, &hits));
-        out.push(String::new());
-    }
-    let why = explained(c);
-    if !why.is_empty() {
-        out.extend(why);
-        out.push(String::new());
-    }
-    para(&mut out, &totals(c));
-    for l in header(c) {
-        para(&mut out, &l);
-    }
-    out.join("\n") + "\n"
-}
-
-/// The figures behind each flagged benchmark, one row a metric it rests
-/// on, grouped regressions then improvements: columns narrow enough for
-/// mail (the matrix's longest name is 26 characters).
-fn flagged_table(c: &Comparison, hits: &[&BenchComparison]) -> Vec<String> {
-    let tested = c.meter == Meter::Time;
-    let mut head = vec!["BENCHMARK", "METRIC", "BASE", "NEW", "CHANGE"];
-    if tested {
-        head.push("q");
-    }
-    let mut groups: Vec<(Verdict, Vec<Vec<String>>)> = Vec::new();
-    for v in [Verdict::Regressed, Verdict::Improved] {
-        let rows: Vec<Vec<String>> = hits
-            .iter()
-            .filter(|b| b.verdict == v)
-            .flat_map(|b| {
-                b.metrics
-                    .iter()
-                    .filter(|m| b.basis.contains(&m.metric))
-                    .map(|m| {
-                        let mut row = vec![
-                            b.name.clone(),
-                            m.metric.as_str().to_string(),
-                            figure(Some(m), false, c.meter),
-                            figure(Some(m), true, c.meter),
-                            signed(m.change_pct, 1 + c.meter.extra_digits()),
-                        ];
-                        if tested {
-                            row.push(m.q.map_or(String::new(), pvalue));
-                        }
-                        row
-                    })
-            })
-            .collect();
-        if !rows.is_empty() {
-            groups.push((v, rows));
-        }
-    }
-    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for row in groups.iter().flat_map(|(_, rows)| rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (cell, &w))| match i {
-                0 | 1 => format!("{cell:<w$}"),
-                _ => format!("{cell:>w$}"),
-            })
-            .collect();
-        padded.join("  ").trim_end().to_string()
-    };
-    let mut out = vec![line(
-        &head.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
-    )];
-    for (v, rows) in groups {
-        out.push(format!("{}:", v.as_str()));
-        out.extend(rows.iter().map(|r| line(r)));
     }
     out
 }

@@ -1,0 +1,264 @@
+//! The change points of every series, with what moved together at each
+//! and where the results stop being comparable.
+
+use super::{series, History, Point, Series};
+use crate::analysis::changepoint;
+use crate::analysis::compare::{differences, Metric, Side};
+use crate::analysis::steps;
+use crate::report::{Meter, RunSet};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Found {
+    pub bench: String,
+    pub metric: Metric,
+    /// Index into `History::points` of the first result after the change.
+    pub at: usize,
+    pub change: ChangePointOut,
+    pub regression: bool,
+    /// Whether `at` is among the newest results (see `History::new_window`).
+    pub new: bool,
+    /// Other benchmarks (and metrics) with a change point at the same result.
+    pub moved_with: Vec<String>,
+    /// The kernel commits of the last result before the change and of the
+    /// first after it, when recorded: GOOD and BAD for scripts/bisect.sh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bisect: Option<(String, String)>,
+    /// With `--alert`: the newest result when this change point was first
+    /// alerted on, if on an earlier run; None means it is alerted now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alerted: Option<String>,
+    /// An icount step at the newest result, which the next one confirms
+    /// or drops (`steps`): shown, never alerted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+    /// Icount steps each under `--min-change` that added up to more.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub drift: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangePointOut {
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    /// A bootstrap interval under time; under icount, where the figures
+    /// are exact, the range of every figure after over every one before.
+    pub ci_pct: (f64, f64),
+    /// The permutation test's, under time; icount's steps have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+}
+
+impl ChangePointOut {
+    /// p to three places, or "-" where there is none.
+    pub fn p_text(&self) -> String {
+        self.p.map_or_else(|| "-".into(), |p| format!("{p:.3}"))
+    }
+}
+
+/// A result that cannot be compared with the one before it, by
+/// compare's rules (another architecture, accelerator, meter, CPU count,
+/// schema or parameter set): every series is split there.
+#[derive(Debug, Clone, Serialize)]
+pub struct Break {
+    /// Index into `History::points` of the first result after it.
+    pub at: usize,
+    pub why: Vec<String>,
+}
+
+/// Where consecutive results of the history are not comparable.
+pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
+    let side = |(p, sets): &(Point, Vec<RunSet>)| Side::of_file(p.file.as_ref(), sets.clone());
+    (1..entries.len())
+        .filter_map(|at| {
+            let why = differences(&side(&entries[at - 1]), &side(&entries[at]));
+            (!why.is_empty()).then_some(Break { at, why })
+        })
+        .collect()
+}
+
+/// The stretches of a series (ranges of positions into `idx`, the
+/// results it has figures for) that no break falls inside.
+fn stretches(idx: &[usize], breaks: &[Break]) -> Vec<std::ops::Range<usize>> {
+    let mut cuts = vec![0];
+    cuts.extend(breaks.iter().map(|b| idx.partition_point(|&i| i < b.at)));
+    cuts.push(idx.len());
+    cuts.dedup();
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// The smallest step `history` reports when not told: 5% is far below
+/// the time meter's boot-to-boot spread of medians and far above the
+/// icount meter's (its boots agree to 0.05%), where 0.25% is five times
+/// that noise, as compare's icount threshold.
+pub fn default_min_change_pct(entries: &[(Point, Vec<RunSet>)]) -> f64 {
+    match meter_of(entries) {
+        Meter::Time => 5.0,
+        Meter::Icount => 0.25,
+    }
+}
+
+/// Icount when every result was counted by instructions, else time.
+fn meter_of(entries: &[(Point, Vec<RunSet>)]) -> Meter {
+    let mut sets = entries.iter().flat_map(|(_, s)| s).peekable();
+    if sets.peek().is_some() && sets.all(|s| s.vm.meter == Meter::Icount) {
+        Meter::Icount
+    } else {
+        Meter::Time
+    }
+}
+
+/// A change point of one stretch of a series, positions into it.
+struct Detected {
+    index: usize,
+    /// The point it is measured from (GOOD for a bisect).
+    from: usize,
+    change: ChangePointOut,
+    pending: bool,
+    drift: bool,
+}
+
+/// The change points of one stretch of a series by the meter's rule:
+/// exact steps under icount, E-divisive under time. `open` when no break
+/// follows it.
+fn detect(meter: Meter, xs: &[f64], s: &changepoint::Settings, open: bool) -> Vec<Detected> {
+    match meter {
+        Meter::Icount => steps::detect(xs, s.min_change, open)
+            .into_iter()
+            .map(|st| Detected {
+                index: st.index,
+                from: st.from,
+                change: ChangePointOut {
+                    before: st.before,
+                    after: st.after,
+                    change_pct: st.change_pct,
+                    ci_pct: st.range_pct,
+                    p: None,
+                },
+                pending: st.pending,
+                drift: st.drift,
+            })
+            .collect(),
+        Meter::Time => changepoint::detect(xs, s)
+            .into_iter()
+            .map(|cp| Detected {
+                index: cp.index,
+                from: cp.index - 1,
+                change: ChangePointOut {
+                    before: cp.before,
+                    after: cp.after,
+                    change_pct: cp.change_pct,
+                    ci_pct: cp.ci_pct,
+                    p: Some(cp.p),
+                },
+                pending: false,
+                drift: false,
+            })
+            .collect(),
+    }
+}
+
+/// The change points of one series, each stretch between breaks searched
+/// alone; `None` when the series cannot have any. `commits` are every
+/// result's, for the bisect range.
+fn found_in(
+    sr: &Series,
+    breaks: &[Break],
+    s: &changepoint::Settings,
+    meter: Meter,
+    new_window: usize,
+    commits: &[Option<String>],
+) -> Option<Vec<Found>> {
+    let (idx, xs): (Vec<usize>, Vec<f64>) = sr
+        .medians
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i, v)))
+        .unzip();
+    if sr.metric == Metric::Overhead && xs.iter().any(|x| *x <= 0.0) {
+        // a cost around zero has no relative change
+        return None;
+    }
+    let mut found = Vec::new();
+    for r in stretches(&idx, breaks) {
+        let open = r.end == idx.len();
+        for d in detect(meter, &xs[r.clone()], s, open) {
+            let (at, good) = (idx[r.start + d.index], idx[r.start + d.from]);
+            found.push(Found {
+                bench: sr.bench.clone(),
+                metric: sr.metric,
+                at,
+                regression: sr.better.is_worse(d.change.change_pct),
+                new: at + new_window >= commits.len(),
+                change: d.change,
+                moved_with: Vec::new(),
+                bisect: commits[good].clone().zip(commits[at].clone()),
+                alerted: None,
+                pending: d.pending,
+                drift: d.drift,
+            });
+        }
+    }
+    Some(found)
+}
+
+/// Each change point's `moved_with`: the other series that changed at the
+/// same result.
+fn link_moved_with(found: &mut [Found]) {
+    let keys: Vec<(usize, String)> = found
+        .iter()
+        .map(|f| (f.at, format!("{} {}", f.bench, f.metric.as_str())))
+        .collect();
+    for (i, f) in found.iter_mut().enumerate() {
+        f.moved_with = keys
+            .iter()
+            .enumerate()
+            .filter(|(j, (at, _))| *j != i && *at == f.at)
+            .map(|(_, (_, k))| k.clone())
+            .collect();
+    }
+}
+
+/// Change points of every series, positions mapped back to the history
+/// (series skip results where the benchmark did not run).
+pub fn analyse(
+    dir: &str,
+    entries: Vec<(Point, Vec<RunSet>)>,
+    metrics: &[Metric],
+    s: &changepoint::Settings,
+    new_window: usize,
+) -> History {
+    let series = series(&entries, metrics);
+    let breaks = breaks(&entries);
+    let meter = meter_of(&entries);
+    let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
+    let commits: Vec<Option<String>> = points.iter().map(|p| p.commit.clone()).collect();
+    let mut found: Vec<Found> = series
+        .iter()
+        .filter_map(|sr| found_in(sr, &breaks, s, meter, new_window, &commits))
+        .flatten()
+        .collect();
+    found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.bench.cmp(&b.bench)));
+    link_moved_with(&mut found);
+    History {
+        dir: dir.into(),
+        meter,
+        points,
+        series,
+        found,
+        breaks,
+        new_window,
+        min_change_pct: s.min_change * 100.0,
+        // icount: a step shows on the first result after it
+        needs: match meter {
+            Meter::Time => changepoint::min_points(s),
+            Meter::Icount => 2,
+        },
+        needs_after: match meter {
+            Meter::Time => s.min_size,
+            Meter::Icount => 1,
+        },
+        alerting: false,
+    }
+}

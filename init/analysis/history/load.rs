@@ -1,0 +1,108 @@
+//! The results files of a history directory, in the order of when they
+//! ran or of their commits in a git tree.
+
+use crate::analysis::compare::input;
+use crate::report::RunSet;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// One results file of the history: one point of every series.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub file: String,
+    pub created: Option<String>,
+    pub release: String,
+    pub commit: Option<String>,
+}
+
+impl Point {
+    pub fn label(&self) -> String {
+        let mut s = self.release.clone();
+        if let Some(c) = &self.commit {
+            let _ = write!(s, " @{}", &c[..c.len().min(12)]);
+        }
+        if let Some(t) = &self.created {
+            let _ = write!(s, " {t}");
+        }
+        s
+    }
+}
+
+/// Orders the history by the commits' order in a git tree (`git
+/// rev-list --reverse`), when asked; results without a known commit are
+/// an error then.
+fn order_by_git(
+    entries: &mut [(std::path::PathBuf, Vec<RunSet>)],
+    tree: &Path,
+) -> Result<(), String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(tree)
+        .args(["rev-list", "--reverse", "--topo-order", "HEAD"])
+        .output()
+        .map_err(|e| format!("git rev-list in {}: {e}", tree.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git rev-list in {}: {}",
+            tree.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let order: BTreeMap<String, usize> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .enumerate()
+        .map(|(i, c)| (c.to_string(), i))
+        .collect();
+    let mut keyed = Vec::new();
+    for (f, sets) in entries.iter() {
+        let commit = sets.iter().find_map(|s| s.kernel.commit.clone());
+        let pos = commit
+            .as_ref()
+            .and_then(|c| {
+                order
+                    .iter()
+                    .find(|(full, _)| full.starts_with(c.as_str()))
+                    .map(|(_, i)| *i)
+            })
+            .ok_or_else(|| match &commit {
+                None => format!(
+                    "{}: no kernel commit recorded (vm --commit SHA records it), so --git cannot place it",
+                    f.display()
+                ),
+                Some(c) => format!(
+                    "{}: kernel commit {c} is not in the history of {}",
+                    f.display(),
+                    tree.display()
+                ),
+            })?;
+        keyed.push(pos);
+    }
+    let mut idx: Vec<usize> = (0..entries.len()).collect();
+    idx.sort_by_key(|&i| keyed[i]);
+    let sorted: Vec<_> = idx.iter().map(|&i| entries[i].clone()).collect();
+    entries.clone_from_slice(&sorted);
+    Ok(())
+}
+
+pub fn load(dir: &Path, git: Option<&Path>) -> Result<Vec<(Point, Vec<RunSet>)>, String> {
+    let mut entries = input::history(dir)?;
+    if let Some(tree) = git {
+        order_by_git(&mut entries, tree)?;
+    }
+    Ok(entries
+        .into_iter()
+        .map(|(f, sets)| {
+            let point = Point {
+                file: f.display().to_string(),
+                created: sets.iter().find_map(|s| s.created.clone()),
+                release: sets
+                    .first()
+                    .map_or_else(String::new, |s| s.kernel.release.clone()),
+                commit: sets.iter().find_map(|s| s.kernel.commit.clone()),
+            };
+            (point, sets)
+        })
+        .collect())
+}

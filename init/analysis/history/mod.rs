@@ -1,0 +1,46 @@
+//! `trig-init history DIR`: change points over a directory of nightly
+//! results, per benchmark and metric (see `changepoint`), with what moved
+//! together at each. Loading and ordering the results (`load`), one series
+//! per benchmark and metric (`series`), finding the change points
+//! (`analysis`), remembering which were alerted on (`alerts`) and the
+//! table and Markdown (`render`) each have their own file.
+
+mod alerts;
+mod analysis;
+mod load;
+mod render;
+mod series;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use alerts::{load_alerts, match_alerts, save_alerts, Alert, ALERTS_FILE};
+pub use analysis::{analyse, breaks, default_min_change_pct, Break, ChangePointOut, Found};
+pub use load::{load, Point};
+pub use render::{needs, no_change_points, render};
+pub use series::{series, Series};
+
+use crate::report::Meter;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub dir: String,
+    pub points: Vec<Point>,
+    pub series: Vec<Series>,
+    pub found: Vec<Found>,
+    /// Where the results stop being comparable; no change point spans one.
+    pub breaks: Vec<Break>,
+    /// Change points in the newest this-many results count as new.
+    pub new_window: usize,
+    /// Time, or icount when every result was counted by instructions.
+    pub meter: Meter,
+    /// The smallest step reported, in percent.
+    pub min_change_pct: f64,
+    /// The fewest results in which a change point can be found at all
+    /// (`changepoint::min_points` under time, 2 under icount), and the
+    /// fewest after a step.
+    pub needs: usize,
+    pub needs_after: usize,
+    /// Whether change points are matched against DIR/alerts.json.
+    pub alerting: bool,
+}

@@ -1,0 +1,85 @@
+//! One series per benchmark and metric: its figure on each result.
+
+use super::Point;
+use crate::analysis::compare::Metric;
+use crate::report::{Better, RunSet, Status};
+use crate::stats;
+use serde::Serialize;
+
+/// One benchmark's figure (median over the boots of each result) across
+/// the history; None where it did not run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub bench: String,
+    pub metric: Metric,
+    pub better: Better,
+    pub medians: Vec<Option<f64>>,
+    /// Lowest and highest boot of each result.
+    pub spread: Vec<Option<(f64, f64)>>,
+}
+
+/// Every benchmark and metric's series over the history.
+pub fn series(entries: &[(Point, Vec<RunSet>)], metrics: &[Metric]) -> Vec<Series> {
+    let mut names: Vec<(String, Better)> = Vec::new();
+    for (_, sets) in entries {
+        for r in sets
+            .iter()
+            .flat_map(|s| &s.runs)
+            .filter_map(|r| r.report.as_ref())
+        {
+            for b in &r.results {
+                if !names.iter().any(|(n, _)| *n == b.name) {
+                    names.push((b.name.clone(), b.better));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (name, better) in names {
+        for &metric in metrics {
+            let per_point: Vec<Vec<f64>> = entries
+                .iter()
+                .map(|(_, sets)| {
+                    sets.iter()
+                        .flat_map(|s| &s.runs)
+                        .filter_map(|r| r.report.as_ref())
+                        .filter_map(|r| {
+                            r.results
+                                .iter()
+                                .find(|b| b.name == name && b.status == Status::Ok)
+                        })
+                        .filter_map(|b| metric.value(b))
+                        .collect()
+                })
+                .collect();
+            if per_point.iter().all(Vec::is_empty) {
+                continue;
+            }
+            let better = match metric {
+                Metric::Rate => better,
+                Metric::Overhead => Better::Lower,
+            };
+            out.push(Series {
+                bench: name.clone(),
+                metric,
+                better,
+                medians: per_point
+                    .iter()
+                    .map(|v| (!v.is_empty()).then(|| stats::median(v)))
+                    .collect(),
+                spread: per_point
+                    .iter()
+                    .map(|v| {
+                        (!v.is_empty()).then(|| {
+                            (
+                                v.iter().copied().fold(f64::INFINITY, f64::min),
+                                v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                            )
+                        })
+                    })
+                    .collect(),
+            });
+        }
+    }
+    out
+}

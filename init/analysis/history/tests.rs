@@ -1,0 +1,316 @@
+//! Fixtures (histories of synthetic nights, also for the exporters' tests)
+//! and the tests of `history`.
+
+use super::*;
+use crate::analysis::changepoint;
+use crate::analysis::compare::Metric;
+use crate::report::*;
+
+/// A history of `n` nightly results; trig-kprobe and trig-kretprobe
+/// slow down by 15% from result `step` on, trig-base never changes.
+pub fn nights(n: usize, step: usize) -> Vec<(Point, Vec<RunSet>)> {
+    let wobble = [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99];
+    nights_of(n, Meter::Time, |i| {
+        let w = wobble[i % wobble.len()];
+        let slow = if i >= step { 0.85 } else { 1.0 };
+        vec![
+            ("trig-base", 2.0 * w),
+            ("trig-kprobe", 0.8 * w * slow),
+            ("trig-kretprobe", 0.5 * w * slow),
+        ]
+    })
+}
+
+/// `n` nightly results of one boot each, with these benchmarks' rates.
+pub fn nights_of(
+    n: usize,
+    meter: Meter,
+    rates: impl Fn(usize) -> Vec<(&'static str, f64)>,
+) -> Vec<(Point, Vec<RunSet>)> {
+    (0..n)
+        .map(|i| {
+            let results: Vec<BenchResult> = rates(i)
+                .iter()
+                .map(|(name, mean)| BenchResult {
+                    summary: Some(Summary { mean: *mean, stddev: 0.0, per_producer: *mean, cv: 0.0, samples: 5 }),
+                    ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
+                })
+                .collect();
+            let json = serde_json::json!({
+                "schema_version": 1, "created": format!("202611{:02}T000000Z", i + 1),
+                "kernel": {"spec": "x", "path": "", "release": format!("6.1.{i}"), "commit": format!("{i:02}{}", "ab".repeat(19))},
+                "vm": {"arch": "x86_64", "accel": "tcg", "meter": meter, "cpus": 2, "memory": "1G", "append": ""},
+                "runs": [{"index": 1, "status": "ok", "console_log": "", "wall_s": 1.0,
+                    "report": {"schema_version": 1, "tool": {"name": "t", "version": "0", "git_rev": "x"},
+                      "system": {"release": "r", "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 2, "pid1": true},
+                      "capabilities": {}, "params": serde_json::to_value(crate::options::RunOptions::default().params(1)).unwrap(),
+                      "mounts": [], "results": serde_json::to_value(&results).unwrap(), "outcome": {"status": "complete"}}}]
+            });
+            let set: RunSet = serde_json::from_value(json).unwrap();
+            let point = Point { file: format!("n{i}.json"), created: set.created.clone(), release: set.kernel.release.clone(), commit: set.kernel.commit.clone() };
+            (point, vec![set])
+        })
+        .collect()
+}
+
+#[test]
+fn finds_the_step_and_what_moved_with_it() {
+    let h = analyse(
+        "h",
+        nights(20, 12),
+        &[Metric::Rate],
+        &changepoint::Settings::default(),
+        3,
+    );
+    let benches: Vec<&str> = h.found.iter().map(|f| f.bench.as_str()).collect();
+    assert_eq!(
+        benches,
+        vec!["trig-kprobe", "trig-kretprobe"],
+        "{}",
+        render(&h, false)
+    );
+    let f = &h.found[0];
+    assert_eq!(f.at, 12);
+    assert!(f.regression && !f.new);
+    assert_eq!(f.moved_with, vec!["trig-kretprobe rate".to_string()]);
+    let (good, bad) = f.bisect.clone().unwrap();
+    assert!(
+        good.starts_with("11") && bad.starts_with("12"),
+        "{good} {bad}"
+    );
+    assert!((f.change.change_pct + 15.0).abs() < 3.0);
+    let table = render(&h, false);
+    assert!(table.contains("#13 6.1.12 @12ababababab"), "{table}");
+    assert!(render(&h, true).contains("| trig-kprobe | rate |"));
+}
+
+#[test]
+fn a_recent_change_is_new() {
+    let h = analyse(
+        "h",
+        nights(15, 11),
+        &[Metric::Rate],
+        &changepoint::Settings::default(),
+        5,
+    );
+    assert!(
+        h.found.iter().all(|f| f.new && f.at == 11),
+        "{}",
+        render(&h, false)
+    );
+    assert!(!h.found.is_empty());
+}
+
+/// Runs `history --alert` night after night over `nights`, from night
+/// `from` on: the alerts each night raised. Every night's history still
+/// holds every change point alerted before: none is forgotten.
+fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<Vec<Alert>> {
+    let mut recorded: Vec<Alert> = Vec::new();
+    (from..=nights.len())
+        .map(|n| {
+            let s = changepoint::Settings {
+                min_change: default_min_change_pct(&nights[..n]) / 100.0,
+                ..changepoint::Settings::default()
+            };
+            let mut h = analyse("h", nights[..n].to_vec(), &[Metric::Rate], &s, 3);
+            let fresh = match_alerts(&mut h, &recorded);
+            let remembered = h.found.iter().filter(|f| f.alerted.is_some()).count();
+            assert_eq!(
+                remembered,
+                recorded.len(),
+                "night {n} forgot an alerted change point: {recorded:?}\n{}",
+                render(&h, false)
+            );
+            if !fresh.is_empty() {
+                assert!(render(&h, true).contains("**ALERT**: trig-kprobe rate"));
+            }
+            recorded.extend(fresh.iter().cloned());
+            fresh
+        })
+        .collect()
+}
+
+#[test]
+fn a_step_is_alerted_exactly_once() {
+    // trig-kprobe and trig-kretprobe step at result 10 of 24
+    let per_night: Vec<usize> = alerts_per_night(&nights(24, 10), 4)
+        .iter()
+        .map(Vec::len)
+        .collect();
+    eprintln!("alerts per night, nights 4 to 24: {per_night:?}");
+    assert_eq!(per_night.iter().sum::<usize>(), 2, "{per_night:?}");
+    let first = per_night.iter().position(|&a| a > 0).unwrap() + 4;
+    // result 10 is the first after the step: alerted once 3 follow it
+    assert_eq!(first, 13, "{per_night:?}");
+}
+
+/// The results of a history, each with its point.
+type Nights = Vec<(Point, Vec<RunSet>)>;
+
+/// One benchmark under icount on nights of these lengths at these levels
+/// (`(nights, level)` in order), with 0.01% of seeded noise.
+fn staircase(levels: &[(usize, f64)]) -> Nights {
+    let level: Vec<f64> = levels
+        .iter()
+        .flat_map(|&(n, l)| std::iter::repeat_n(l, n))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(25);
+    let noise: Vec<f64> = level
+        .iter()
+        .map(|_| 1.0 + 0.0001 * (rng.f64() * 2.0 - 1.0))
+        .collect();
+    nights_of(level.len(), Meter::Icount, |i| {
+        vec![("trig-kprobe", 7.0 * level[i] * noise[i])]
+    })
+}
+
+/// The staircases of issue 25: 25 nights at 1.0, then 12 or 5 at 0.99,
+/// then the rest at 0.975.
+fn staircases() -> Vec<(&'static str, Nights, Vec<usize>)> {
+    [
+        ("25/12/3", 12, 3),
+        ("25/12/6", 12, 6),
+        ("25/5/3", 5, 3),
+        ("25/5/4", 5, 4),
+        ("25/5/5", 5, 5),
+    ]
+    .into_iter()
+    .map(|(name, mid, last)| {
+        let nights = staircase(&[(25, 1.0), (mid, 0.99), (last, 0.975)]);
+        (name, nights, vec![25, 25 + mid])
+    })
+    .collect()
+}
+
+#[test]
+fn icount_finds_every_step_of_a_staircase() {
+    for (name, nights, steps) in staircases() {
+        let s = changepoint::Settings {
+            min_change: default_min_change_pct(&nights) / 100.0,
+            ..changepoint::Settings::default()
+        };
+        let h = analyse("h", nights, &[Metric::Rate], &s, 3);
+        let at: Vec<usize> = h.found.iter().map(|f| f.at).collect();
+        assert_eq!(at, steps, "{name}: {}", render(&h, false));
+        let pct: Vec<f64> = h.found.iter().map(|f| f.change.change_pct).collect();
+        assert!((pct[0] + 1.0).abs() < 0.05, "{name}: {pct:?}");
+        assert!((pct[1] + 1.515).abs() < 0.05, "{name}: {pct:?}");
+    }
+}
+
+#[test]
+fn icount_alerts_each_step_the_night_after_it() {
+    for (name, nights, steps) in staircases() {
+        let alerts = alerts_per_night(&nights, 2);
+        // nights counted from 1: night k is the history of the first k
+        let alerted: Vec<(usize, String)> = alerts
+            .iter()
+            .enumerate()
+            .flat_map(|(k, fresh)| fresh.iter().map(move |a| (k + 2, a.file.clone())))
+            .collect();
+        eprintln!("{name}: alerted (night, first result after the step): {alerted:?}");
+        // the step's first result is night at + 1; the next one confirms it
+        let expected: Vec<(usize, String)> = steps
+            .iter()
+            .map(|&at| (at + 2, format!("n{at}.json")))
+            .collect();
+        assert_eq!(alerted, expected, "{name}");
+    }
+}
+
+#[test]
+fn a_short_history_says_what_it_needs() {
+    let h = analyse(
+        "h",
+        nights(4, 2),
+        &[Metric::Rate],
+        &changepoint::Settings::default(),
+        3,
+    );
+    let t = render(&h, false);
+    assert!(
+        t.contains("4 results, and a change point needs at least 12 (3 after the step"),
+        "{t}"
+    );
+}
+
+#[test]
+fn icount_finds_a_half_percent_step_at_its_noise() {
+    // icount's boots agree to 0.01-0.05%: a 0.5% step is far above it,
+    // and far below the time meter's 5%
+    for cv in [0.0001, 0.0005] {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let jitter: Vec<f64> = (0..20)
+            .map(|_| cv * 1.7 * (rng.f64() - 0.5) * 2.0)
+            .collect();
+        let nights = nights_of(20, Meter::Icount, |i| {
+            let step = if i >= 12 { 0.995 } else { 1.0 };
+            vec![
+                ("trig-base", 40.0),
+                ("trig-kprobe", 7.0 * step * (1.0 + jitter[i])),
+            ]
+        });
+        assert_eq!(default_min_change_pct(&nights), 0.25);
+        let s = changepoint::Settings {
+            min_change: 0.0025,
+            ..changepoint::Settings::default()
+        };
+        let h = analyse("h", nights, &[Metric::Rate], &s, 3);
+        assert_eq!(h.meter, Meter::Icount);
+        let at: Vec<(&str, usize)> = h.found.iter().map(|f| (f.bench.as_str(), f.at)).collect();
+        assert_eq!(
+            at,
+            vec![("trig-kprobe", 12)],
+            "cv {cv}: {}",
+            render(&h, false)
+        );
+        assert!((h.found[0].change.change_pct + 0.5).abs() < 0.1);
+    }
+}
+
+#[test]
+fn an_incomparable_result_splits_the_series() {
+    let mut h = nights(20, 99);
+    for (_, sets) in &mut h[10..] {
+        // another machine, ten times slower
+        sets[0].vm.arch = "aarch64".into();
+        for r in sets[0].runs.iter_mut().filter_map(|r| r.report.as_mut()) {
+            for b in &mut r.results {
+                b.summary.as_mut().unwrap().mean /= 10.0;
+            }
+        }
+    }
+    let h = analyse(
+        "h",
+        h,
+        &[Metric::Rate],
+        &changepoint::Settings::default(),
+        3,
+    );
+    assert!(h.found.is_empty(), "{}", render(&h, false));
+    assert_eq!(h.breaks.len(), 1);
+    assert_eq!(h.breaks[0].at, 10);
+    assert!(
+        h.breaks[0].why.iter().any(|w| w.contains("architecture")),
+        "{:?}",
+        h.breaks
+    );
+    assert!(
+        render(&h, false).contains("results from #11 6.1.10"),
+        "{}",
+        render(&h, false)
+    );
+}
+
+#[test]
+fn a_flat_history_has_none() {
+    let h = analyse(
+        "h",
+        nights(20, 99),
+        &[Metric::Rate, Metric::Overhead],
+        &changepoint::Settings::default(),
+        3,
+    );
+    assert!(h.found.is_empty(), "{}", render(&h, false));
+    assert!(render(&h, false).contains("no change points"));
+}

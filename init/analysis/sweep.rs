@@ -1,0 +1,499 @@
+//! A sweep of a commit range (`scripts/sweep.sh`, `trig-init sweep`):
+//! every commit of BASE..TIP built and booted once, split into slices
+//! that runners measure apart; the merge of slices into one range; and
+//! the steps between consecutive measured commits, each a comparison of
+//! the two (under icount a figure repeats from boot to boot, so a step
+//! beyond compare's threshold is the commit's own, no change point to
+//! guess).
+//!
+//! A sweep directory holds a manifest ([`MANIFEST`]: the whole range,
+//! BASE first, and the slices measured into it) and one file per commit
+//! of its slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or
+//! `.skip`, one line saying why it was not measured.
+
+use crate::analysis::compare::{self, input, Comparison, Metric, Settings, Side, Verdict};
+use crate::report::{identity, Meter};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const MANIFEST: &str = "sweep.json";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Commit {
+    pub commit: String,
+    pub subject: String,
+}
+
+/// Every N-th commit of the range from the K-th (counting from 1).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Slice {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Slice {
+    pub fn parse(s: &str) -> Result<Slice, String> {
+        let bad = || format!("--slice must be K/N with 1 <= K <= N, not '{s}'");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Slice { k, n })
+    }
+
+    pub fn contains(self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+impl fmt::Display for Slice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// As the sweep was asked for: `BASE..TIP`.
+    pub range: String,
+    /// BASE, then BASE..TIP oldest first (`git log --reverse --topo-order`).
+    pub commits: Vec<Commit>,
+    /// The slices whose commits this directory holds.
+    pub slices: Vec<Slice>,
+}
+
+impl Manifest {
+    /// The name of commit `index`'s files, without extension: ordered by
+    /// name as the range is.
+    pub fn stem(&self, index: usize) -> String {
+        let width = (self.commits.len().saturating_sub(1))
+            .to_string()
+            .len()
+            .max(3);
+        let c = &self.commits[index].commit;
+        format!("{index:0width$}-{}", &c[..c.len().min(12)])
+    }
+
+    pub fn read(dir: &Path) -> Result<Manifest, String> {
+        let path = dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "{}: {e} (not a sweep directory: scripts/sweep.sh writes it)",
+                path.display()
+            )
+        })?;
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a sweep manifest: {e}", path.display()))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
+        crate::export::write_file(&dir.join(MANIFEST).display().to_string(), &text)
+    }
+}
+
+fn git(tree: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(tree)
+        .args(args)
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn commits_of(log: &str) -> Vec<Commit> {
+    log.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(c, s)| Commit {
+            commit: c.into(),
+            subject: s.into(),
+        })
+        .collect()
+}
+
+/// The commits of `BASE..TIP` in `tree`, BASE first.
+pub fn range_commits(tree: &Path, range: &str) -> Result<Vec<Commit>, String> {
+    let (base, tip) = range
+        .split_once("..")
+        .filter(|(b, t)| !b.is_empty() && !t.is_empty() && !t.starts_with('.'))
+        .ok_or_else(|| format!("the range must be BASE..TIP, not '{range}'"))?;
+    let fmt = "--format=%H%x09%s";
+    let mut commits = commits_of(&git(
+        tree,
+        &["log", "-1", fmt, &format!("{base}^{{commit}}"), "--"],
+    )?);
+    let tip = git(
+        tree,
+        &["rev-parse", "--verify", &format!("{tip}^{{commit}}")],
+    )?;
+    let base_sha = commits[0].commit.clone();
+    let log = git(
+        tree,
+        &[
+            "log",
+            "--reverse",
+            "--topo-order",
+            fmt,
+            &format!("{base_sha}..{}", tip.trim()),
+            "--",
+        ],
+    )?;
+    let after = commits_of(&log);
+    if after.is_empty() {
+        return Err(format!("{range} has no commits after BASE"));
+    }
+    commits.extend(after);
+    Ok(commits)
+}
+
+/// `sweep plan`: writes the slice's manifest into `out` (a rerun of the
+/// same slice may reuse it; another range or slice may not) and returns
+/// the slice's commits and their file stems, in the range's order.
+pub fn plan(
+    tree: &Path,
+    range: &str,
+    slice: Slice,
+    out: &Path,
+) -> Result<Vec<(String, String)>, String> {
+    let m = Manifest {
+        range: range.into(),
+        commits: range_commits(tree, range)?,
+        slices: vec![slice],
+    };
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if out.join(MANIFEST).exists() {
+        let old = Manifest::read(out)?;
+        if old != m {
+            return Err(format!(
+                "{} holds another sweep ({} slice {}); give another --out",
+                out.display(),
+                old.range,
+                old.slices
+                    .iter()
+                    .map(Slice::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
+        }
+    }
+    m.write(out)?;
+    Ok((0..m.commits.len())
+        .filter(|&i| slice.contains(i))
+        .map(|i| (m.commits[i].commit.clone(), m.stem(i)))
+        .collect())
+}
+
+/// What a sweep directory has for one commit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Measured(PathBuf),
+    /// Not built or not booted: why.
+    Skipped(String),
+    /// No slice of this directory took it.
+    Missing,
+}
+
+/// The per-commit files of a sweep directory by index; a file that is not
+/// a commit of the manifest's range is an error.
+fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<Outcome>, String> {
+    let index: BTreeMap<String, usize> = (0..m.commits.len()).map(|i| (m.stem(i), i)).collect();
+    let mut out = vec![Outcome::Missing; m.commits.len()];
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n != MANIFEST)
+        .collect();
+    names.sort();
+    for name in names {
+        let Some((stem, ext)) = name
+            .rsplit_once('.')
+            .filter(|(_, e)| *e == "json" || *e == "skip")
+        else {
+            continue;
+        };
+        let path = dir.join(&name);
+        let i = *index.get(stem).ok_or_else(|| {
+            format!(
+                "{}: not a commit of the range {} ({} commits from {})",
+                path.display(),
+                m.range,
+                m.commits.len(),
+                &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
+            )
+        })?;
+        if out[i] != Outcome::Missing {
+            return Err(format!(
+                "{}: {stem} has both results and a skip",
+                dir.display()
+            ));
+        }
+        out[i] = if ext == "json" {
+            Outcome::Measured(path)
+        } else {
+            let why =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Outcome::Skipped(why.trim().to_string())
+        };
+    }
+    Ok(out)
+}
+
+/// Why results measured on one runner cannot be set beside another's:
+/// the first field of their identity that differs (`report::identity`).
+fn incompatible(a: &Side, b: &Side) -> Option<String> {
+    a.sets
+        .iter()
+        .flat_map(|x| b.sets.iter().map(move |y| (x, y)))
+        .find_map(|(x, y)| identity::compatible(x, y).err())
+        .map(|m| m.to_string())
+}
+
+fn load(path: &Path) -> Result<Side, String> {
+    Ok(Side::of_file(path, input::load_file(path)?))
+}
+
+/// `sweep merge`: joins slice directories of one range into `out` (new
+/// or empty). Refused: another range, a commit measured twice, results
+/// whose identity differs from the first's (the field named), results of
+/// another commit than their name's. Returns the commits no slice took.
+pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
+    let first = dirs.first().ok_or("give the slice directories to merge")?;
+    let mut merged = Manifest::read(first)?;
+    merged.slices.clear();
+    let mut all = vec![Outcome::Missing; merged.commits.len()];
+    let mut from: Vec<Option<&Path>> = vec![None; merged.commits.len()];
+    let mut reference: Option<(PathBuf, Side)> = None;
+    for dir in dirs {
+        let m = Manifest::read(dir)?;
+        if m.commits != merged.commits {
+            return Err(format!(
+                "{}: another range ({}, {} commits) than {}'s ({}, {} commits)",
+                dir.display(),
+                m.range,
+                m.commits.len(),
+                first.display(),
+                merged.range,
+                merged.commits.len()
+            ));
+        }
+        for (i, o) in outcomes(dir, &m)?.into_iter().enumerate() {
+            if o == Outcome::Missing {
+                continue;
+            }
+            if let Some(other) = from[i] {
+                return Err(format!(
+                    "{} is in both {} and {}",
+                    m.stem(i),
+                    other.display(),
+                    dir.display()
+                ));
+            }
+            if let Outcome::Measured(path) = &o {
+                let side = load(path)?;
+                let recorded: Vec<&String> = side
+                    .sets
+                    .iter()
+                    .filter_map(|s| s.kernel.commit.as_ref())
+                    .collect();
+                if let Some(c) = recorded.iter().find(|c| **c != &m.commits[i].commit) {
+                    return Err(format!(
+                        "{}: results of commit {c}, not of {}",
+                        path.display(),
+                        m.commits[i].commit
+                    ));
+                }
+                match &reference {
+                    None => reference = Some((path.clone(), side)),
+                    Some((rpath, rside)) => {
+                        if let Some(why) = incompatible(rside, &side) {
+                            return Err(format!(
+                                "{} was not measured like {}: {why}",
+                                path.display(),
+                                rpath.display()
+                            ));
+                        }
+                    }
+                }
+            }
+            from[i] = Some(dir);
+            all[i] = o;
+        }
+        merged.slices.extend(m.slices);
+    }
+    merged.slices.sort();
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let occupied = std::fs::read_dir(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?
+        .next()
+        .is_some();
+    if occupied {
+        return Err(format!(
+            "{}: not empty; merge into a new directory",
+            out.display()
+        ));
+    }
+    for (i, o) in all.iter().enumerate() {
+        let src = match o {
+            Outcome::Measured(p) => p.clone(),
+            Outcome::Skipped(_) => from[i]
+                .expect("a skip has a directory")
+                .join(format!("{}.skip", merged.stem(i))),
+            Outcome::Missing => continue,
+        };
+        let dst = out.join(src.file_name().expect("a file"));
+        std::fs::copy(&src, &dst)
+            .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
+    }
+    merged.write(out)?;
+    Ok((0..all.len())
+        .filter(|&i| all[i] == Outcome::Missing)
+        .collect())
+}
+
+/// One benchmark that stepped: its verdict's metric, by how much, and
+/// the function that moved most (profiled boots).
+#[derive(Debug, Clone, Serialize)]
+pub struct Moved {
+    pub bench: String,
+    pub metric: Metric,
+    pub verdict: Verdict,
+    pub change_pct: f64,
+    /// The change of the cost of one event (instructions under icount,
+    /// ns under time): from the rates, or the overhead's own figures.
+    pub per_event: f64,
+    pub per_event_unit: &'static str,
+    /// The function whose instructions per event changed most, and by how
+    /// much.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_mover: Option<(String, f64)>,
+}
+
+/// Every regressed or improved benchmark of a comparison, regressions first.
+pub fn moved(c: &Comparison) -> Vec<Moved> {
+    let mut out: Vec<Moved> = c
+        .benches
+        .iter()
+        .filter(|b| matches!(b.verdict, Verdict::Regressed | Verdict::Improved))
+        .filter_map(|b| {
+            let m = b.metrics.iter().find(|m| b.basis.contains(&m.metric))?;
+            // a rate is events per 10^9 ns or instructions: 1000/rate is
+            // the cost of one event
+            let per_event = match m.metric {
+                Metric::Rate => 1e3 / m.new.median - 1e3 / m.base.median,
+                Metric::Overhead => m.new.median - m.base.median,
+            };
+            Some(Moved {
+                bench: b.name.clone(),
+                metric: m.metric,
+                verdict: b.verdict,
+                change_pct: m.change_pct,
+                per_event,
+                per_event_unit: c.meter.cost_unit(),
+                top_mover: b
+                    .movers
+                    .as_ref()
+                    .and_then(|mv| mv.functions.first())
+                    .map(|f| (f.name.clone(), f.change)),
+            })
+        })
+        .collect();
+    out.sort_by_key(|m| m.verdict);
+    out
+}
+
+/// A commit where a benchmark stepped against the previous measured one.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Indices in the manifest.
+    pub at: usize,
+    pub from: usize,
+    pub comparison: Comparison,
+    pub moved: Vec<Moved>,
+}
+
+impl Step {
+    /// The commits between `from` and `at` that were not measured: the
+    /// step may be theirs.
+    pub fn across(&self) -> std::ops::Range<usize> {
+        self.from + 1..self.at
+    }
+
+    pub fn regressed(&self) -> bool {
+        self.comparison.regressed()
+    }
+}
+
+/// A measured range and where it stepped.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub dir: String,
+    pub manifest: Manifest,
+    pub outcomes: Vec<Outcome>,
+    pub steps: Vec<Step>,
+    pub meter: Option<Meter>,
+    /// Consecutive measured pairs compared.
+    pub compared: usize,
+}
+
+impl Sweep {
+    pub fn regressed(&self) -> bool {
+        self.steps.iter().any(Step::regressed)
+    }
+
+    pub fn short(&self, index: usize) -> &str {
+        let c = &self.manifest.commits[index].commit;
+        &c[..c.len().min(12)]
+    }
+}
+
+/// `sweep report`: compares each measured commit with the previous
+/// measured one and keeps those where a benchmark regressed or improved.
+pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
+    let manifest = Manifest::read(dir)?;
+    let outcomes = outcomes(dir, &manifest)?;
+    let mut steps = Vec::new();
+    let mut prev: Option<(usize, Side)> = None;
+    let mut compared = 0;
+    let mut meter = None;
+    for (i, o) in outcomes.iter().enumerate() {
+        let Outcome::Measured(path) = o else { continue };
+        let side = load(path)?;
+        if let Some((from, before)) = &prev {
+            let c = compare::compare(before, &side, settings).map_err(|e| {
+                format!("{} against {}: {e}", manifest.stem(i), manifest.stem(*from))
+            })?;
+            compared += 1;
+            meter = Some(c.meter);
+            let moved = moved(&c);
+            if !moved.is_empty() {
+                steps.push(Step {
+                    at: i,
+                    from: *from,
+                    comparison: c,
+                    moved,
+                });
+            }
+        }
+        prev = Some((i, side));
+    }
+    Ok(Sweep {
+        dir: dir.display().to_string(),
+        manifest,
+        outcomes,
+        steps,
+        meter,
+        compared,
+    })
+}

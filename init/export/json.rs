@@ -1,0 +1,39 @@
+//! `compare --format json`: the comparison for machines.
+
+use super::parts::ORDER;
+use crate::analysis::compare::Comparison;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Version of compare's JSON. 1: the first to carry one, with `units`,
+/// `counts` per verdict and `q`, the p adjusted across the comparison.
+/// Benchmarks profiled on both sides carry `movers` (an added field).
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// The comparison with what a consumer needs to read it without knowing
+/// the meter: the version, the units, and how many of each verdict.
+pub fn comparison(c: &Comparison) -> String {
+    #[derive(Serialize)]
+    struct Units {
+        rate: &'static str,
+        cost: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Json<'a> {
+        schema_version: u32,
+        units: Units,
+        counts: BTreeMap<&'static str, usize>,
+        #[serde(flatten)]
+        comparison: &'a Comparison,
+    }
+    let doc = Json {
+        schema_version: JSON_SCHEMA_VERSION,
+        units: Units {
+            rate: c.meter.rate_unit(),
+            cost: c.meter.cost_unit(),
+        },
+        counts: ORDER.iter().map(|v| (v.as_str(), c.count(*v))).collect(),
+        comparison: c,
+    };
+    serde_json::to_string_pretty(&doc).expect("comparison serializes") + "\n"
+}

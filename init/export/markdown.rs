@@ -1,0 +1,56 @@
+//! `compare --format markdown`: for CI comments.
+
+use super::parts::{counts, explained, flagged, header, headlines, rows, totals, Row};
+use crate::analysis::compare::{Comparison, Verdict};
+use std::fmt::Write;
+
+/// Headlines, what was compared, the flagged rows, and the rest folded
+/// away under `<details>`.
+pub fn comparison(c: &Comparison) -> String {
+    let (head, rows) = rows(c);
+    let mut out = String::from("### trig-init compare\n\n");
+    for l in headlines(c) {
+        let _ = writeln!(out, "**{l}**\n");
+    }
+    for l in header(c) {
+        let _ = writeln!(out, "- {l}");
+    }
+    let md_table = |rows: &[Row]| -> String {
+        let mut t = format!("| {} |\n|", head.join(" | "));
+        let align: Vec<&str> = (0..head.len())
+            .map(|i| if i == 0 { ":--" } else { "--:" })
+            .collect();
+        t += &align.join("|");
+        t += "|\n";
+        for r in rows {
+            let mut cells = r.cells.clone();
+            if flagged(r.verdict) {
+                let v = cells.last_mut().expect("verdict cell");
+                *v = format!("**{v}**");
+            }
+            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(t, "| {} |", cells.join(" | "));
+        }
+        t
+    };
+    let split = rows.iter().take_while(|r| flagged(r.verdict)).count();
+    let (hits, rest) = rows.split_at(split);
+    if !hits.is_empty() {
+        out += "\n";
+        out += &md_table(hits);
+    }
+    let why = explained(c, usize::MAX);
+    if let Some((head, lines)) = why.split_first() {
+        let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
+    }
+    if !rest.is_empty() {
+        let verdicts: Vec<Verdict> = rest.iter().map(|r| r.verdict).collect();
+        let _ = write!(
+            out,
+            "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
+            counts(&verdicts).replacen("benchmarks", "other benchmarks", 1),
+            md_table(rest)
+        );
+    }
+    out + "\n" + &totals(c) + "\n"
+}

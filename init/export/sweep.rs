@@ -1,0 +1,288 @@
+//! What `sweep report` writes: the range's steps as a short list, then
+//! each step's comparison through compare's own exporter of the same
+//! format (a step is a comparison of two consecutive measured commits).
+
+use super::{html, Email, Exporter, Html, Json, Markdown, Table};
+use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::sweep::{Moved, Outcome, Step, Sweep};
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Version of the sweep report's JSON.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// A change in percent with its sign.
+fn pct(p: f64) -> String {
+    format!("{p:+.2}%")
+}
+
+/// "−0.41% regression of rename-base rate (+3.00 insn/event), top mover
+/// __set_task_comm +3.00".
+fn said(m: &Moved) -> String {
+    let what = if m.verdict == Verdict::Regressed {
+        "regression"
+    } else {
+        "improvement"
+    };
+    let mut s = format!(
+        "{} {what} of {} {} ({:+.2} {})",
+        pct(m.change_pct),
+        m.bench,
+        m.metric.as_str(),
+        m.per_event,
+        m.per_event_unit
+    );
+    if let Some((f, change)) = &m.top_mover {
+        let _ = write!(s, ", top mover {f} {change:+.2}");
+    }
+    s
+}
+
+fn commit(s: &Sweep, i: usize) -> String {
+    format!("{} {}", s.short(i), s.manifest.commits[i].subject)
+}
+
+/// Which commit a step was measured against, and the unmeasured commits
+/// it spans.
+fn against(s: &Sweep, step: &Step) -> String {
+    let mut out = format!("against {}", s.short(step.from));
+    let gap: Vec<&str> = step.across().map(|i| s.short(i)).collect();
+    if !gap.is_empty() {
+        let _ = write!(
+            out,
+            ", across {} (not measured): the step may be theirs",
+            gap.join(", ")
+        );
+    }
+    out
+}
+
+/// The summary every format for people opens with: the range, each step
+/// with what moved, each commit not measured with why.
+fn outline(s: &Sweep) -> (String, Vec<String>, Vec<String>) {
+    let m = &s.manifest;
+    let measured = s
+        .outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Measured(_)))
+        .count();
+    let regressions = s.steps.iter().filter(|st| st.regressed()).count();
+    let title = format!(
+        "trig-init sweep of {}: {} commits (BASE and {} after), {measured} measured; {} steps beyond the threshold, {regressions} with a regression",
+        m.range,
+        m.commits.len(),
+        m.commits.len() - 1,
+        s.steps.len()
+    );
+    let steps = s
+        .steps
+        .iter()
+        .map(|st| {
+            let what: Vec<String> = st.moved.iter().map(said).collect();
+            format!(
+                "{}: {} ({})",
+                commit(s, st.at),
+                what.join("; "),
+                against(s, st)
+            )
+        })
+        .collect();
+    let unmeasured = s
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            Outcome::Measured(_) => None,
+            Outcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
+            Outcome::Missing => Some(format!(
+                "{}: not measured: no slice of {} took it",
+                commit(s, i),
+                s.dir
+            )),
+        })
+        .collect();
+    (title, steps, unmeasured)
+}
+
+/// Plain text: the outline, then each step's comparison in `each`.
+fn text(s: &Sweep, each: &dyn Exporter<Comparison>, width: Option<usize>) -> String {
+    let (title, steps, unmeasured) = outline(s);
+    let para = |out: &mut String, text: &str, indent: usize| match width {
+        Some(w) => {
+            for l in super::text::wrap(text, w, indent + 2) {
+                let _ = writeln!(out, "{:indent$}{}", "", l.trim_start());
+            }
+        }
+        None => {
+            let _ = writeln!(out, "{:indent$}{text}", "");
+        }
+    };
+    let mut out = String::new();
+    para(&mut out, &title, 0);
+    for (head, lines) in [("Steps:", &steps), ("Not measured:", &unmeasured)] {
+        if !lines.is_empty() {
+            let _ = writeln!(out, "\n{head}");
+            for l in lines {
+                para(&mut out, l, 2);
+            }
+        }
+    }
+    for st in &s.steps {
+        out += "\n";
+        para(
+            &mut out,
+            &format!("== {} ({})", commit(s, st.at), against(s, st)),
+            0,
+        );
+        out += &each.export(&st.comparison);
+    }
+    out
+}
+
+impl Exporter<Sweep> for Table {
+    fn export(&self, s: &Sweep) -> String {
+        text(s, self, None)
+    }
+}
+
+impl Exporter<Sweep> for Email {
+    fn export(&self, s: &Sweep) -> String {
+        text(s, self, Some(super::email::MAIL_WIDTH))
+    }
+}
+
+impl Exporter<Sweep> for Markdown {
+    fn export(&self, s: &Sweep) -> String {
+        let (title, steps, unmeasured) = outline(s);
+        let mut out = format!("## {title}\n");
+        for (head, lines) in [("Steps", &steps), ("Not measured", &unmeasured)] {
+            if !lines.is_empty() {
+                let _ = writeln!(out, "\n**{head}**\n");
+                for l in lines {
+                    let _ = writeln!(out, "- {l}");
+                }
+            }
+        }
+        for st in &s.steps {
+            let _ = write!(
+                out,
+                "\n### {}\n\n{}\n\n{}",
+                commit(s, st.at),
+                against(s, st),
+                self.export(&st.comparison)
+            );
+        }
+        out
+    }
+}
+
+impl Exporter<Sweep> for Json {
+    fn export(&self, s: &Sweep) -> String {
+        #[derive(Serialize)]
+        struct CommitOut<'a> {
+            commit: &'a str,
+            subject: &'a str,
+            /// measured, skipped or missing
+            status: &'static str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            why: Option<&'a str>,
+        }
+        #[derive(Serialize)]
+        struct StepOut<'a> {
+            commit: &'a str,
+            against: &'a str,
+            /// Commits between the two that were not measured.
+            across: Vec<&'a str>,
+            moved: &'a [Moved],
+            /// As `compare --format json` writes it.
+            comparison: serde_json::Value,
+        }
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            schema_version: u32,
+            range: &'a str,
+            regressed: bool,
+            commits: Vec<CommitOut<'a>>,
+            steps: Vec<StepOut<'a>>,
+        }
+        let m = &s.manifest;
+        let doc = Doc {
+            schema_version: JSON_SCHEMA_VERSION,
+            range: &m.range,
+            regressed: s.regressed(),
+            commits: m
+                .commits
+                .iter()
+                .zip(&s.outcomes)
+                .map(|(c, o)| CommitOut {
+                    commit: &c.commit,
+                    subject: &c.subject,
+                    status: match o {
+                        Outcome::Measured(_) => "measured",
+                        Outcome::Skipped(_) => "skipped",
+                        Outcome::Missing => "missing",
+                    },
+                    why: match o {
+                        Outcome::Skipped(w) => Some(w),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            steps: s
+                .steps
+                .iter()
+                .map(|st| StepOut {
+                    commit: &m.commits[st.at].commit,
+                    against: &m.commits[st.from].commit,
+                    across: st.across().map(|i| m.commits[i].commit.as_str()).collect(),
+                    moved: &st.moved,
+                    comparison: serde_json::from_str(&Json.export(&st.comparison))
+                        .expect("compare's JSON parses"),
+                })
+                .collect(),
+        };
+        serde_json::to_string_pretty(&doc).expect("a sweep serializes") + "\n"
+    }
+}
+
+impl Exporter<Sweep> for Html {
+    fn export(&self, s: &Sweep) -> String {
+        let (title, steps, unmeasured) = outline(s);
+        let mut out = html::head(&format!("trig-init sweep of {}", s.manifest.range));
+        let _ = write!(out, "<h1>{}</h1>", html::esc(&title));
+        for (head, lines) in [("Steps", &steps), ("Not measured", &unmeasured)] {
+            if !lines.is_empty() {
+                let _ = write!(out, "<h2>{head}</h2><ul>");
+                for l in lines {
+                    let _ = write!(out, "<li>{}</li>", html::esc(l));
+                }
+                out += "</ul>";
+            }
+        }
+        for st in &s.steps {
+            let heading = format!(
+                "{} <small>({})</small>",
+                html::esc(&commit(s, st.at)),
+                html::esc(&against(s, st))
+            );
+            html::comparison(&mut out, &heading, &st.comparison);
+        }
+        out + "</body></html>\n"
+    }
+}
+
+/// `sweep report --format`: table, markdown (md), email, json or html.
+pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<Sweep>>, String> {
+    Ok(match name {
+        "table" => Box::new(Table { color: false }),
+        "markdown" | "md" => Box::new(Markdown),
+        "email" => Box::new(Email),
+        "json" => Box::new(Json),
+        "html" => Box::new(Html(Default::default())),
+        f => {
+            return Err(format!(
+                "--format must be table, markdown, email, json or html, not '{f}'"
+            ))
+        }
+    })
+}

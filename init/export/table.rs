@@ -1,0 +1,51 @@
+//! `compare --format table`: the aligned terminal table in the style of
+//! LKP reports and `veristat -C`, flagged rows first, ANSI colours on
+//! request.
+
+use super::parts::{explained, header, headlines, rows, totals};
+use crate::analysis::compare::{Comparison, Verdict};
+use std::fmt::Write;
+
+pub fn comparison(c: &Comparison, color: bool) -> String {
+    let (head, rows) = rows(c);
+    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(&r.cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let last = widths.len() - 1;
+    let line = |cells: &[String]| -> String {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| match i {
+                0 => format!("{cell:<w$}", w = widths[0]),
+                i if i == last => cell.clone(),
+                _ => format!("{cell:>w$}", w = widths[i]),
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let mut out = headlines(c).join("\n") + "\n\n" + &header(c).join("\n") + "\n\n";
+    out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    out.push('\n');
+    for r in &rows {
+        let text = line(&r.cells);
+        let paint = match r.verdict {
+            Verdict::Regressed | Verdict::Failed => "\x1b[1;31m",
+            Verdict::Improved => "\x1b[32m",
+            Verdict::Unstable | Verdict::Inconclusive | Verdict::Missing => "\x1b[33m",
+            _ => "",
+        };
+        if color && !paint.is_empty() {
+            let _ = writeln!(out, "{paint}{text}\x1b[0m");
+        } else {
+            let _ = writeln!(out, "{text}");
+        }
+    }
+    for l in explained(c, usize::MAX) {
+        let _ = write!(out, "\n{l}");
+    }
+    out + "\n" + &totals(c) + "\n"
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Proves scripts/sweep.sh and `trig-init sweep merge|report` on a real
+# kernel history (issue 24):
+#
+#   scripts/sweep-proof.sh [--reduced] [--tree DIR] [--spins N] [--work DIR]
+#
+# Makes a history from Debian's linux-source-6.1: BASE, which slows
+# kprobe_dispatcher() down (every kprobe BPF program runs through it),
+# then 12 commits: most add a line to a text file nothing builds; commit
+# 3 slows __set_task_comm() down (rename-base), commit 6 does not build,
+# commit 7 fixes that and slows bpf_strncmp() down (strncmp-helper), commit
+# 10 removes BASE's slowdown (a speed-up of trig-kprobe). Each slowdown is
+# N (5) increments of a volatile counter. Then sweeps BASE..TIP in three
+# slices, one after another (as three runners would, each with its own
+# build directory, seeded from one build of BASE), merges them, and checks
+# that the report names exactly commits 3, 7 and 10, each with its
+# benchmark and its top mover (the function planted in), that commit 6 is
+# skipped and commit 7 measured across it; then sweeps it again as one
+# slice and checks that every figure of every commit is bit for bit the
+# merged one's. Prints per-commit costs and wall times.
+# --reduced (CI): 4 commits (1 the rename slowdown, 2 does not build, 3
+# fixes it with the strncmp slowdown, 4 the speed-up), two slices, no
+# one-slice sweep; it reuses bisect-proof's tree and build directory when
+# they are there, so no kernel is built from scratch.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+reduced=0; tree=""; spins=5; work=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --reduced) reduced=1; shift ;;
+    --tree) tree=$2; shift 2 ;;
+    --spins) spins=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    *) echo "sweep-proof: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ "$reduced" = 1 ]; then
+  tree=${tree:-$top/target/bisect-tree}
+  slices=2; rename_at=1; broken_at=2; strncmp_at=3; speedup_at=4; commits=4
+else
+  tree=${tree:-$top/target/sweep-tree}
+  slices=3; rename_at=3; broken_at=6; strncmp_at=7; speedup_at=10; commits=12
+fi
+work=${work:-$top/target/sweep-proof}
+trig=$top/target/trig-init
+# one point of each planted path, and a bystander that none touches
+benches=(--bench trig-base --bench trig-kprobe --bench rename-base --bench strncmp-helper)
+run_opts=(-- --cmp-str-len 64)
+now() { date +%s; }
+
+"$top/scripts/proof-tree.sh" "$tree"
+cd "$tree"
+git bisect reset >/dev/null 2>&1 || true
+git checkout -q -f pristine
+git branch -f sweep-proof pristine
+git checkout -q sweep-proof
+commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
+slow="{ static volatile unsigned long trig_sink; unsigned int trig_i; for (trig_i = 0; trig_i < $spins; trig_i++) trig_sink++; }"
+# plant FILE PERL-PATTERN: the slowdown as the first statement after the
+# pattern (a function's opening)
+plant() {
+  SLOW=$slow perl -0pi -e "s/($2)/\$1\t\$ENV{SLOW}\n/" "$1"
+  grep -qF "$slow" "$1" || { echo "sweep-proof: could not plant into $1" >&2; exit 1; }
+}
+kprobe='static int kprobe_dispatcher\(struct kprobe \*kp, struct pt_regs \*regs\)\n\{\n'
+plant kernel/trace/trace_kprobe.c "$kprobe"
+commit "trace_kprobe: slow down kprobe_dispatcher by $spins volatile increments (planted BASE)"
+declare -A planted
+for k in $(seq 1 "$commits"); do
+  case $k in
+    "$rename_at")
+      plant fs/exec.c 'void __set_task_comm\(struct task_struct \*tsk, const char \*buf, bool exec\)\n\{\n'
+      commit "exec: slow down __set_task_comm (planted)"
+      planted[$(git rev-parse HEAD)]="rename-base regressed __set_task_comm" ;;
+    "$broken_at")
+      echo "this is not C;" >>kernel/sys.c
+      commit "sys: a commit that does not build (planted)"
+      broken=$(git rev-parse HEAD) ;;
+    "$strncmp_at")
+      sed -i '/^this is not C;$/d' kernel/sys.c
+      plant kernel/bpf/helpers.c 'BPF_CALL_3\(bpf_strncmp, const char \*, s1, u32, s1_sz, const char \*, s2\)\n\{\n'
+      commit "bpf: fix the build; slow down bpf_strncmp (planted)"
+      planted[$(git rev-parse HEAD)]="strncmp-helper/len=64 regressed bpf_strncmp" ;;
+    "$speedup_at")
+      SLOW=$slow perl -0pi -e 's/\t\Q$ENV{SLOW}\E\n//' kernel/trace/trace_kprobe.c
+      ! grep -qF "$slow" kernel/trace/trace_kprobe.c || { echo "sweep-proof: could not remove BASE's slowdown" >&2; exit 1; }
+      commit "trace_kprobe: remove BASE's slowdown of kprobe_dispatcher (planted speed-up)"
+      planted[$(git rev-parse HEAD)]="trig-kprobe improved kprobe_dispatcher" ;;
+    *)
+      echo "harmless change $k" >>Documentation/trig-sweep-proof.txt
+      git add Documentation/trig-sweep-proof.txt
+      commit "Documentation: harmless change $k" ;;
+  esac
+done
+range="$(git rev-parse --short=12 "sweep-proof~$commits")..$(git rev-parse --short=12 sweep-proof)"
+git log --oneline --reverse "sweep-proof~$((commits + 1))..sweep-proof"
+
+# one build that every slice's build directory starts from, as a CI
+# runner would restore it from a cache: bisect-proof's, when there (of a
+# commit near BASE), else BASE's
+git_dir=$(git rev-parse --absolute-git-dir)
+state=$git_dir/trig-sweep
+seed=$state/seed
+seed_s=0
+if [ "$reduced" = 1 ] && [ -d "$git_dir/trig-bisect/build" ]; then
+  seed=$git_dir/trig-bisect/build
+else
+  git checkout -q "sweep-proof~$commits"
+  t0=$(now)
+  mkdir -p "$state"
+  "$top/scripts/build-kernel.sh" "$tree" --out "$seed" >/dev/null 2>"$state/seed.log" ||
+    { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
+  seed_s=$(( $(now) - t0 ))
+  git checkout -q sweep-proof
+fi
+echo "sweep-proof: slices start from $seed (built in $seed_s s)"
+
+rm -rf "$work" "$state"/build-*
+mkdir -p "$work"
+# sweep NAME K/N: one slice into $work/NAME, timed
+sweep() {
+  local t0; t0=$(now)
+  "$top/scripts/sweep.sh" "$tree" "$range" --slice "$2" --out "$work/$1" --seed-build "$seed" \
+    "${benches[@]}" "${run_opts[@]}"
+  echo "$1 $(( $(now) - t0 ))" >>"$work/times"
+}
+for k in $(seq 1 "$slices"); do
+  sweep "slice-$k" "$k/$slices"
+done
+"$trig" sweep merge -o "$work/merged" "$work"/slice-*
+set +e
+"$trig" sweep report "$work/merged" --format markdown --export-json "$work/report.json" >"$work/report.md"
+rc=$?
+set -e
+cat "$work/report.md" | sed -n '1,/^### /p' | sed '$d'
+[ $rc -eq 1 ] || { echo "sweep-proof: FAILED: report exit $rc, not 1 (a step regressed)" >&2; exit 1; }
+
+fail=0
+# every step: "COMMIT BENCH VERDICT TOPMOVER", one line per benchmark moved
+found=$(jq -r '.steps[] | .commit as $c | .moved[] | "\($c) \(.bench) \(.verdict) \(.top_mover[0] // "none") \(.change_pct) \(.per_event)"' "$work/report.json")
+echo "--- steps found (commit, benchmark, verdict, top mover, %, insn/event)"
+echo "$found"
+if [ "$(awk '{print $1}' <<<"$found" | sort -u | wc -l)" != 3 ] || [ "$(wc -l <<<"$found")" != 3 ]; then
+  echo "sweep-proof: FAILED: not exactly three steps of one benchmark each" >&2; fail=1
+fi
+for c in "${!planted[@]}"; do
+  want=${planted[$c]}
+  got=$(awk -v c="$c" '$1 == c { print $2, $3, $4 }' <<<"$found")
+  if [ "$got" = "$want" ]; then
+    echo "sweep-proof: OK: ${c:0:12} $want"
+  else
+    echo "sweep-proof: FAILED: ${c:0:12} should be '$want', found '${got:-nothing}'" >&2; fail=1
+  fi
+done
+skipped=$(jq -r --arg b "$broken" '.commits[] | select(.commit == $b) | .status' "$work/report.json")
+across=$(jq -r --arg b "$broken" '.steps[] | select(.across | index($b)) | .commit' "$work/report.json")
+if [ "$skipped" = skipped ] && [ -n "$across" ]; then
+  echo "sweep-proof: OK: ${broken:0:12} (does not build) skipped, ${across:0:12} measured across it"
+else
+  echo "sweep-proof: FAILED: the broken commit is '$skipped', steps across it: '${across:-none}'" >&2; fail=1
+fi
+
+if [ "$reduced" = 0 ]; then
+  sweep one 1/1
+  # the figures of every benchmark (samples, summaries, costs, profiles):
+  # what the merge must not change; the files differ in times and paths
+  figures() { jq -S '[.runs[].report.results[]]' "$1"; }
+  same=0; differ=0
+  for f in "$work"/one/*.json; do
+    name=$(basename "$f")
+    [ "$name" = sweep.json ] && continue
+    if cmp -s <(figures "$f") <(figures "$work/merged/$name"); then
+      same=$((same + 1))
+    else
+      differ=$((differ + 1)); echo "sweep-proof: FAILED: $name's figures differ between one slice and the merge" >&2
+    fi
+  done
+  [ $differ -eq 0 ] || fail=1
+  echo "sweep-proof: $same commits' figures bit for bit equal between one slice and three merged, $differ differ"
+fi
+
+echo "--- costs (s)"
+cat "$work"/slice-*/sweep.log "$work"/one/sweep.log 2>/dev/null | grep -E "built in [0-9]+ s, booted" |
+  awk '{ b += $4; t += $8; n++ } END { if (n) printf "per commit over %d: build %.0f, boot %.0f, together %.0f\n", n, b/n, t/n, (b+t)/n }'
+echo "first build of each slice (from the seed):"
+for d in "$work"/slice-*; do head -n 2 "$d/sweep.log" | tail -n 1; done
+awk -v seed="$seed_s" '/^slice/ { s += $2; if ($2 > m) m = $2 } /^one/ { o = $2 }
+  END { printf "slices one after another: %d s; the longest slice (%d runners): %d s; one slice: %s s; seed build %d s\n", s, NR - (o != ""), m, o == "" ? "-" : o, seed }' "$work/times"
+[ $fail -eq 0 ] || exit 1
+echo "sweep-proof: OK"

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Measures every commit of a range once (issue 24):
+#
+#   scripts/sweep.sh TREE BASE..TIP [--slice K/N] [--out DIR] [--bench GLOB]
+#                    [--base tinyconfig|defconfig|CONFIG] [--build DIR]
+#                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile]
+#                    [-- RUN-OPTIONS]
+#
+# Builds BASE and each commit of BASE..TIP (with --slice K/N every N-th
+# of them from the K-th, so that N runners split the range) in the git
+# tree TREE, incrementally in one build directory per slice, boots each
+# once under the icount meter (profiled when the plugin is built, as
+# bisect.sh; --bench as bisect.sh: default the whole matrix) and writes
+# into DIR (default ./sweep-K-of-N) DIR/INDEX-COMMIT12.json, or
+# INDEX-COMMIT12.skip with why a commit did not build or boot (never
+# fatal: the report measures across it), beside the manifest sweep.json.
+# Then: `trig-init sweep merge -o ALL DIR...` joins the slices and
+# `trig-init sweep report ALL` names the commits where a benchmark
+# stepped (docs/sweep.md).
+# --build DIR: the slice's build directory (default
+# TREE/.git/trig-sweep/build-K-of-N); --seed-build DIR: when that does not
+# exist yet, start it as a copy of DIR (a build of a nearby commit, a CI
+# cache), so that the first build is incremental too. --make passes a
+# make variable to scripts/build-kernel.sh (--make CC="ccache gcc").
+# TREE is left on the commit it was on. Exit: 0 done (whatever was
+# skipped), 2 usage or a tree that cannot be swept.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+trig=${TRIG_INIT:-$top/target/trig-init}
+usage() { sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || usage
+tree=$(cd "$1" && pwd) || usage
+range=$2
+shift 2
+slice=1/1; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --slice) slice=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --bench) benches+=(--filter "$2"); shift 2 ;;
+    --base) base=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --seed-build) seed=$2; shift 2 ;;
+    --make) make_vars+=("$2"); shift 2 ;;
+    --no-profile) profile=no; shift ;;
+    --) shift; run_opts=("$@"); break ;;
+    *) echo "sweep.sh: unknown option $1" >&2; usage ;;
+  esac
+done
+[ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
+profiling=()
+if [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
+  profiling=(--profile)
+fi
+name=${slice/\//-of-}
+out=${out:-$PWD/sweep-$name}
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+git_dir=$(git -C "$tree" rev-parse --absolute-git-dir) || exit 2
+build=${build:-$git_dir/trig-sweep/build-$name}
+if [ ! -d "$build" ] && [ -n "$seed" ]; then
+  [ -d "$seed" ] || { echo "sweep.sh: no seed build directory $seed" >&2; exit 2; }
+  mkdir -p "$(dirname "$build")"
+  # -a keeps the objects' times, which make compares with the sources'
+  cp -a "$seed" "$build" || exit 2
+fi
+plan=$("$trig" sweep plan "$tree" "$range" --slice "$slice" --out "$out") || exit 2
+head=$(git -C "$tree" symbolic-ref -q --short HEAD || git -C "$tree" rev-parse HEAD) || exit 2
+trap 'git -C "$tree" checkout -q "$head"' EXIT
+log="$out/sweep.log"
+now() { date +%s; }
+echo "sweep.sh: $range slice $slice: $(wc -l <<<"$plan") commits into $out, building in $build" | tee -a "$log" >&2
+while read -r commit stem; do
+  rm -f "$out/$stem.json" "$out/$stem.skip"
+  t0=$(now)
+  if ! git -C "$tree" checkout -q --detach "$commit"; then
+    echo "not checked out (git checkout failed)" >"$out/$stem.skip"
+    continue
+  fi
+  img=$("$here/build-kernel.sh" "$tree" --base "$base" --out "$build" ${make_vars[@]+-- "${make_vars[@]}"} 2>>"$out/$stem.build.log" | tail -n 1)
+  t1=$(now)
+  if [ -z "$img" ] || [ ! -f "$img" ]; then
+    echo "build failed ($(grep -m1 -E 'error|Error' "$out/$stem.build.log" | cut -c1-200))" >"$out/$stem.skip"
+    echo "$stem: build failed in $((t1 - t0)) s -> skipped" | tee -a "$log" >&2
+    continue
+  fi
+  rm -f "$out/$stem.build.log"
+  runs="$out/.vm-$stem"
+  rm -rf "$runs"
+  "$trig" vm -q -k "$img" --commit "$commit" --meter icount --runs 1 --out "$runs" "${profiling[@]}" \
+    -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/$stem.vm.err"
+  vm=$?
+  t2=$(now)
+  results=("$runs"/*.json)
+  if [ $vm -ge 3 ] || [ ! -f "${results[0]}" ]; then
+    # the console logs stay in $runs
+    echo "did not boot or report (trig-init vm exit $vm: $(tail -n 1 "$out/$stem.vm.err" | cut -c1-200))" >"$out/$stem.skip"
+    echo "$stem: built in $((t1 - t0)) s, did not boot or report -> skipped" | tee -a "$log" >&2
+  else
+    mv "${results[0]}" "$out/$stem.json"
+    rm -rf "$out/$stem.vm.err" "$runs"
+    echo "$stem: built in $((t1 - t0)) s, booted in $((t2 - t1)) s" | tee -a "$log" >&2
+  fi
+done <<<"$plan"
+exit 0
