@@ -3,17 +3,17 @@
 use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
-use trig_init::analysis::compare;
-use trig_init::error::{infra, input, usage, Error};
+use trig_init::analysis::{compare, input};
+use trig_init::error::{self, infra, usage, Error};
 use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
-        (Some(dir), []) => compare::input::previous(dir.as_ref()).map_err(input)?,
+        (Some(dir), []) => input::previous(dir.as_ref()).map_err(error::input)?,
         (None, [base, new]) => (
-            compare::input::load(&[base.into()]).map_err(input)?,
-            compare::input::load(&[new.into()]).map_err(input)?,
+            input::load(&[base.into()]).map_err(error::input)?,
+            input::load(&[new.into()]).map_err(error::input)?,
         ),
         _ => return Err(usage("give BASE and NEW, or --previous DIR")),
     };
@@ -51,7 +51,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         let options = kcidb::Options::from_env().map_err(usage)?;
         files.push((Box::new(Kcidb(options)), path));
     }
-    let c = compare::compare(&base, &new, &settings).map_err(input)?;
+    let c = compare::compare(&base, &new, &settings).map_err(error::input)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {
         write_file(path, &exporter.export(&c)).map_err(infra)?;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
+use trig_init::analysis::input::Side;
 use trig_init::error::{infra, input, Error};
 use trig_init::export::html;
 use trig_init::export::{write_file, Exporter, Html, Report};
@@ -16,7 +17,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
             let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
-                compare::Side::of_file(p.file.as_ref(), sets.to_vec())
+                Side::of_file(p.file.as_ref(), sets.to_vec())
             };
             compare::compare(
                 &side(pb, base),

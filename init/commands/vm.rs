@@ -5,6 +5,7 @@ use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::process::ExitCode;
 use trig_init::analysis::compare;
+use trig_init::analysis::input::Side;
 use trig_init::boot::kernel::Arch;
 use trig_init::boot::vm as host_vm;
 use trig_init::error::{usage, Error};
@@ -66,9 +67,9 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     let mut comparisons = Vec::new();
     if compare_after {
         let settings = compare::Settings::default();
-        let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
+        let base = Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
         for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
-            let new = compare::Side::of_file(file, vec![set.clone()]);
+            let new = Side::of_file(file, vec![set.clone()]);
             match compare::compare(&base, &new, &settings) {
                 Ok(c) => {
                     print!("{}", table.export(&c));

@@ -1,7 +1,8 @@
-use super::input::parse;
 use super::*;
+use crate::analysis::input::{parse, Side};
 use crate::export::{email, json, markdown, parts, table};
 use crate::report::*;
+use crate::stats;
 use std::collections::BTreeMap;
 
 /// A results set of boots whose benchmarks ran at the given rates, with

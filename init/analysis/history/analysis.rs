@@ -3,7 +3,8 @@
 
 use super::{series, History, Point, Series};
 use crate::analysis::changepoint;
-use crate::analysis::compare::{differences, Metric, Side};
+use crate::analysis::compare::{differences, Metric};
+use crate::analysis::input::Side;
 use crate::analysis::steps;
 use crate::report::{Meter, RunSet};
 use serde::Serialize;
