@@ -58,6 +58,9 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         kernel_appends: cmd.kernel_append,
         profile: cmd.profile,
         quiet: cmd.quiet,
+        verbose: cmd.verbose,
+        // ab's answer is its comparison; vm's is the table
+        tables: cmd.tables || !compare_after,
         json: cmd.json,
         run: run_cmd.options().map_err(usage)?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),

@@ -358,6 +358,14 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
+    let folded = parts::unsupported(c);
+    if !folded.is_empty() {
+        let _ = write!(
+            out,
+            "<p>{}</p>",
+            esc(&folded.join("\n")).replace('\n', "<br>")
+        );
+    }
     let why = parts::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));

@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 pub struct SideInfo {
     pub files: Vec<String>,
     pub releases: Vec<String>,
+    /// The kernels as the user named them (`-k` path, `debian:6.1`).
+    pub specs: Vec<String>,
     pub commits: Vec<String>,
     /// The Debian packages the kernels came from, where they did.
     pub packages: Vec<String>,
@@ -33,6 +35,7 @@ impl Side {
         SideInfo {
             files: self.files.clone(),
             releases: distinct(self.sets.iter().map(|s| s.kernel.release.clone())),
+            specs: distinct(self.sets.iter().map(|s| s.kernel.spec.clone())),
             commits: distinct(self.sets.iter().filter_map(|s| s.kernel.commit.clone())),
             packages: distinct(self.sets.iter().filter_map(|s| s.kernel.package.clone())),
             arch: distinct(self.sets.iter().map(|s| s.vm.arch.clone())),

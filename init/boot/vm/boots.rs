@@ -138,8 +138,15 @@ impl<'a> Plan<'a> {
             }
             self.accel = Accel::Tcg;
             self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
+            // a machine without usable KVM says so on every run: one quiet
+            // line, QEMU's (often an assertion) behind -v
+            let said = if self.opts.verbose {
+                format!("; QEMU said: {why}")
+            } else {
+                " (-v says why)".into()
+            };
             let _ = events.send(BootEvent::Notice(format!(
-                "KVM is present but unusable ({why}); falling back to TCG, meter {}",
+                "KVM cannot run this guest here: using TCG, meter {}{said}",
                 self.guest.meter.as_str()
             )));
         }

@@ -14,7 +14,8 @@ pub struct VmOptions {
     pub kernels: Vec<String>,
     pub order: Order,
     /// The kernel's source commit, recorded for history and bisect.
-    pub commit: Option<String>,
+    /// One for every kernel, or one per kernel in -k's order.
+    pub commit: Vec<String>,
     pub arch: Arch,
     /// None: [`default_cpus`] of the meter.
     pub cpus: Option<usize>,
@@ -35,6 +36,10 @@ pub struct VmOptions {
     /// Count kernel instructions per function with the QEMU plugin.
     pub profile: bool,
     pub quiet: bool,
+    /// QEMU's own words behind the notes that sum them up.
+    pub verbose: bool,
+    /// Each kernel's own table of results after the boots.
+    pub tables: bool,
     /// Also print the results document here ("-" for stdout).
     pub json: Option<String>,
     pub run: RunOptions,
@@ -93,6 +98,13 @@ impl MeterChoice {
 /// Usage errors among the host's own options, found before anything is
 /// built or booted.
 pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
+    if opts.commit.len() > 1 && opts.commit.len() != opts.kernels.len() {
+        return Err(format!(
+            "--commit given {} times for {} kernels: give it once, or once per -k",
+            opts.commit.len(),
+            opts.kernels.len()
+        ));
+    }
     if opts.runs == 0 {
         return Err("--runs must be at least 1".into());
     }

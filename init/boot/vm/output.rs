@@ -26,7 +26,11 @@ impl<'a> Plan<'a> {
             .map(|t| (&t.set, t.path.as_ref().map(|(p, _)| p)))
             .collect();
         // figures that could not be kept are at least shown
-        ui::summary(opts.quiet && self.unsaved.is_none(), &shown);
+        ui::summary(
+            opts.quiet && self.unsaved.is_none(),
+            opts.tables || self.unsaved.is_some(),
+            &shown,
+        );
         if let Some(dest) = &opts.json {
             write_json(dest, &sets)?;
         }

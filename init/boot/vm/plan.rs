@@ -108,7 +108,7 @@ impl<'a> Plan<'a> {
                         path: kernel.path.display().to_string(),
                         package: kernel.package.clone(),
                         release: "unknown".into(),
-                        commit: opts.commit.clone(),
+                        commit: opts.commit.get(i).or(opts.commit.first()).cloned(),
                     },
                     vm: VmInfo {
                         arch: opts.arch.as_str().into(),
