@@ -5,7 +5,7 @@ use super::guest::guest;
 use super::options::AccelChoice;
 use super::schedule::{boots, Scheduled};
 use super::setup::Setup;
-use super::{infra, temp_file, StatusError};
+use super::{infra, temp_file, Error};
 use crate::boot::judge::{add_profiles, judge_boot};
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
 use crate::boot::profile;
@@ -28,7 +28,7 @@ impl<'a> Setup<'a> {
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, StatusError> {
+    ) -> Result<Option<Signal>, Error> {
         for this in boots(self.opts.order, targets.len(), self.opts.runs) {
             if let Some(sig) = self.boot_one(&mut targets[this.k], &this, initrd, events)? {
                 return Ok(Some(sig));
@@ -48,7 +48,7 @@ impl<'a> Setup<'a> {
         this: &Scheduled,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, StatusError> {
+    ) -> Result<Option<Signal>, Error> {
         let counts = match &self.plugin {
             Some(_) => Some(temp_file(
                 self.opts
@@ -98,7 +98,7 @@ impl<'a> Setup<'a> {
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, StatusError> {
+    ) -> Result<Boot, Error> {
         loop {
             target.set.vm.append = self.cmdline(this.k);
             let vm = qemu::Vm {
