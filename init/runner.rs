@@ -151,7 +151,10 @@ impl Run {
 
     /// Adds a benchmark's result.
     fn done(&self, result: BenchResult) {
-        self.running.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         self.lock().results.push(result);
     }
 
@@ -188,14 +191,22 @@ impl Run {
         let report = {
             let mut r = self.lock();
             // the benchmark the watchdog (a signal, a panic) cut short
-            if let Some(mut cut) = self.running.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            if let Some(mut cut) = self
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+            {
                 cut.status = match status {
                     RunEnd::Watchdog => Status::Timeout,
                     _ => Status::Failed,
                 };
                 cut.reason = Some(format!(
                     "running when the run ended ({status}{})",
-                    message.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+                    message
+                        .as_ref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
                 ));
                 r.results.push(cut);
             }
@@ -217,7 +228,9 @@ impl Run {
                 let json = serde_json::to_string_pretty(&report).expect("report serializes") + "\n";
                 if path == "-" {
                     console_lines(&[json]);
-                } else if let Err(e) = crate::files::replace(std::path::Path::new(path), json.as_bytes()) {
+                } else if let Err(e) =
+                    crate::files::replace(std::path::Path::new(path), json.as_bytes())
+                {
                     eprintln!("trig-init: writing {path}: {e}");
                 }
             }
@@ -300,9 +313,15 @@ mod tests {
         let cut = r.results.iter().find(|b| b.name == "rename-base");
         let cut = cut.expect("the running benchmark has a row");
         assert_eq!(cut.status, Status::Timeout);
-        assert!(cut.reason.as_deref().unwrap().contains("watchdog"), "{cut:?}");
+        assert!(
+            cut.reason.as_deref().unwrap().contains("watchdog"),
+            "{cut:?}"
+        );
         let kprobe = r.results.iter().find(|b| b.name == "trig-kprobe").unwrap();
-        let o = kprobe.overhead_ns.as_ref().expect("overhead against trig-base");
+        let o = kprobe
+            .overhead_ns
+            .as_ref()
+            .expect("overhead against trig-base");
         assert!((o.ns_per_event - 500.0).abs() < 1e-9, "{o:?}");
         let _ = std::fs::remove_file(&path);
     }

@@ -359,6 +359,9 @@ mod tests {
         let cut = r.results.iter().find(|x| x.name == "trig-kprobe");
         let cut = cut.expect("a row for the running benchmark");
         assert_eq!(cut.status, Status::Failed);
-        assert!(cut.reason.as_deref().unwrap().contains("Fatal exception"), "{cut:?}");
+        assert!(
+            cut.reason.as_deref().unwrap().contains("Fatal exception"),
+            "{cut:?}"
+        );
     }
 }

@@ -310,9 +310,8 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     if !elf.exists() {
         let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
         match extract_vmlinux(&bz) {
-            Ok(bytes) => {
-                crate::files::replace(&elf, &bytes).map_err(|e| format!("{}: {e}", elf.display()))?
-            }
+            Ok(bytes) => crate::files::replace(&elf, &bytes)
+                .map_err(|e| format!("{}: {e}", elf.display()))?,
             Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
         }
     }

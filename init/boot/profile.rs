@@ -26,7 +26,9 @@ pub fn plugin_path() -> Result<PathBuf, String> {
         return if p.is_file() {
             Ok(p)
         } else if p.as_os_str().is_empty() {
-            Err(format!("TRIG_INIT_PLUGIN is set but empty: name the plugin ({PLUGIN_FILE}) or unset it"))
+            Err(format!(
+                "TRIG_INIT_PLUGIN is set but empty: name the plugin ({PLUGIN_FILE}) or unset it"
+            ))
         } else if p.is_dir() {
             Err(format!(
                 "TRIG_INIT_PLUGIN={} is a directory: name the plugin file in it ({PLUGIN_FILE})",

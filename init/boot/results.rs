@@ -2,9 +2,9 @@
 //! every boot so that a later failure loses nothing, with each boot's
 //! console log beside it.
 
-use crate::files;
 use crate::boot::judge::append;
 use crate::boot::kernel::Kernel;
+use crate::files;
 use crate::report::{RunRecord, RunSet};
 use std::path::{Path, PathBuf};
 
@@ -34,7 +34,9 @@ impl Target {
         if let Some(r) = &rec.report {
             self.set.kernel.release.clone_from(&r.system.release);
         }
-        self.set.runs.push(rec);
+        // boots side by side end in any order; the file keeps boot order
+        let at = self.set.runs.partition_point(|r| r.index < rec.index);
+        self.set.runs.insert(at, rec);
         let path = self.claim(out, &format!("{stem}{tag}"))?;
         let rec = self.set.runs.last_mut().expect("pushed above");
         let log_path = path.with_extension(format!("boot{}.log", rec.index));

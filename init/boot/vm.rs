@@ -1,7 +1,6 @@
 //! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
 //! each boot's report, keep everything measured whatever goes wrong.
 
-use crate::files::{self, TempFile};
 use crate::boot::initramfs;
 use crate::boot::judge::{add_profiles, exit_status, judge_boot};
 use crate::boot::kernel::{self, Arch, Kernel};
@@ -12,12 +11,15 @@ use crate::boot::results::{timestamp, Target};
 use crate::boot::signals;
 use crate::boot::ui::{self, Ui};
 use crate::exit;
+use crate::files::{self, TempFile};
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::{KernelInfo, Meter, Pairing, RunSet, VmInfo, SCHEMA_VERSION};
 use crate::{matrix, registry};
 use nix::sys::signal::Signal;
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// An error of the command and its exit status (see [`exit`]).
@@ -86,6 +88,7 @@ impl MeterChoice {
 const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
 
 /// How the guests of one command boot under the accelerator at hand.
+#[derive(Clone)]
 struct Guest {
     meter: Meter,
     cpus: usize,
@@ -107,6 +110,17 @@ pub fn boot_timeout(meter: Meter, run: &RunOptions, points: usize) -> u64 {
             let measured = (run.warmup + run.duration) * points as f64;
             (20.0 * measured + 10.0 * points as f64 + 300.0).min(u32::MAX as f64) as u64
         }
+    }
+}
+
+/// Boots side by side when not given: under icount as many as the host
+/// has cores (a guest's count does not depend on the host's load, and
+/// each single-threaded guest keeps one core busy), under the time meter
+/// one, since guests side by side slow each other's clocks.
+pub fn default_jobs(meter: Meter) -> usize {
+    match meter {
+        Meter::Icount => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Meter::Time => 1,
     }
 }
 
@@ -142,6 +156,8 @@ pub struct VmOptions {
     pub cpus: Option<usize>,
     pub memory: String,
     pub runs: usize,
+    /// Boots side by side; None: [`default_jobs`].
+    pub jobs: Option<usize>,
     pub out: PathBuf,
     pub accel: AccelChoice,
     pub meter: MeterChoice,
@@ -231,6 +247,9 @@ struct Plan<'a> {
     /// Why the results of the last boot could not be written: the
     /// schedule stops, and the figures are shown all the same.
     unsaved: Option<String>,
+    /// Whether a KVM guest of `--accel auto` reached /init: KVM works,
+    /// and no later boot needs the fallback to TCG.
+    kvm_works: bool,
 }
 
 /// Runs the command. With several kernels the boots interleave by
@@ -374,6 +393,7 @@ impl<'a> Plan<'a> {
             session,
             plugin: None,
             unsaved: None,
+            kvm_works: false,
         })
     }
 
@@ -433,65 +453,153 @@ impl<'a> Plan<'a> {
         Ok(targets)
     }
 
+    /// Each boot of the command, in order.
+    fn schedule(&self, kernels: usize) -> Vec<Scheduled> {
+        let schedule = self.opts.order.schedule(kernels, self.opts.runs);
+        let many = kernels > 1;
+        let total = schedule.len();
+        schedule
+            .into_iter()
+            .enumerate()
+            .map(|(n, (round, k))| Scheduled {
+                n,
+                round,
+                k,
+                label: if many {
+                    format!("{}/{total} k{}", n + 1, k + 1)
+                } else {
+                    format!("{round}/{}", self.opts.runs)
+                },
+                tag: if many {
+                    format!("-k{}", k + 1)
+                } else {
+                    String::new()
+                },
+            })
+            .collect()
+    }
+
     /// Boots the schedule, until done or interrupted; returns the signal.
+    /// A KVM that may still fail boots alone, since falling back to TCG
+    /// changes how every later boot runs; then `--jobs` boots go side by
+    /// side.
     fn boot_all(
         &mut self,
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Failure> {
-        let schedule = self.opts.order.schedule(targets.len(), self.opts.runs);
-        let many = targets.len() > 1;
-        for (n, &(round, k)) in schedule.iter().enumerate() {
-            let index = targets[k].set.runs.len() + 1;
-            let label = if many {
-                format!("{}/{} k{}", n + 1, schedule.len(), k + 1)
-            } else {
-                format!("{index}/{}", self.opts.runs)
+        let mut todo = self.schedule(targets.len()).into_iter();
+        while self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works {
+            let Some(this) = todo.next() else {
+                return Ok(None);
             };
-            let tag = if many {
-                format!("-k{}", k + 1)
-            } else {
-                String::new()
-            };
-            let this = Scheduled {
-                n,
-                round,
-                k,
-                label,
-                tag,
-            };
-            if let Some(sig) = self.boot_one(&mut targets[k], &this, initrd, events)? {
-                return Ok(Some(sig));
-            }
-            if self.unsaved.is_some() {
-                break;
+            let counts = self.launcher().counts_file(&this)?;
+            let b =
+                self.boot_with_fallback(&targets[this.k], &this, initrd, counts.as_ref(), events)?;
+            let sig = self.record(&mut targets[this.k], &this, b, counts, events);
+            if sig.is_some() || self.unsaved.is_some() {
+                return Ok(sig);
             }
         }
-        Ok(None)
+        self.side_by_side(targets, todo.collect(), initrd, events)
     }
 
-    /// Boots a kernel once, judges the boot and adds it to the kernel's
-    /// results; returns the signal that interrupted it.
-    fn boot_one(
+    /// Boots `todo` up to `--jobs` at a time, each recorded as it ends;
+    /// a signal or a results file that cannot be written starts no more,
+    /// and what the boots under way measured is kept.
+    fn side_by_side(
         &mut self,
-        target: &mut Target,
-        this: &Scheduled,
+        targets: &mut [Target],
+        todo: Vec<Scheduled>,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Failure> {
-        let counts = match &self.plugin {
-            Some(_) => Some(temp_file(
-                self.opts
-                    .out
-                    .join(format!(".profile-{}-{}.txt", self.session, this.n)),
-                b"",
-            )?),
-            None => None,
-        };
-        let b = self.boot_with_fallback(target, this, initrd, counts.as_ref(), events)?;
-        let index = target.set.runs.len() + 1;
-        let mut rec = judge_boot(index, &b, self.guest.timeout);
+        let jobs = self
+            .opts
+            .jobs
+            .unwrap_or_else(|| default_jobs(self.guest.meter))
+            .clamp(1, todo.len().max(1));
+        let launcher = self.launcher();
+        // what a boot needs, apart from the targets that take the results
+        let launches: Vec<(Kernel, String)> = (0..targets.len())
+            .map(|k| (targets[k].kernel.clone(), self.cmdline(k)))
+            .collect();
+        let queue = Mutex::new(todo.into_iter());
+        let stop = AtomicBool::new(false);
+        let (tx, done) = mpsc::channel();
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                let tx = tx.clone();
+                let (queue, stop, launches, launcher) = (&queue, &stop, &launches, &launcher);
+                s.spawn(move || loop {
+                    if stop.load(Ordering::SeqCst) || signals::caught().is_some() {
+                        break;
+                    }
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let Some(this) = next else {
+                        break;
+                    };
+                    let (kernel, cmdline) = &launches[this.k];
+                    let r = launcher.counts_file(&this).and_then(|counts| {
+                        let b = launcher.launch(
+                            kernel,
+                            cmdline,
+                            &this,
+                            initrd,
+                            counts.as_ref(),
+                            events,
+                        )?;
+                        Ok((b, counts))
+                    });
+                    if tx.send((this, r)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            // each boot is judged and saved as it ends, whatever its place
+            let (mut failed, mut interrupted) = (None, None);
+            for (this, r) in done {
+                match r {
+                    Ok((b, counts)) => {
+                        let sig = self.record(&mut targets[this.k], &this, b, counts, events);
+                        interrupted = interrupted.or(sig);
+                    }
+                    Err(e) => failed = failed.or(Some(e)),
+                }
+                if failed.is_some() || interrupted.is_some() || self.unsaved.is_some() {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+            failed.map_or(Ok(interrupted), Err)
+        })
+    }
+
+    /// What the boots need of the plan, apart from it (boots side by side
+    /// borrow it while the plan records their results).
+    fn launcher(&self) -> Launcher<'a> {
+        Launcher {
+            opts: self.opts,
+            accel: self.accel,
+            guest: self.guest.clone(),
+            plugin: self.plugin.clone(),
+            session: self.session.clone(),
+            kvm_works: self.kvm_works,
+        }
+    }
+
+    /// Judges a boot and adds it to the kernel's results; returns the
+    /// signal that interrupted it.
+    fn record(
+        &mut self,
+        target: &mut Target,
+        this: &Scheduled,
+        b: Boot,
+        counts: Option<TempFile>,
+        events: &Sender<BootEvent>,
+    ) -> Option<Signal> {
+        let mut rec = judge_boot(this.round, &b, self.guest.timeout);
         if let Some(counts) = &counts {
             add_profiles(&mut rec, &b.console.frames, counts.path());
         }
@@ -506,56 +614,41 @@ impl<'a> Plan<'a> {
             wall_s: rec.wall_s,
             message: rec.message.clone(),
         });
+        target.set.vm.append = self.cmdline(this.k);
         target.set.vm.accel = self.accel.as_str().into();
         let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
         (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
-        match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
-            Ok(Some(why)) => {
-                let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+        if self.unsaved.is_none() {
+            match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
+                Ok(Some(why)) => {
+                    let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+                }
+                Ok(None) => {}
+                Err(e) => self.unsaved = Some(e),
             }
-            Ok(None) => {}
-            Err(e) => self.unsaved = Some(e),
         }
-        Ok(b.interrupted)
+        b.interrupted
     }
 
     /// One boot; a KVM that cannot reach /init is given up for TCG, and
     /// the boot made again there.
     fn boot_with_fallback(
         &mut self,
-        target: &mut Target,
+        target: &Target,
         this: &Scheduled,
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
     ) -> Result<Boot, Failure> {
         loop {
-            target.set.vm.append = self.cmdline(this.k);
-            let vm = qemu::Vm {
-                kernel: &target.kernel,
-                initrd: initrd.path(),
-                cpus: self.guest.cpus,
-                memory: &self.opts.memory,
-                cmdline: &target.set.vm.append,
-                meter: self.guest.meter,
-                plugin: self
-                    .plugin
-                    .as_ref()
-                    .zip(counts)
-                    .map(|(p, c)| profile::qemu_arg(p, c.path())),
-            };
-            let give_up = (self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm)
-                .then_some(KVM_PROBE);
-            let spec = BootSpec {
-                arch: self.opts.arch,
-                args: &qemu::args(&vm, self.accel),
-                timeout: self.guest.timeout,
-                give_up,
-                label: &this.label,
-            };
-            let b = machine::boot(&spec, events).map_err(infra)?;
-            if give_up.is_none() || b.console.reached_init || b.interrupted.is_some() {
+            let kvm = self.accel == Accel::Kvm;
+            let cmdline = self.cmdline(this.k);
+            let b =
+                self.launcher()
+                    .launch(&target.kernel, &cmdline, this, initrd, counts, events)?;
+            if !kvm || b.console.reached_init || b.interrupted.is_some() {
+                self.kvm_works |= kvm && b.console.reached_init;
                 return Ok(b);
             }
             let why = b
@@ -613,6 +706,73 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// What a boot needs of the plan: the accelerator at hand and how the
+/// guests boot under it.
+struct Launcher<'a> {
+    opts: &'a VmOptions,
+    accel: Accel,
+    guest: Guest,
+    plugin: Option<PathBuf>,
+    session: String,
+    kvm_works: bool,
+}
+
+impl Launcher<'_> {
+    /// The file the plugin counts a boot's instructions into, with
+    /// `--profile`.
+    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Failure> {
+        self.plugin
+            .as_ref()
+            .map(|_| {
+                temp_file(
+                    self.opts
+                        .out
+                        .join(format!(".profile-{}-{}.txt", self.session, this.n)),
+                    b"",
+                )
+            })
+            .transpose()
+    }
+
+    /// Runs one boot of `kernel` with this command line under the
+    /// accelerator at hand.
+    fn launch(
+        &self,
+        kernel: &Kernel,
+        cmdline: &str,
+        this: &Scheduled,
+        initrd: &TempFile,
+        counts: Option<&TempFile>,
+        events: &Sender<BootEvent>,
+    ) -> Result<Boot, Failure> {
+        let vm = qemu::Vm {
+            kernel,
+            initrd: initrd.path(),
+            cpus: self.guest.cpus,
+            memory: &self.opts.memory,
+            cmdline,
+            meter: self.guest.meter,
+            plugin: self
+                .plugin
+                .as_ref()
+                .zip(counts)
+                .map(|(p, c)| profile::qemu_arg(p, c.path())),
+        };
+        // a KVM not yet known to work gets a deadline to reach /init
+        let give_up =
+            (self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works)
+                .then_some(KVM_PROBE);
+        let spec = BootSpec {
+            arch: self.opts.arch,
+            args: &qemu::args(&vm, self.accel),
+            timeout: self.guest.timeout,
+            give_up,
+            label: &this.label,
+        };
+        machine::boot(&spec, events).map_err(infra)
+    }
+}
+
 /// QEMU's own error, when it refused the configuration for a reason that
 /// is not KVM's (TCG would refuse it as well): its lines other than
 /// warnings, none of which names KVM.
@@ -622,7 +782,9 @@ fn qemu_refusal(stderr: &str) -> Option<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.contains("warning"))
         .collect();
-    let kvm = errors.iter().any(|l| l.to_ascii_lowercase().contains("kvm"));
+    let kvm = errors
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("kvm"));
     (!errors.is_empty() && !kvm).then(|| errors.join(" / "))
 }
 

@@ -10,7 +10,9 @@ use trig_init::analysis::history;
 use trig_init::export::for_history;
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
-    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0) || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0) {
+    if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
+        || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0)
+    {
         return Err("--alpha must be in (0,1) and --min-change positive".into());
     }
     let metrics = compare::Metric::parse_choice(&cmd.metric)?;

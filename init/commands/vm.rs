@@ -33,6 +33,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
+        jobs: cmd.jobs,
         out: cmd.out.into(),
         accel: host_vm::AccelChoice::parse(&cmd.accel)?,
         meter: host_vm::MeterChoice::parse(&cmd.meter)?,

@@ -474,7 +474,11 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         notes: [profiled_note(base, new)]
             .into_iter()
             .flatten()
-            .chain([("BASE", base), ("NEW", new)].iter().filter_map(|(w, s)| no_overhead(w, s)))
+            .chain(
+                [("BASE", base), ("NEW", new)]
+                    .iter()
+                    .filter_map(|(w, s)| no_overhead(w, s)),
+            )
             .collect(),
         benches,
     })
@@ -506,7 +510,10 @@ fn no_overhead(which: &str, side: &Side) -> Option<String> {
             let Some(base) = registry::find(&b.bench).and_then(|x| x.baseline()) else {
                 continue;
             };
-            let ran = r.results.iter().any(|x| x.bench == base.name && x.status == Status::Ok);
+            let ran = r
+                .results
+                .iter()
+                .any(|x| x.bench == base.name && x.status == Status::Ok);
             let line = format!("{} (no {})", b.name, base.name);
             if b.overhead_ns.is_none() && !ran && !missing.contains(&line) {
                 missing.push(line);
@@ -531,7 +538,11 @@ fn overhead_movers<'a>(
     b: &Observed<'a>,
     n: &Observed<'a>,
 ) -> Option<movers::Movers> {
-    let baseline = &b.iter().chain(n).find_map(|o| o.1.overhead_ns.as_ref())?.baseline;
+    let baseline = &b
+        .iter()
+        .chain(n)
+        .find_map(|o| o.1.overhead_ns.as_ref())?
+        .baseline;
     let (bb, nb) = (results(base, baseline), results(new, baseline));
     fn of<'a>(o: &Observed<'a>) -> Vec<&'a BenchResult> {
         o.iter().map(|o| o.1).collect()

@@ -284,7 +284,10 @@ mod tests {
         };
         let (base_b, new_b) = (with(&syscall_base, &[]), with(&syscall_new, &[]));
         let base_k = with(&syscall_base, &[("kprobe_ftrace_handler", 20.0)]);
-        let new_k = with(&syscall_new, &[("kprobe_ftrace_handler", 24.0), ("[jit]", 7.0)]);
+        let new_k = with(
+            &syscall_new,
+            &[("kprobe_ftrace_handler", 24.0), ("[jit]", 7.0)],
+        );
         let plain = of([&base_k], [&new_k]).unwrap();
         assert!(plain.functions.iter().any(|f| f.name == "getpgid"));
         let m = of_overhead("trig-base", [[&base_k], [&base_b]], [[&new_k], [&new_b]]).unwrap();
@@ -302,9 +305,15 @@ mod tests {
         let m = of([&base], [&new]).unwrap();
         let text = lines_within("trig-kprobe-multi-something", &m, 72);
         for l in &text {
-            assert!(l.chars().count() <= 72, "{} columns: {l}", l.chars().count());
+            assert!(
+                l.chars().count() <= 72,
+                "{} columns: {l}",
+                l.chars().count()
+            );
         }
         assert!(text.iter().any(|l| l.trim() == long), "{text:#?}");
-        assert!(text.iter().any(|l| l.contains("vfs_write") && l.contains("+20.00")));
+        assert!(text
+            .iter()
+            .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
     }
 }
