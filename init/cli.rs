@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -149,6 +149,10 @@ vm_commands! {
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
+    /// also write the results (ab: and each kernel's verdicts against the
+    /// first) as a KCIDB document here, for KernelCI (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
     /// colour the comparison table: auto (on a terminal, unless NO_COLOR
     /// is set), always or never
     #[argh(option, default = "String::from(\"auto\")")]
@@ -215,6 +219,10 @@ pub struct CompareCmd {
     /// also write NEW's figures in Bencher Metric Format to this file
     #[argh(option)]
     pub export_bmf: Option<String>,
+    /// also write NEW's figures and verdicts as a KCIDB document to this
+    /// file, for KernelCI (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
 }
 
 /// Change points over a history directory of results (one file per
@@ -248,6 +256,10 @@ pub struct HistoryCmd {
     /// result's figures); default table
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,
+    /// also write every result of the history as a KCIDB document to this
+    /// file, change points in their tests (docs/kcidb.md)
+    #[argh(option)]
+    pub export_kcidb: Option<String>,
     /// alert once per change point: report the ones not yet recorded in
     /// DIR/alerts.json, record them there, and exit 1 only for a change
     /// for the worse seen for the first time

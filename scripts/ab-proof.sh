@@ -10,7 +10,8 @@
 #     of rate and overhead and its verdict, and the smallest change flagged.
 #
 #   scripts/ab-proof.sh [KERNEL] [--meter icount|time] [--runs N] [--ladder S,S,...]
-#                       [--also KERNEL]... [--results DIR] [-- RUN-OPTIONS]
+#                       [--also KERNEL]... [--inject BENCH,...] [--profile]
+#                       [--results DIR] [-- RUN-OPTIONS]
 #     e.g. a short run of a few benchmarks:
 #       scripts/ab-proof.sh --ladder 1 -- --filter trig-base --filter trig-kprobe
 #     icount (the default): debian:6.1.0, 1 boot a kernel, ladder 1,2,4
@@ -18,8 +19,11 @@
 #     time: 6 interleaved runs, ladder 2,8,32, RUN-OPTIONS
 #       --filter 'trig-*' --filter 'rename-*' -w 0 -d 1.
 # Spins go into the producers of trig-rawtp, trig-kprobe, trig-fentry,
-# rename-rawtp and rename-kprobe only, never into their baselines, so the
-# overhead figures move by exactly the spins' cost. --also boots more
+# rename-rawtp and rename-kprobe only (--inject names others), never into
+# their baselines, so the overhead figures move by exactly the spins' cost;
+# the benchmarks not injected show what an injection elsewhere moves.
+# --profile boots profiled (ab --profile), so the kernel's instructions per
+# event can be checked not to move with the spins. --also boots more
 # kernels in the same rounds, each compared with the first A. --results DIR
 # re-analyses an earlier run instead of booting. The analysis is
 # `trig-init ab-proof DIR` (init/analysis/ab_proof.rs); DIR/c1N.txt keep
@@ -27,7 +31,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernel=debian:6.1.0; meter=icount; runs=""; results=""; also=(); ladder=""
-run_opts=(); opts_given=0
+run_opts=(); opts_given=0; ab_opts=()
 injected=(trig-rawtp trig-kprobe trig-fentry rename-rawtp rename-kprobe)
 while [ $# -gt 0 ]; do
   case $1 in
@@ -36,6 +40,8 @@ while [ $# -gt 0 ]; do
     --results) results=$2; shift 2 ;;
     --also) also+=("$2"); shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
+    --profile) ab_opts+=(--profile); shift ;;
+    --inject) IFS=, read -r -a injected <<<"$2"; shift 2 ;;
     --) shift; run_opts=("$@"); opts_given=1; break ;;
     -h|--help) sed -n '2,/^set -/{/^set -/d; s/^# \{0,1\}//; p}' "$0"; exit 0 ;;
     -*) echo "ab-proof: unknown option $1 (--help)" >&2; exit 2 ;;
@@ -60,7 +66,8 @@ if [ -z "$results" ]; then
     appends+=(--kernel-append "trig.inject=$(printf "%s:$s," "${injected[@]}" | sed 's/,$//')")
   done
   start=$(date +%s)
-  "$trig" ab "${ks[@]}" "${appends[@]}" --meter "$meter" --runs "$runs" --out "$results" -q -- \
+  "$trig" ab "${ks[@]}" "${appends[@]}" --meter "$meter" --runs "$runs" --out "$results" -q \
+    "${ab_opts[@]}" -- \
     "${run_opts[@]}" >"$results/ab.txt" || true
   echo "ab-proof: $(( ${#ks[@]} / 2 )) boots a round, $runs rounds in $(( $(date +%s) - start )) s" | tee "$results/time.txt"
 fi

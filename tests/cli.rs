@@ -2,7 +2,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 
 #[test]
 fn list_shows_all_three_matrices() {
@@ -362,6 +362,93 @@ fn compare_writes_several_formats_in_one_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// trig-init with the KCIDB origin set.
+fn trig_init_origin(origin: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", origin)
+        .output()
+        .unwrap()
+}
+
+/// `compare` and `history` write KCIDB documents that kcidb-io accepts:
+/// a regression is a FAIL with its verdict, every figure a number, every
+/// ID the origin's.
+#[test]
+fn kcidb_exports_validate() {
+    let dir = scratch("kcidb");
+    let (base, new) = regressed_pair(&dir);
+    let (c, h) = (dir.join("c.kcidb.json"), dir.join("h.kcidb.json"));
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "compare",
+            &base,
+            &new,
+            "--export-kcidb",
+            c.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // into a directory of its own: the history holds only results
+    let hist = dir.join("history");
+    std::fs::create_dir(&hist).unwrap();
+    for f in [&base, &new] {
+        let name = std::path::Path::new(f).file_name().unwrap();
+        std::fs::copy(f, hist.join(name)).unwrap();
+    }
+    let o = trig_init_origin(
+        "ci_test",
+        &[
+            "history",
+            hist.to_str().unwrap(),
+            "--export-kcidb",
+            h.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_kcidb_valid(&[&c, &h]);
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let doc = read(&c);
+    assert_eq!(doc["version"], serde_json::json!({"major": 5, "minor": 3}));
+    let tests = doc["tests"].as_array().unwrap();
+    let test = |path: &str| {
+        tests
+            .iter()
+            .find(|t| t["path"] == path)
+            .unwrap_or_else(|| panic!("{path}: {doc}"))
+    };
+    let kprobe = test("trig_init.trig-kprobe.rate");
+    assert_eq!(kprobe["status"], "FAIL");
+    assert_eq!(kprobe["misc"]["verdict"], "regressed");
+    let v = kprobe["number"]["value"].as_f64().unwrap();
+    assert!((v - 0.68e6).abs() < 0.01e6, "{v}");
+    assert_eq!(test("trig_init.trig-base.rate")["status"], "DONE");
+    for kind in ["checkouts", "builds", "tests"] {
+        for obj in doc[kind].as_array().unwrap() {
+            assert!(obj["id"].as_str().unwrap().starts_with("ci_test:"), "{obj}");
+        }
+    }
+    // every boot of both results, one test per benchmark and metric
+    let doc = read(&h);
+    assert_eq!(doc["checkouts"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["tests"].as_array().unwrap().len(), 4, "{doc}");
+    // a bad origin is refused before anything is compared
+    let o = trig_init_origin(
+        "Not-An-Origin",
+        &["compare", &base, &new, "--export-kcidb", "x"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN='Not-An-Origin'"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Bencher Metric Format as bencher.dev documents it: benchmarks, each of
 /// measures, each with a numeric `value` and optional numeric
 /// `lower_value` and `upper_value` around it, and nothing else.
@@ -532,10 +619,7 @@ fn an_empty_or_cut_off_file_in_a_directory_is_skipped_with_a_warning() {
     ] {
         let o = trig_init(args);
         let e = stderr(&o);
-        assert!(
-            matches!(o.status.code(), Some(0 | 1)),
-            "{args:?}: {e}"
-        );
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}: {e}");
         assert!(
             e.contains("skipped") && e.contains("empty.json") && e.contains("cut.json"),
             "{args:?}: {e}"
@@ -607,7 +691,11 @@ fn misleading_messages_say_what_is_wrong() {
     ] {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-        assert!(stderr(&o).contains("--alpha must be in (0,1)"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--alpha must be in (0,1)"),
+            "{}",
+            stderr(&o)
+        );
     }
     // results without a commit, ordered by a tree's history
     let bare = scratch("messages-bare");

@@ -301,7 +301,10 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         (&["--memory", "1"], "at least 128M"),
         (&["--cpus", "1000"], "at most 255"),
         // output paths, refused only after the boot before
-        (&["--json", "/nonexistent/x.json"], "--json /nonexistent/x.json"),
+        (
+            &["--json", "/nonexistent/x.json"],
+            "--json /nonexistent/x.json",
+        ),
         (&["--runs", "0"], "--runs"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
@@ -361,8 +364,16 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
         ),
-        (&["--profile"], Some("/tmp"), "TRIG_INIT_PLUGIN=/tmp is a directory"),
-        (&["--profile"], Some(""), "TRIG_INIT_PLUGIN is set but empty"),
+        (
+            &["--profile"],
+            Some("/tmp"),
+            "TRIG_INIT_PLUGIN=/tmp is a directory",
+        ),
+        (
+            &["--profile"],
+            Some(""),
+            "TRIG_INIT_PLUGIN is set but empty",
+        ),
         (
             &["--profile"],
             Some(plugin.to_str().unwrap()),
@@ -518,10 +529,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     };
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(4), "{out}{err}");
-    assert!(
-        err.contains("No space left on device"),
-        "says why: {err}"
-    );
+    assert!(err.contains("No space left on device"), "says why: {err}");
     // the figures measured are shown though they could not be kept
     assert!(
         format!("{out}{err}").contains("trig-kprobe"),
@@ -574,7 +582,11 @@ fn a_guest_that_says_nothing_still_gets_a_reason() {
     let why = docs[0]["runs"][0]["message"].as_str().unwrap().to_string();
     assert!(why.contains("never reached /init: "), "{why}");
     assert!(!why.trim_end().ends_with(':'), "an empty reason: {why}");
-    assert!(stderr(&o).contains("console stayed empty"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("console stayed empty"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -593,10 +605,17 @@ fn a_killed_runs_initramfs_is_removed_by_the_next_run() {
         std::fs::write(fake.out.join(n), b"cpio").unwrap();
     }
     let o = fake.vm(&["-q"]);
-    assert!(stderr(&o).contains(&format!("removed {stale}")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("removed {stale}")),
+        "{}",
+        stderr(&o)
+    );
     let files = fake.files();
     assert!(!files.contains(&stale), "{files:?}");
-    assert!(files.contains(&alive), "a living run's file stays: {files:?}");
+    assert!(
+        files.contains(&alive),
+        "a living run's file stays: {files:?}"
+    );
 }
 
 #[test]

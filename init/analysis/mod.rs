@@ -7,4 +7,5 @@ pub mod bisect;
 pub mod changepoint;
 pub mod compare;
 pub mod history;
+pub mod steps;
 pub mod sweep;

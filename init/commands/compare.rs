@@ -4,6 +4,7 @@ use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::compare;
+use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
@@ -42,6 +43,9 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
         if let Some(path) = path {
             files.push((for_comparison(format, false)?, path));
         }
+    }
+    if let Some(path) = &cmd.export_kcidb {
+        files.push((Box::new(Kcidb(kcidb::Options::from_env()?)), path));
     }
     let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));

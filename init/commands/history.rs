@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
-use trig_init::export::for_history;
+use trig_init::export::kcidb::{self, HistoryRuns, Kcidb};
+use trig_init::export::{for_history, write_file, Exporter};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
@@ -16,6 +17,10 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
         return Err("--alpha must be in (0,1) and --min-change positive".into());
     }
     let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+    let kcidb = match &cmd.export_kcidb {
+        Some(path) => Some((Kcidb(kcidb::Options::from_env()?), path)),
+        None => None,
+    };
     let dir: &Path = cmd.dir.as_ref();
     let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
     let settings = changepoint::Settings {
@@ -26,6 +31,8 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
             / 100.0,
         ..changepoint::Settings::default()
     };
+    // KCIDB exports every result, which analyse consumes
+    let kept = kcidb.as_ref().map(|_| entries.clone());
     let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
     let recorded = if cmd.alert {
         history::load_alerts(dir)?
@@ -38,8 +45,17 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
         Vec::new()
     };
     print!("{}", for_history(&cmd.format)?.export(&h));
+    if let (Some((exporter, path)), Some(entries)) = (&kcidb, &kept) {
+        let doc = HistoryRuns {
+            entries,
+            history: &h,
+        };
+        write_file(path, &exporter.export(&doc))?;
+    }
     if !cmd.alert {
-        return Ok(regressed(h.found.iter().any(|f| f.new && f.regression)));
+        return Ok(regressed(
+            h.found.iter().any(|f| f.new && f.regression && !f.pending),
+        ));
     }
     if !fresh.is_empty() {
         history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;

@@ -8,7 +8,8 @@ use trig_init::analysis::compare;
 use trig_init::boot::kernel::Arch;
 use trig_init::boot::vm as host_vm;
 use trig_init::exit;
-use trig_init::export::{Exporter, Table};
+use trig_init::export::kcidb::{self, AbRuns, Kcidb, Runs};
+use trig_init::export::{write_file, Exporter, Table};
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first.
@@ -25,6 +26,11 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
     if compare_after && kernels.len() < 2 {
         return Err("ab needs at least two kernels (-k A -k B)".into());
     }
+    // checked before booting, so that a bad setting costs no boots
+    let kcidb = match &cmd.export_kcidb {
+        Some(path) => Some((Kcidb(kcidb::Options::from_env()?), path.clone())),
+        None => None,
+    };
     let opts = host_vm::VmOptions {
         kernels,
         order: host_vm::Order::parse(&cmd.order, cmd.seed)?,
@@ -56,6 +62,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         }
     };
     let mut code = done.status;
+    let mut comparisons = Vec::new();
     if compare_after {
         let settings = compare::Settings::default();
         let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
@@ -67,12 +74,31 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
                     if c.regressed() && code == exit::OK {
                         code = exit::BENCH_FAILED;
                     }
+                    comparisons.push(c);
                 }
                 Err(e) => {
                     eprintln!("trig-init: compare: {e}");
                     code = code.max(exit::USAGE);
                 }
             }
+        }
+    }
+    if let Some((exporter, path)) = kcidb {
+        let runs = Runs {
+            files: &done.files,
+            sets: &done.sets,
+        };
+        let text = if compare_after {
+            exporter.export(&AbRuns {
+                runs,
+                comparisons: &comparisons,
+            })
+        } else {
+            exporter.export(&runs)
+        };
+        if let Err(e) = write_file(&path, &text) {
+            eprintln!("trig-init: error: {e}");
+            code = code.max(exit::USAGE);
         }
     }
     Ok(ExitCode::from(code))

@@ -314,7 +314,7 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
         let c = &f.change;
         let _ = write!(
             out,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{:.3}</td><td>{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% [{:+.1}, {:+.1}]</td><td>{}</td><td>{}</td></tr>",
             if f.regression { "regressed" } else { "improved" },
             opts.linked(h.points[f.at].commit.as_deref(), esc(&h.points[f.at].label())),
             esc(&f.bench),
@@ -324,7 +324,7 @@ fn change_points(out: &mut String, h: &History, opts: &Options) {
             c.change_pct,
             c.ci_pct.0,
             c.ci_pct.1,
-            c.p,
+            c.p_text(),
             esc(&f.moved_with.join(", "))
         );
     }

@@ -2,7 +2,7 @@
 //! one [`Exporter`] trait, one type per format, each implementing it for
 //! the documents it can write; the commands pick one by `--format` name
 //! and [`write_file`] puts the bytes where asked. Each format's text is
-//! made in a file of its own (table, markdown, email, json, bmf, html;
+//! made in a file of its own (table, markdown, email, json, bmf, kcidb, html;
 //! [`parts`] holds what the comparison's formats for people share). A new
 //! format is a type here, its file, and a name in the parser of each
 //! command that offers it.
@@ -11,6 +11,7 @@ pub mod bmf;
 pub mod email;
 pub mod html;
 pub mod json;
+pub mod kcidb;
 pub mod markdown;
 pub mod parts;
 pub mod sweep;

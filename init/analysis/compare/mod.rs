@@ -273,6 +273,8 @@ pub struct SideInfo {
     pub files: Vec<String>,
     pub releases: Vec<String>,
     pub commits: Vec<String>,
+    /// The Debian packages the kernels came from, where they did.
+    pub packages: Vec<String>,
     pub arch: Vec<String>,
     pub accel: Vec<String>,
     pub meter: Vec<Meter>,
@@ -341,6 +343,7 @@ impl Side {
             files: self.files.clone(),
             releases: distinct(self.sets.iter().map(|s| s.kernel.release.clone())),
             commits: distinct(self.sets.iter().filter_map(|s| s.kernel.commit.clone())),
+            packages: distinct(self.sets.iter().filter_map(|s| s.kernel.package.clone())),
             arch: distinct(self.sets.iter().map(|s| s.vm.arch.clone())),
             accel: distinct(self.sets.iter().map(|s| s.vm.accel.clone())),
             meter: distinct(self.sets.iter().map(|s| s.vm.meter.as_str()))

@@ -746,7 +746,8 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
 #[test]
 fn icount_refuses_another_emulated_machine() {
     let base = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
-    let cases: [(&str, fn(&mut RunSet)); 4] = [
+    type Case = (&'static str, fn(&mut RunSet));
+    let cases: [Case; 4] = [
         ("QEMU version: BASE 10.0.2 vs NEW 9.2.1", |s| {
             s.vm.qemu = Some("9.2.1".into())
         }),

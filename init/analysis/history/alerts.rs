@@ -61,7 +61,8 @@ pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
 
 /// Marks the change points alerted on before (`Found::alerted`): same
 /// benchmark, metric and direction, within `SAME_WITHIN` results of the
-/// recorded one; returns the records of the others, which are alerted now.
+/// recorded one; returns the records of the others but pending ones,
+/// which are alerted now.
 pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
     h.alerting = true;
     let positions: Vec<Option<usize>> = alerts
@@ -74,7 +75,8 @@ pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
         .collect();
     let night = h.points.last().map_or_else(String::new, Point::label);
     let mut fresh = Vec::new();
-    for f in &mut h.found {
+    // a pending step waits for the result that confirms it
+    for f in h.found.iter_mut().filter(|f| !f.pending) {
         let earlier = alerts.iter().zip(&positions).find(|(a, at)| {
             a.bench == f.bench
                 && a.metric == f.metric.as_str()

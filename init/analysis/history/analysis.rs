@@ -2,8 +2,9 @@
 //! and where the results stop being comparable.
 
 use super::{series, History, Point, Series};
-use crate::analysis::changepoint::{self, ChangePoint};
+use crate::analysis::changepoint;
 use crate::analysis::compare::{differences, Metric, Side};
+use crate::analysis::steps;
 use crate::report::{Meter, RunSet};
 use serde::Serialize;
 
@@ -27,6 +28,13 @@ pub struct Found {
     /// alerted on, if on an earlier run; None means it is alerted now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alerted: Option<String>,
+    /// An icount step at the newest result, which the next one confirms
+    /// or drops (`steps`): shown, never alerted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+    /// Icount steps each under `--min-change` that added up to more.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub drift: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -34,8 +42,19 @@ pub struct ChangePointOut {
     pub before: f64,
     pub after: f64,
     pub change_pct: f64,
+    /// A bootstrap interval under time; under icount, where the figures
+    /// are exact, the range of every figure after over every one before.
     pub ci_pct: (f64, f64),
-    pub p: f64,
+    /// The permutation test's, under time; icount's steps have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+}
+
+impl ChangePointOut {
+    /// p to three places, or "-" where there is none.
+    pub fn p_text(&self) -> String {
+        self.p.map_or_else(|| "-".into(), |p| format!("{p:.3}"))
+    }
 }
 
 /// A result that cannot be compared with the one before it, by
@@ -90,14 +109,66 @@ fn meter_of(entries: &[(Point, Vec<RunSet>)]) -> Meter {
     }
 }
 
+/// A change point of one stretch of a series, positions into it.
+struct Detected {
+    index: usize,
+    /// The point it is measured from (GOOD for a bisect).
+    from: usize,
+    change: ChangePointOut,
+    pending: bool,
+    drift: bool,
+}
+
+/// The change points of one stretch of a series by the meter's rule:
+/// exact steps under icount, E-divisive under time. `open` when no break
+/// follows it.
+fn detect(meter: Meter, xs: &[f64], s: &changepoint::Settings, open: bool) -> Vec<Detected> {
+    match meter {
+        Meter::Icount => steps::detect(xs, s.min_change, open)
+            .into_iter()
+            .map(|st| Detected {
+                index: st.index,
+                from: st.from,
+                change: ChangePointOut {
+                    before: st.before,
+                    after: st.after,
+                    change_pct: st.change_pct,
+                    ci_pct: st.range_pct,
+                    p: None,
+                },
+                pending: st.pending,
+                drift: st.drift,
+            })
+            .collect(),
+        Meter::Time => changepoint::detect(xs, s)
+            .into_iter()
+            .map(|cp| Detected {
+                index: cp.index,
+                from: cp.index - 1,
+                change: ChangePointOut {
+                    before: cp.before,
+                    after: cp.after,
+                    change_pct: cp.change_pct,
+                    ci_pct: cp.ci_pct,
+                    p: Some(cp.p),
+                },
+                pending: false,
+                drift: false,
+            })
+            .collect(),
+    }
+}
+
 /// The change points of one series, each stretch between breaks searched
-/// alone; `None` when the series cannot have any.
+/// alone; `None` when the series cannot have any. `commits` are every
+/// result's, for the bisect range.
 fn found_in(
     sr: &Series,
     breaks: &[Break],
     s: &changepoint::Settings,
+    meter: Meter,
     new_window: usize,
-    n: usize,
+    commits: &[Option<String>],
 ) -> Option<Vec<Found>> {
     let (idx, xs): (Vec<usize>, Vec<f64>) = sr
         .medians
@@ -109,44 +180,27 @@ fn found_in(
         // a cost around zero has no relative change
         return None;
     }
-    let detected = stretches(&idx, breaks).into_iter().flat_map(|r| {
-        let from = r.start;
-        changepoint::detect(&xs[r], s)
-            .into_iter()
-            .map(move |cp| ChangePoint {
-                index: cp.index + from,
-                ..cp
-            })
-    });
-    let found = detected.map(|cp| {
-        let ChangePoint {
-            index,
-            p,
-            before,
-            after,
-            change_pct,
-            ci_pct,
-        } = cp;
-        let at = idx[index];
-        Found {
-            bench: sr.bench.clone(),
-            metric: sr.metric,
-            at,
-            regression: sr.better.is_worse(change_pct),
-            new: at + new_window >= n,
-            change: ChangePointOut {
-                before,
-                after,
-                change_pct,
-                ci_pct,
-                p,
-            },
-            moved_with: Vec::new(),
-            bisect: None,
-            alerted: None,
+    let mut found = Vec::new();
+    for r in stretches(&idx, breaks) {
+        let open = r.end == idx.len();
+        for d in detect(meter, &xs[r.clone()], s, open) {
+            let (at, good) = (idx[r.start + d.index], idx[r.start + d.from]);
+            found.push(Found {
+                bench: sr.bench.clone(),
+                metric: sr.metric,
+                at,
+                regression: sr.better.is_worse(d.change.change_pct),
+                new: at + new_window >= commits.len(),
+                change: d.change,
+                moved_with: Vec::new(),
+                bisect: commits[good].clone().zip(commits[at].clone()),
+                alerted: None,
+                pending: d.pending,
+                drift: d.drift,
+            });
         }
-    });
-    Some(found.collect())
+    }
+    Some(found)
 }
 
 /// Each change point's `moved_with`: the other series that changed at the
@@ -177,20 +231,16 @@ pub fn analyse(
 ) -> History {
     let series = series(&entries, metrics);
     let breaks = breaks(&entries);
-    let n = entries.len();
     let meter = meter_of(&entries);
+    let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
+    let commits: Vec<Option<String>> = points.iter().map(|p| p.commit.clone()).collect();
     let mut found: Vec<Found> = series
         .iter()
-        .filter_map(|sr| found_in(sr, &breaks, s, new_window, n))
+        .filter_map(|sr| found_in(sr, &breaks, s, meter, new_window, &commits))
         .flatten()
         .collect();
     found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.bench.cmp(&b.bench)));
     link_moved_with(&mut found);
-    let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
-    for f in &mut found {
-        let commit = |i: usize| points.get(i).and_then(|p| p.commit.clone());
-        f.bisect = f.at.checked_sub(1).and_then(commit).zip(commit(f.at));
-    }
     History {
         dir: dir.into(),
         meter,
@@ -200,8 +250,15 @@ pub fn analyse(
         breaks,
         new_window,
         min_change_pct: s.min_change * 100.0,
-        needs: changepoint::min_points(s),
-        needs_after: s.min_size,
+        // icount: a step shows on the first result after it
+        needs: match meter {
+            Meter::Time => changepoint::min_points(s),
+            Meter::Icount => 2,
+        },
+        needs_after: match meter {
+            Meter::Time => s.min_size,
+            Meter::Icount => 1,
+        },
         alerting: false,
     }
 }

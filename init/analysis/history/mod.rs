@@ -37,7 +37,8 @@ pub struct History {
     /// The smallest step reported, in percent.
     pub min_change_pct: f64,
     /// The fewest results in which a change point can be found at all
-    /// (`changepoint::min_points`), and the fewest after a step.
+    /// (`changepoint::min_points` under time, 2 under icount), and the
+    /// fewest after a step.
     pub needs: usize,
     pub needs_after: usize,
     /// Whether change points are matched against DIR/alerts.json.

@@ -1,24 +1,32 @@
 //! The history as a table or in Markdown.
 
 use super::{Found, History};
+use crate::report::Meter;
 use std::fmt::Write;
 
 /// What a change point takes: its size, and how many results.
 pub fn needs(h: &History) -> String {
-    format!(
-        "steps of {}% and more ({} meter) show from {} results on, {} of them after the step",
-        h.min_change_pct,
-        h.meter.as_str(),
-        h.needs,
-        h.needs_after
-    )
+    match h.meter {
+        Meter::Time => format!(
+            "steps of {}% and more (time meter) show from {} results on, {} of them after the step",
+            h.min_change_pct, h.needs, h.needs_after
+        ),
+        Meter::Icount => format!(
+            "steps of more than {0}% (icount meter, exact) show on the result that moved, pending until the next result confirms them; so do smaller steps that add up to more than {0}%",
+            h.min_change_pct
+        ),
+    }
 }
 
 /// Why a history shows no change point, when it cannot show one.
 pub fn no_change_points(h: &History) -> String {
     if h.points.len() < h.needs {
+        let why = match h.meter {
+            Meter::Time => "; with fewer, even a clean step cannot pass the permutation test",
+            Meter::Icount => "",
+        };
         format!(
-            "no change points: {} results, and a change point needs at least {} ({} after the step; with fewer, even a clean step cannot pass the permutation test)",
+            "no change points: {} results, and a change point needs at least {} ({} after the step{why})",
             h.points.len(),
             h.needs,
             h.needs_after
@@ -56,7 +64,7 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
     let alerts: Vec<&Found> = h
         .found
         .iter()
-        .filter(|f| h.alerting && f.alerted.is_none())
+        .filter(|f| h.alerting && f.alerted.is_none() && !f.pending)
         .collect();
     let new_column = if h.alerting { "alert" } else { "new" };
     if markdown {
@@ -104,10 +112,12 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
         c.change_pct,
         c.ci_pct.0,
         c.ci_pct.1,
-        if f.regression { " worse" } else { " better" }
+        if f.regression { " worse" } else { " better" },
     );
+    let change = if f.drift { change + " drift" } else { change };
     let at = format!("#{} {}", f.at + 1, h.points[f.at].label());
     let new = match (h.alerting, &f.alerted) {
+        _ if f.pending => "pending",
         (true, None) => "ALERT",
         (true, Some(_)) => "earlier",
         (false, _) if f.new => "new",
@@ -115,11 +125,12 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
     };
     let with = f.moved_with.join(", ");
     // one set of names for both layouts, so that they differ only in format
-    let (bench, metric, before, after, p) = (&f.bench, f.metric.as_str(), c.before, c.after, c.p);
+    let (bench, metric, before, after, p) =
+        (&f.bench, f.metric.as_str(), c.before, c.after, c.p_text());
     let _ = if markdown {
-        writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p:.3} | {new} | {with} |")
+        writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p} | {new} | {with} |")
     } else {
-        writeln!(out, "{at:<44} {bench:<26} {metric:<8} {before:>10.3} {after:>10.3} {change:>24} {p:>6.3} {new:<7} {with}")
+        writeln!(out, "{at:<44} {bench:<26} {metric:<8} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
     };
 }
 

@@ -101,9 +101,10 @@ fn a_recent_change_is_new() {
     assert!(!h.found.is_empty());
 }
 
-/// Runs `history --alert` night after night over `nights`: how many
-/// alerts each night raised.
-fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<usize> {
+/// Runs `history --alert` night after night over `nights`, from night
+/// `from` on: the alerts each night raised. Every night's history still
+/// holds every change point alerted before: none is forgotten.
+fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<Vec<Alert>> {
     let mut recorded: Vec<Alert> = Vec::new();
     (from..=nights.len())
         .map(|n| {
@@ -113,11 +114,18 @@ fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<usize> 
             };
             let mut h = analyse("h", nights[..n].to_vec(), &[Metric::Rate], &s, 3);
             let fresh = match_alerts(&mut h, &recorded);
+            let remembered = h.found.iter().filter(|f| f.alerted.is_some()).count();
+            assert_eq!(
+                remembered,
+                recorded.len(),
+                "night {n} forgot an alerted change point: {recorded:?}\n{}",
+                render(&h, false)
+            );
             if !fresh.is_empty() {
                 assert!(render(&h, true).contains("**ALERT**: trig-kprobe rate"));
             }
             recorded.extend(fresh.iter().cloned());
-            fresh.len()
+            fresh
         })
         .collect()
 }
@@ -125,12 +133,89 @@ fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<usize> 
 #[test]
 fn a_step_is_alerted_exactly_once() {
     // trig-kprobe and trig-kretprobe step at result 10 of 24
-    let per_night = alerts_per_night(&nights(24, 10), 4);
+    let per_night: Vec<usize> = alerts_per_night(&nights(24, 10), 4)
+        .iter()
+        .map(Vec::len)
+        .collect();
     eprintln!("alerts per night, nights 4 to 24: {per_night:?}");
     assert_eq!(per_night.iter().sum::<usize>(), 2, "{per_night:?}");
     let first = per_night.iter().position(|&a| a > 0).unwrap() + 4;
     // result 10 is the first after the step: alerted once 3 follow it
     assert_eq!(first, 13, "{per_night:?}");
+}
+
+/// The results of a history, each with its point.
+type Nights = Vec<(Point, Vec<RunSet>)>;
+
+/// One benchmark under icount on nights of these lengths at these levels
+/// (`(nights, level)` in order), with 0.01% of seeded noise.
+fn staircase(levels: &[(usize, f64)]) -> Nights {
+    let level: Vec<f64> = levels
+        .iter()
+        .flat_map(|&(n, l)| std::iter::repeat_n(l, n))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(25);
+    let noise: Vec<f64> = level
+        .iter()
+        .map(|_| 1.0 + 0.0001 * (rng.f64() * 2.0 - 1.0))
+        .collect();
+    nights_of(level.len(), Meter::Icount, |i| {
+        vec![("trig-kprobe", 7.0 * level[i] * noise[i])]
+    })
+}
+
+/// The staircases of issue 25: 25 nights at 1.0, then 12 or 5 at 0.99,
+/// then the rest at 0.975.
+fn staircases() -> Vec<(&'static str, Nights, Vec<usize>)> {
+    [
+        ("25/12/3", 12, 3),
+        ("25/12/6", 12, 6),
+        ("25/5/3", 5, 3),
+        ("25/5/4", 5, 4),
+        ("25/5/5", 5, 5),
+    ]
+    .into_iter()
+    .map(|(name, mid, last)| {
+        let nights = staircase(&[(25, 1.0), (mid, 0.99), (last, 0.975)]);
+        (name, nights, vec![25, 25 + mid])
+    })
+    .collect()
+}
+
+#[test]
+fn icount_finds_every_step_of_a_staircase() {
+    for (name, nights, steps) in staircases() {
+        let s = changepoint::Settings {
+            min_change: default_min_change_pct(&nights) / 100.0,
+            ..changepoint::Settings::default()
+        };
+        let h = analyse("h", nights, &[Metric::Rate], &s, 3);
+        let at: Vec<usize> = h.found.iter().map(|f| f.at).collect();
+        assert_eq!(at, steps, "{name}: {}", render(&h, false));
+        let pct: Vec<f64> = h.found.iter().map(|f| f.change.change_pct).collect();
+        assert!((pct[0] + 1.0).abs() < 0.05, "{name}: {pct:?}");
+        assert!((pct[1] + 1.515).abs() < 0.05, "{name}: {pct:?}");
+    }
+}
+
+#[test]
+fn icount_alerts_each_step_the_night_after_it() {
+    for (name, nights, steps) in staircases() {
+        let alerts = alerts_per_night(&nights, 2);
+        // nights counted from 1: night k is the history of the first k
+        let alerted: Vec<(usize, String)> = alerts
+            .iter()
+            .enumerate()
+            .flat_map(|(k, fresh)| fresh.iter().map(move |a| (k + 2, a.file.clone())))
+            .collect();
+        eprintln!("{name}: alerted (night, first result after the step): {alerted:?}");
+        // the step's first result is night at + 1; the next one confirms it
+        let expected: Vec<(usize, String)> = steps
+            .iter()
+            .map(|&at| (at + 2, format!("n{at}.json")))
+            .collect();
+        assert_eq!(alerted, expected, "{name}");
+    }
 }
 
 #[test]

@@ -1,0 +1,700 @@
+//! KernelCI's common database (KCIDB) I/O schema v5.3, as PyPI's
+//! `kcidb-io` holds it: a checkout per kernel (commit, or release when no
+//! commit is known), a build per architecture and configuration, and one
+//! test per benchmark and metric, its figure in `number`. Figures are
+//! performance results, so a test is `DONE`; in a comparison a regression
+//! is `FAIL`, and its verdict is in `misc`. IDs are `ORIGIN:...`, each
+//! unique among its kind from this origin: a checkout names its commit or
+//! release, a build adds the architecture and configuration, a test the
+//! results file (a comparison: both sides') and the benchmark and metric,
+//! so that submitting the same file again merges rather than duplicates.
+
+use crate::analysis::compare::{Comparison, Metric, SideInfo, Verdict};
+use crate::analysis::history::{History, Point};
+use crate::report::{Meter, RunSet, Status};
+use crate::stats;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The schema version written.
+pub const VERSION: (u32, u32) = (5, 3);
+
+/// The test tree's root: tests are `trig_init.BENCH.METRIC`.
+const PATH_ROOT: &str = "trig_init";
+
+/// The metrics a results file is exported with.
+const METRICS: [Metric; 2] = [Metric::Rate, Metric::Overhead];
+
+/// What the results do not say: who submits, and what was built from
+/// where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// The CI system's name, the prefix of every ID (`[a-z0-9_]+`).
+    pub origin: String,
+    /// The checkout's tree name (e.g. mainline, net-next).
+    pub tree: Option<String>,
+    /// The checkout's repository, an https URL.
+    pub repo: Option<String>,
+    /// The build's configuration name (e.g. defconfig); a Debian kernel's
+    /// defaults to its package.
+    pub config: Option<String>,
+}
+
+impl Options {
+    pub const DEFAULT_ORIGIN: &'static str = "trig_init";
+
+    /// From `TRIG_INIT_KCIDB_ORIGIN`, `_TREE`, `_REPO` and `_CONFIG`.
+    pub fn from_env() -> Result<Options, String> {
+        let var = |name: &str| std::env::var(format!("TRIG_INIT_KCIDB_{name}")).ok();
+        Options::new(var("ORIGIN"), var("TREE"), var("REPO"), var("CONFIG"))
+    }
+
+    /// Checks what KCIDB would refuse: the origin's characters and a
+    /// repository that is not https.
+    pub fn new(
+        origin: Option<String>,
+        tree: Option<String>,
+        repo: Option<String>,
+        config: Option<String>,
+    ) -> Result<Options, String> {
+        let origin = origin.unwrap_or_else(|| Self::DEFAULT_ORIGIN.into());
+        let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+        if origin.is_empty() || !origin.chars().all(ok) {
+            return Err(format!(
+                "TRIG_INIT_KCIDB_ORIGIN='{origin}': a KCIDB origin is lowercase letters, digits and _"
+            ));
+        }
+        if let Some(r) = repo.as_deref().filter(|r| !r.starts_with("https://")) {
+            return Err(format!(
+                "TRIG_INIT_KCIDB_REPO='{r}': KCIDB takes only https repository URLs"
+            ));
+        }
+        Ok(Options {
+            origin,
+            tree,
+            repo,
+            config,
+        })
+    }
+}
+
+/// The KCIDB exporter.
+pub struct Kcidb(pub Options);
+
+/// `vm`'s and `ab`'s document: each results file written and its set.
+pub struct Runs<'a> {
+    pub files: &'a [std::path::PathBuf],
+    pub sets: &'a [RunSet],
+}
+
+/// `ab`'s document: its results files and each kernel's comparison with
+/// the first.
+pub struct AbRuns<'a> {
+    pub runs: Runs<'a>,
+    pub comparisons: &'a [Comparison],
+}
+
+/// `history`'s document: every results file of the history and the
+/// change points found in it.
+pub struct HistoryRuns<'a> {
+    pub entries: &'a [(Point, Vec<RunSet>)],
+    pub history: &'a History,
+}
+
+/// The kernel and machine of a set of figures.
+struct Kernel<'a> {
+    release: &'a str,
+    commit: Option<&'a str>,
+    package: Option<&'a str>,
+    arch: &'a str,
+    accel: &'a str,
+    meter: Meter,
+    cpus: usize,
+    created: Option<&'a str>,
+}
+
+impl<'a> Kernel<'a> {
+    fn of_set(s: &'a RunSet) -> Self {
+        Kernel {
+            release: &s.kernel.release,
+            commit: s.kernel.commit.as_deref(),
+            package: s.kernel.package.as_deref(),
+            arch: &s.vm.arch,
+            accel: &s.vm.accel,
+            meter: s.vm.meter,
+            cpus: s.vm.cpus,
+            created: s.created.as_deref(),
+        }
+    }
+
+    /// A side of a comparison: its newest kernel where it has several.
+    fn of_side(s: &'a SideInfo, meter: Meter) -> Self {
+        let last = |v: &'a [String]| v.last().map_or("", String::as_str);
+        Kernel {
+            release: last(&s.releases),
+            commit: s.commits.last().map(String::as_str),
+            package: s.packages.last().map(String::as_str),
+            arch: last(&s.arch),
+            accel: last(&s.accel),
+            meter,
+            cpus: s.cpus.last().copied().unwrap_or(0),
+            created: None,
+        }
+    }
+
+    fn environment(&self) -> Value {
+        json!({
+            "comment": format!(
+                "QEMU {} {}, {} CPU(s), {} meter",
+                self.accel, self.arch, self.cpus, self.meter.as_str()
+            ),
+            "misc": {
+                "qemu": {"accel": self.accel, "arch": self.arch, "cpus": self.cpus},
+                "meter": self.meter.as_str(),
+            },
+        })
+    }
+}
+
+/// A document being built: objects by ID, so that a checkout or build
+/// shared by several results files appears once.
+struct Doc<'a> {
+    opts: &'a Options,
+    checkouts: BTreeMap<String, Value>,
+    builds: BTreeMap<String, Value>,
+    tests: Vec<Value>,
+}
+
+/// One test: a benchmark's metric, or the benchmark when it has no
+/// figure.
+struct Test<'a> {
+    key: &'a str,
+    bench: &'a str,
+    metric: Option<Metric>,
+    status: &'static str,
+    value: Option<f64>,
+    misc: Value,
+}
+
+impl<'a> Doc<'a> {
+    fn new(opts: &'a Options) -> Self {
+        Doc {
+            opts,
+            checkouts: BTreeMap::new(),
+            builds: BTreeMap::new(),
+            tests: Vec::new(),
+        }
+    }
+
+    fn id(&self, rest: &str) -> String {
+        format!("{}:{rest}", self.opts.origin)
+    }
+
+    /// Adds the kernel's checkout and build; returns the build's ID.
+    fn kernel(&mut self, k: &Kernel) -> String {
+        let origin = &self.opts.origin;
+        let hash = k.commit.filter(|c| is_commit_hash(c));
+        let name = k.commit.filter(|c| !c.is_empty()).unwrap_or(k.release);
+        let checkout_id = self.id(if name.is_empty() { "unknown" } else { name });
+        let mut checkout = json!({"id": checkout_id, "origin": origin});
+        let mut misc = Map::new();
+        misc.insert("release".into(), k.release.into());
+        if let Some(c) = k.commit.filter(|_| hash.is_none()) {
+            misc.insert("commit".into(), c.into());
+        }
+        put(&mut checkout, "git_commit_hash", hash);
+        // uname -r: git describe's output where the kernel was built with
+        // CONFIG_LOCALVERSION_AUTO, the package's version otherwise
+        put(
+            &mut checkout,
+            "git_commit_name",
+            Some(k.release).filter(|r| !r.is_empty()),
+        );
+        put(&mut checkout, "tree_name", self.opts.tree.as_deref());
+        put(
+            &mut checkout,
+            "git_repository_url",
+            self.opts.repo.as_deref(),
+        );
+        put(
+            &mut checkout,
+            "start_time",
+            k.created.and_then(rfc3339).as_deref(),
+        );
+        checkout["misc"] = misc.into();
+        let config = self.opts.config.as_deref().or(k.package);
+        let arch = kernel_arch(k.arch);
+        let build_id = format!("{checkout_id}/{arch}/{}", config.unwrap_or("unknown"));
+        let mut build = json!({
+            "id": build_id, "origin": origin, "checkout_id": checkout_id,
+            "architecture": arch,
+        });
+        put(&mut build, "config_name", config);
+        self.checkouts.entry(checkout_id).or_insert(checkout);
+        self.builds.entry(build_id.clone()).or_insert(build);
+        build_id
+    }
+
+    fn test(&mut self, build_id: &str, k: &Kernel, t: Test) {
+        let mut path = format!("{PATH_ROOT}.{}", path_part(t.bench));
+        let mut id = format!("{}/{}", t.key, t.bench);
+        if let Some(m) = t.metric {
+            path = format!("{path}.{}", m.as_str());
+            id = format!("{id}/{}", m.as_str());
+        }
+        let mut test = json!({
+            "id": self.id(&id), "origin": self.opts.origin, "build_id": build_id,
+            "path": path, "status": t.status, "environment": k.environment(),
+            "misc": without_nulls(t.misc),
+        });
+        if let (Some(m), Some(v)) = (t.metric, t.value.filter(|v| v.is_finite())) {
+            test["number"] = number(m, k.meter, v);
+        }
+        put(
+            &mut test,
+            "start_time",
+            k.created.and_then(rfc3339).as_deref(),
+        );
+        self.tests.push(test);
+    }
+
+    /// Every benchmark and metric of one results file.
+    fn set(&mut self, key: &str, set: &RunSet, verdicts: &BTreeMap<(&str, &str), Value>) {
+        let k = Kernel::of_set(set);
+        let build = self.kernel(&k);
+        let results: Vec<_> = set
+            .runs
+            .iter()
+            .filter_map(|r| r.report.as_ref())
+            .flat_map(|r| &r.results)
+            .collect();
+        let mut names: Vec<&str> = Vec::new();
+        for r in &results {
+            if !names.contains(&r.name.as_str()) {
+                names.push(&r.name);
+            }
+        }
+        for bench in names {
+            let of: Vec<_> = results.iter().filter(|r| r.name == bench).collect();
+            if !of.iter().any(|r| r.status == Status::Ok) {
+                let skip = of.iter().all(|r| r.status == Status::Unsupported);
+                let why = of.iter().find_map(|r| r.reason.clone());
+                let status = if skip { "SKIP" } else { "ERROR" };
+                let misc = json!({"reason": why.unwrap_or_else(|| of[0].status.as_str().into())});
+                self.test(
+                    &build,
+                    &k,
+                    Test {
+                        key,
+                        bench,
+                        metric: None,
+                        status,
+                        value: None,
+                        misc,
+                    },
+                );
+                continue;
+            }
+            for metric in METRICS {
+                let values: Vec<f64> = of.iter().filter_map(|r| metric.value(r)).collect();
+                if values.is_empty() {
+                    continue;
+                }
+                let mut misc = json!({"boots": values, "unit": unit(metric, k.meter)});
+                let mut status = "DONE";
+                if let Some(found) = verdicts.get(&(bench, metric.as_str())) {
+                    if found["regression"] == true {
+                        status = "FAIL";
+                    }
+                    misc["change_point"] = found.clone();
+                }
+                let value = Some(stats::median(&values));
+                self.test(
+                    &build,
+                    &k,
+                    Test {
+                        key,
+                        bench,
+                        metric: Some(metric),
+                        status,
+                        value,
+                        misc,
+                    },
+                );
+            }
+        }
+    }
+
+    /// NEW's figures of a comparison, each with its verdict against BASE.
+    fn comparison(&mut self, c: &Comparison) {
+        let k = Kernel::of_side(&c.new, c.meter);
+        let build = self.kernel(&k);
+        let side = |s: &SideInfo| {
+            let keys: Vec<String> = s.files.iter().map(|f| file_key(Path::new(f))).collect();
+            keys.join("+")
+        };
+        let key = format!("{}-vs-{}", side(&c.new), side(&c.base));
+        let base = json!({
+            "releases": c.base.releases, "commits": c.base.commits, "files": c.base.files,
+        });
+        for b in &c.benches {
+            let bench = b.name.as_str();
+            let no_figures = match b.verdict {
+                Verdict::Missing => continue,
+                Verdict::Failed => Some("ERROR"),
+                Verdict::Unsupported => Some("SKIP"),
+                _ => None,
+            };
+            if let Some(status) = no_figures {
+                let misc = json!({"verdict": b.verdict.as_str(), "reason": b.reason, "base": base});
+                self.test(
+                    &build,
+                    &k,
+                    Test {
+                        key: &key,
+                        bench,
+                        metric: None,
+                        status,
+                        value: None,
+                        misc,
+                    },
+                );
+                continue;
+            }
+            for m in &b.metrics {
+                let status = if m.verdict == Verdict::Regressed {
+                    "FAIL"
+                } else {
+                    "DONE"
+                };
+                let misc = json!({
+                    "verdict": m.verdict.as_str(),
+                    "change_pct": finite(m.change_pct),
+                    "ci_pct": [finite(m.ci_pct.0), finite(m.ci_pct.1)],
+                    "q": m.q.and_then(finite),
+                    "threshold_pct": m.threshold_pct,
+                    "base_median": finite(m.base.median),
+                    "boots": m.new.values,
+                    "unit": unit(m.metric, c.meter),
+                    "base": base,
+                });
+                let value = Some(m.new.median);
+                self.test(
+                    &build,
+                    &k,
+                    Test {
+                        key: &key,
+                        bench,
+                        metric: Some(m.metric),
+                        status,
+                        value,
+                        misc,
+                    },
+                );
+            }
+        }
+    }
+
+    fn finish(self) -> String {
+        let doc = json!({
+            "version": {"major": VERSION.0, "minor": VERSION.1},
+            "checkouts": self.checkouts.into_values().collect::<Vec<_>>(),
+            "builds": self.builds.into_values().collect::<Vec<_>>(),
+            "tests": self.tests,
+        });
+        serde_json::to_string_pretty(&doc).expect("KCIDB serializes") + "\n"
+    }
+}
+
+impl super::Exporter<Runs<'_>> for Kcidb {
+    fn export(&self, r: &Runs<'_>) -> String {
+        let mut doc = Doc::new(&self.0);
+        for (file, set) in r.files.iter().zip(r.sets) {
+            doc.set(&file_key(file), set, &BTreeMap::new());
+        }
+        doc.finish()
+    }
+}
+
+impl super::Exporter<HistoryRuns<'_>> for Kcidb {
+    /// Every result of the history; a test at a change point carries it,
+    /// and fails when the change is for the worse.
+    fn export(&self, h: &HistoryRuns<'_>) -> String {
+        let mut doc = Doc::new(&self.0);
+        for (i, (point, sets)) in h.entries.iter().enumerate() {
+            let found: BTreeMap<(&str, &str), Value> = h
+                .history
+                .found
+                .iter()
+                .filter(|f| f.at == i)
+                .map(|f| {
+                    let c = &f.change;
+                    let v = json!({
+                        "before": c.before, "after": c.after, "change_pct": c.change_pct,
+                        "p": c.p, "regression": f.regression, "new": f.new,
+                    });
+                    ((f.bench.as_str(), f.metric.as_str()), v)
+                })
+                .collect();
+            for set in sets {
+                doc.set(&file_key(Path::new(&point.file)), set, &found);
+            }
+        }
+        doc.finish()
+    }
+}
+
+impl super::Exporter<Comparison> for Kcidb {
+    fn export(&self, c: &Comparison) -> String {
+        let mut doc = Doc::new(&self.0);
+        doc.comparison(c);
+        doc.finish()
+    }
+}
+
+impl super::Exporter<AbRuns<'_>> for Kcidb {
+    /// The first kernel's figures, then each other's with its verdicts.
+    fn export(&self, ab: &AbRuns<'_>) -> String {
+        let mut doc = Doc::new(&self.0);
+        if let (Some(file), Some(set)) = (ab.runs.files.first(), ab.runs.sets.first()) {
+            doc.set(&file_key(file), set, &BTreeMap::new());
+        }
+        for c in ab.comparisons {
+            doc.comparison(c);
+        }
+        doc.finish()
+    }
+}
+
+/// KCIDB allows no nulls; a figure not known is left out.
+fn without_nulls(v: Value) -> Value {
+    match v {
+        Value::Object(o) => o
+            .into_iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k, without_nulls(v)))
+            .collect::<Map<_, _>>()
+            .into(),
+        v => v,
+    }
+}
+
+/// JSON has no NaN or infinity: those are left out.
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn put(obj: &mut Value, key: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        obj[key] = v.into();
+    }
+}
+
+/// A benchmark's name as nodes of KCIDB's test tree: a result's
+/// parameter after `/` is a node of its own (`strncmp-baseline/len=8`:
+/// `strncmp-baseline.len_8`), and what a node cannot hold becomes `_`.
+fn path_part(bench: &str) -> String {
+    bench
+        .chars()
+        .map(|c| match c {
+            '/' => '.',
+            c if c.is_ascii_alphanumeric() || c == '-' || c == '_' => c,
+            _ => '_',
+        })
+        .collect()
+}
+
+fn is_commit_hash(c: &str) -> bool {
+    c.len() == 40
+        && c.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The kernel's name for the architecture, as KCIDB's builds use it.
+fn kernel_arch(arch: &str) -> &str {
+    match arch {
+        "aarch64" => "arm64",
+        a => a,
+    }
+}
+
+/// A results file's name without its directory and `.json`.
+fn file_key(file: &Path) -> String {
+    file.file_stem().map_or_else(
+        || file.display().to_string(),
+        |s| s.to_string_lossy().into(),
+    )
+}
+
+/// `20261130T012345Z` as RFC 3339; None when it is not that form.
+fn rfc3339(t: &str) -> Option<String> {
+    let b = t.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    (b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z').then(|| {
+        format!(
+            "{}-{}-{}T{}:{}:{}Z",
+            &t[0..4],
+            &t[4..6],
+            &t[6..8],
+            &t[9..11],
+            &t[11..13],
+            &t[13..15]
+        )
+    })
+}
+
+/// The unit of a metric's figure as trig-init shows it.
+fn unit(metric: Metric, meter: Meter) -> &'static str {
+    match metric {
+        Metric::Rate => meter.rate_unit(),
+        Metric::Overhead => meter.cost_unit(),
+    }
+}
+
+/// KCIDB's `number`: a rate in events per unit, scaled by the display's
+/// metric prefix (M events per second shows as such); a cost as is.
+fn number(metric: Metric, meter: Meter, value: f64) -> Value {
+    match (metric, meter) {
+        (Metric::Rate, Meter::Time) => {
+            json!({"value": value * 1e6, "unit": "events/s", "prefix": "metric"})
+        }
+        (Metric::Rate, Meter::Icount) => {
+            json!({"value": value * 1e6, "unit": "events/Ginsn", "prefix": "metric"})
+        }
+        (Metric::Overhead, _) => json!({"value": value, "unit": meter.cost_unit()}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::changepoint;
+    use crate::analysis::history::{analyse, tests::nights};
+    use crate::export::Exporter;
+    use crate::report::{BenchResult, Better};
+
+    fn kcidb() -> Kcidb {
+        Kcidb(
+            Options::new(
+                None,
+                Some("mainline".into()),
+                None,
+                Some("defconfig".into()),
+            )
+            .unwrap(),
+        )
+    }
+
+    fn parse(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    // tests/cli.rs validates the documents with kcidb-io
+    #[test]
+    fn a_history_fails_the_tests_at_a_step_for_the_worse() {
+        let entries = nights(20, 12);
+        let h = analyse(
+            "h",
+            entries.clone(),
+            &[Metric::Rate],
+            &changepoint::Settings::default(),
+            3,
+        );
+        let doc = parse(&kcidb().export(&HistoryRuns {
+            entries: &entries,
+            history: &h,
+        }));
+        assert_eq!(doc["checkouts"].as_array().unwrap().len(), 20);
+        let c = &doc["checkouts"][0];
+        assert_eq!(c["git_commit_hash"], format!("00{}", "ab".repeat(19)));
+        assert_eq!(c["tree_name"], "mainline");
+        assert_eq!(c["start_time"], "2026-11-01T00:00:00Z");
+        let failed: Vec<&str> = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["status"] == "FAIL")
+            .map(|t| t["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            failed,
+            [
+                "trig_init:n12/trig-kprobe/rate",
+                "trig_init:n12/trig-kretprobe/rate"
+            ]
+        );
+        let t = doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == failed[0])
+            .unwrap();
+        assert!(t["misc"]["change_point"]["change_pct"].as_f64().unwrap() < -10.0);
+        assert_eq!(
+            t["number"],
+            json!({"value": 0.8 * 1.02 * 0.85 * 1e6, "unit": "events/s", "prefix": "metric"})
+        );
+        assert!(t["build_id"]
+            .as_str()
+            .unwrap()
+            .ends_with("/x86_64/defconfig"));
+    }
+
+    #[test]
+    fn a_benchmark_without_figures_is_an_error_or_a_skip() {
+        let (_, mut sets) = nights(1, 9).remove(0);
+        let report = sets[0].runs[0].report.as_mut().unwrap();
+        let mut add = |name: &str, status: Status, reason: &str| {
+            report.results.push(BenchResult {
+                status,
+                reason: Some(reason.into()),
+                ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
+            })
+        };
+        add("trig-fentry", Status::Failed, "attach: EINVAL");
+        add(
+            "strncmp-baseline/len=8",
+            Status::Unsupported,
+            "no such helper",
+        );
+        let doc = parse(&kcidb().export(&Runs {
+            files: &["r/x-k1.json".into()],
+            sets: &sets,
+        }));
+        let test = |path: &str| {
+            doc["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["path"] == path)
+                .unwrap()
+                .clone()
+        };
+        let fentry = test("trig_init.trig-fentry");
+        assert_eq!(
+            (&fentry["status"], &fentry["misc"]["reason"]),
+            (&json!("ERROR"), &json!("attach: EINVAL"))
+        );
+        assert!(fentry.get("number").is_none());
+        assert_eq!(test("trig_init.strncmp-baseline.len_8")["status"], "SKIP");
+        assert_eq!(
+            test("trig_init.trig-base.rate")["id"],
+            "trig_init:x-k1/trig-base/rate"
+        );
+    }
+
+    #[test]
+    fn settings_kcidb_would_refuse_are_named() {
+        let e = Options::new(Some("Trig-Init".into()), None, None, None).unwrap_err();
+        assert!(e.contains("'Trig-Init'"), "{e}");
+        let e = Options::new(None, None, Some("git://x".into()), None).unwrap_err();
+        assert!(e.contains("https"), "{e}");
+        assert_eq!(
+            rfc3339("20261130T012345Z").as_deref(),
+            Some("2026-11-30T01:23:45Z")
+        );
+        assert_eq!(rfc3339("2026-11-30"), None);
+    }
+}
