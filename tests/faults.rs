@@ -306,6 +306,7 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
             "--json /nonexistent/x.json",
         ),
         (&["--runs", "0"], "--runs"),
+        (&["--jobs", "0"], "--jobs must be at least 1"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
         (

@@ -862,6 +862,9 @@ fn check(opts: &VmOptions) -> Result<(), String> {
     if opts.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
+    if opts.jobs == Some(0) {
+        return Err("--jobs must be at least 1".into());
+    }
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());
     }
