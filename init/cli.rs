@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -87,10 +87,11 @@ vm_commands! {
     /// seed of --order random (default 1)
     #[argh(option, default = "1")]
     pub seed: u64,
-    /// the kernel's source commit, recorded in the results for history
-    /// and bisect
+    /// the kernel's source commit (or any label), recorded in the results
+    /// for history and bisect and naming the kernel in comparisons; once,
+    /// or once per -k in the same order
     #[argh(option)]
-    pub commit: Option<String>,
+    pub commit: Vec<String>,
     /// guest architecture: x86_64 or aarch64 (default: the host's)
     #[argh(option)]
     pub arch: Option<String>,
@@ -146,6 +147,14 @@ vm_commands! {
     /// no progress or table on stderr
     #[argh(switch, short = 'q')]
     pub quiet: bool,
+    /// say QEMU's own words where trig-init sums them up (why KVM was not
+    /// used)
+    #[argh(switch, short = 'v')]
+    pub verbose: bool,
+    /// ab: also print each kernel's own table before the comparison (vm
+    /// always prints it; the results files keep it either way)
+    #[argh(switch)]
+    pub tables: bool,
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
@@ -185,7 +194,9 @@ pub struct CompareCmd {
     /// percent (default: the meter's, 10 for time, 0.1 for icount)
     #[argh(option)]
     pub cv_limit: Option<f64>,
-    /// rate, overhead or both (default both)
+    /// rate, overhead, both, or kernel (the kernel's instructions per
+    /// event of --profile'd results, comparable across trig-init builds);
+    /// default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, email (plain text in 72 columns for a mailing
@@ -249,7 +260,9 @@ pub struct HistoryCmd {
     /// change points in the newest N results are new (default 3)
     #[argh(option, default = "3")]
     pub new: usize,
-    /// rate, overhead or both (default both)
+    /// rate, overhead, both, or kernel (the kernel's instructions per
+    /// event of --profile'd results, comparable across trig-init builds);
+    /// default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest

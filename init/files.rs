@@ -53,7 +53,19 @@ pub fn create_first(name: impl Fn(usize) -> PathBuf, bytes: &[u8]) -> io::Result
                 return Ok(path);
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+            // a file system without hard links (vfat): claim the name
+            // empty, then rename the whole file over it
+            Err(_) => match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(_) => {
+                    return fs::rename(tmp.path(), &path)
+                        .map(|()| path.clone())
+                        .inspect_err(|_| {
+                            let _ = fs::remove_file(&path);
+                        })
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            },
         }
     }
     Err(io::Error::new(

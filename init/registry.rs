@@ -149,8 +149,10 @@ pub enum Attach {
     Uprobe { ret: bool, multi: bool },
 }
 
+/// Where a benchmark runs: anywhere, or only on x86-64 (not the host's
+/// `boot::kernel::Arch`, which names a guest's architecture).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arch {
+pub enum ArchSupport {
     Any,
     X86_64,
 }
@@ -182,7 +184,7 @@ pub struct Bench {
     pub trigger: Trigger,
     pub feature: Feature,
     pub upstream: Upstream,
-    pub arch: Arch,
+    pub arch: ArchSupport,
     /// Which way the rate improves (events per second: higher, for all
     /// benchmarks so far).
     pub better: Better,
@@ -196,8 +198,8 @@ impl Bench {
 
     pub fn runs_here(&self) -> bool {
         match self.arch {
-            Arch::Any => true,
-            Arch::X86_64 => cfg!(target_arch = "x86_64"),
+            ArchSupport::Any => true,
+            ArchSupport::X86_64 => cfg!(target_arch = "x86_64"),
         }
     }
 
@@ -289,13 +291,13 @@ const fn b(
         trigger,
         feature,
         upstream,
-        arch: Arch::Any,
+        arch: ArchSupport::Any,
         better: Better::Higher,
     }
 }
 
 const fn x86(mut bench: Bench) -> Bench {
-    bench.arch = Arch::X86_64;
+    bench.arch = ArchSupport::X86_64;
     bench
 }
 
@@ -576,7 +578,7 @@ mod tests {
                 Some(base) => {
                     assert_eq!(base.family, bench.family, "{}", bench.name);
                     assert!(base.baseline().is_none(), "{}", bench.name);
-                    assert_eq!(base.arch, Arch::Any, "{}", bench.name);
+                    assert_eq!(base.arch, ArchSupport::Any, "{}", bench.name);
                 }
                 // only a baseline has none
                 None => assert!(

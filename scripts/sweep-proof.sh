@@ -49,6 +49,8 @@ run_opts=(-- --cmp-str-len 64)
 now() { date +%s; }
 
 "$top/scripts/proof-tree.sh" "$tree"
+tree=$(cd "$tree" && pwd)
+work=$(realpath -m "$work")
 cd "$tree"
 git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine
@@ -153,7 +155,7 @@ for c in "${!planted[@]}"; do
   fi
 done
 skipped=$(jq -r --arg b "$broken" '.commits[] | select(.commit == $b) | .status' "$work/report.json")
-across=$(jq -r --arg b "$broken" '.steps[] | select(.across | index($b)) | .commit' "$work/report.json")
+across=$(jq -r --arg b "$broken" '.steps[] | select(any(.across[]; . == $b)) | .commit' "$work/report.json")
 if [ "$skipped" = skipped ] && [ -n "$across" ]; then
   echo "sweep-proof: OK: ${broken:0:12} (does not build) skipped, ${across:0:12} measured across it"
 else

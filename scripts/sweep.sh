@@ -64,6 +64,9 @@ if [ ! -d "$build" ] && [ -n "$seed" ]; then
   # -a keeps the objects' times, which make compares with the sources'
   cp -a "$seed" "$build" || exit 2
 fi
+# a checkout would carry them to every commit measured
+git -C "$tree" diff --quiet HEAD -- ||
+  { echo "sweep.sh: $tree has uncommitted changes; commit or stash them" >&2; exit 2; }
 plan=$("$trig" sweep plan "$tree" "$range" --slice "$slice" --out "$out") || exit 2
 head=$(git -C "$tree" symbolic-ref -q --short HEAD || git -C "$tree" rev-parse HEAD) || exit 2
 trap 'git -C "$tree" checkout -q "$head"' EXIT

@@ -4,7 +4,7 @@
 
 mod common;
 mod synth;
-use common::{stderr, trig_init};
+use common::{assert_kcidb_valid, stderr, trig_init};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -12,6 +12,11 @@ use std::time::{Duration, Instant};
 
 /// The guest's first words, which tell the host /init was reached.
 const INIT: &str = "echo 'trig-init 0.1.0 as PID 1'";
+
+/// `qemu-system-* --version`, which `vm` asks before booting (recorded in
+/// the results): answered before the script, not counted as a boot.
+const VERSION: &str =
+    "[ \"$1\" = --version ] && { echo 'QEMU emulator version 10.0.2 (fake)'; exit 0; }";
 
 struct Fake {
     dir: PathBuf,
@@ -28,7 +33,10 @@ impl Fake {
         let qemu = dir.join("bin/qemu-system-x86_64");
         std::fs::write(
             &qemu,
-            format!("#!/bin/sh\necho $$ >> '{}/pids'\n{script}\n", dir.display()),
+            format!(
+                "#!/bin/sh\n{VERSION}\necho $$ >> '{}/pids'\n{script}\n",
+                dir.display()
+            ),
         )
         .unwrap();
         std::fs::set_permissions(&qemu, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -277,6 +285,53 @@ fn a_panic_ends_the_boot_soon_and_quiet_still_says_why() {
     fake.assert_no_leftovers();
 }
 
+/// `vm --export-kcidb`: a bad origin is refused before any boot; a kernel
+/// that crashed still gets its checkout and build, in a document that
+/// kcidb-io accepts.
+#[test]
+fn kcidb_export_of_a_crashed_kernel() {
+    let fake = Fake::new(
+        "kcidb",
+        &format!(
+            "{INIT}; echo '[    1.0] Kernel panic - not syncing: Attempted to kill init!'; exec sleep 600"
+        ),
+    );
+    let doc = fake.dir.join("kcidb.json");
+    let args = [
+        "-q",
+        "--timeout",
+        "300",
+        "--export-kcidb",
+        doc.to_str().unwrap(),
+    ];
+    let o = fake
+        .command(&args)
+        .env("TRIG_INIT_KCIDB_ORIGIN", "Bad Origin")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("TRIG_INIT_KCIDB_ORIGIN"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(fake.qemus().is_empty(), "booted anyway");
+    let o = fake.vm(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_kcidb_valid(&[&doc]);
+    let d: Value = serde_json::from_slice(&std::fs::read(&doc).unwrap()).unwrap();
+    assert_eq!(d["builds"].as_array().unwrap().len(), 1, "{d}");
+    assert!(d["tests"].as_array().unwrap().is_empty(), "{d}");
+    // named by its results file, not merged with other kernels
+    let id = d["checkouts"][0]["id"].as_str().unwrap();
+    let stem = fake
+        .files()
+        .into_iter()
+        .find(|f| f.ends_with(".json"))
+        .unwrap();
+    assert_eq!(id, format!("trig_init:{}", stem.trim_end_matches(".json")));
+}
+
 #[test]
 fn quiet_hang_still_says_why() {
     let fake = Fake::new("hang", &format!("{INIT}; exec sleep 600"));
@@ -519,7 +574,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     std::fs::write(
         &qemu,
         format!(
-            "#!/bin/sh\ncat '{}'\ncat /dev/zero > '{}/fill' 2>/dev/null\nexit 0\n",
+            "#!/bin/sh\n{VERSION}\ncat '{}'\ncat /dev/zero > '{}/fill' 2>/dev/null\nexit 0\n",
             console.display(),
             fake.out.display()
         ),

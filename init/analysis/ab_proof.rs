@@ -15,8 +15,9 @@
 //! settings, as `trig-init compare k1 kN` judges them.
 
 use crate::analysis::compare::{
-    self, input, BenchComparison, Comparison, Metric, MetricComparison, Verdict,
+    self, BenchComparison, Comparison, Metric, MetricComparison, Verdict,
 };
+use crate::analysis::input;
 use crate::stats;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -323,6 +324,7 @@ fn smallest(rows: &[Row], metric: Metric) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::analysis::input::Side;
     use serde_json::{json, Value};
 
     /// A one-boot icount results file: each benchmark at its rate, those
@@ -364,7 +366,7 @@ pub(crate) mod tests {
         new: &[(&str, f64)],
         inject: Option<&str>,
     ) -> Comparison {
-        let side = |doc: Value| compare::Side {
+        let side = |doc: Value| Side {
             files: vec!["test.json".into()],
             sets: input::parse(&doc.to_string()).unwrap(),
         };

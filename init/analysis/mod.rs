@@ -1,11 +1,13 @@
 //! Analysis of results files: `compare` (two sides, benchmark by
 //! benchmark), `history` (change points over nights), the decisions of a
-//! bisect step and the ab-proof, and the steps of a commit-range sweep.
+//! bisect step and the ab-proof, and the steps of a commit-range sweep;
+//! `input` reads the results files they all start from.
 
 pub mod ab_proof;
 pub mod bisect;
 pub mod changepoint;
 pub mod compare;
 pub mod history;
+pub mod input;
 pub mod steps;
 pub mod sweep;

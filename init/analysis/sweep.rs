@@ -11,7 +11,8 @@
 //! of its slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or
 //! `.skip`, one line saying why it was not measured.
 
-use crate::analysis::compare::{self, input, Comparison, Metric, Settings, Side, Verdict};
+use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
+use crate::analysis::input::{self, Side};
 use crate::report::{identity, Meter};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -392,7 +393,7 @@ pub fn moved(c: &Comparison) -> Vec<Moved> {
             // the cost of one event
             let per_event = match m.metric {
                 Metric::Rate => 1e3 / m.new.median - 1e3 / m.base.median,
-                Metric::Overhead => m.new.median - m.base.median,
+                Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
             };
             Some(Moved {
                 bench: b.name.clone(),
@@ -496,4 +497,51 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
         meter,
         compared,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_split_the_range_evenly_and_wholly() {
+        let slices: Vec<Slice> = ["1/3", "2/3", "3/3"]
+            .iter()
+            .map(|s| Slice::parse(s).unwrap())
+            .collect();
+        for i in 0..13 {
+            let owners = slices.iter().filter(|s| s.contains(i)).count();
+            assert_eq!(owners, 1, "commit {i}");
+        }
+        let first: Vec<usize> = (0..13).filter(|&i| slices[0].contains(i)).collect();
+        assert_eq!(first, [0, 3, 6, 9, 12]);
+        assert_eq!(slices[1].to_string(), "2/3");
+        for bad in ["0/2", "3/2", "1", "a/b", "1/0", "-1/2"] {
+            assert!(Slice::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn stems_sort_as_the_range_does() {
+        let commits = |n: usize| Manifest {
+            range: "a..b".into(),
+            commits: (0..n)
+                .map(|i| Commit {
+                    commit: format!("{i:012x}{}", "f".repeat(28)),
+                    subject: String::new(),
+                })
+                .collect(),
+            slices: vec![],
+        };
+        let m = commits(13);
+        assert_eq!(m.stem(12), format!("012-{:012x}", 12));
+        // a merge window: the index widens so that names still sort
+        let m = commits(12_001);
+        let stems: Vec<String> = [9, 10, 999, 1000, 12_000]
+            .iter()
+            .map(|&i| m.stem(i))
+            .collect();
+        assert!(stems.windows(2).all(|w| w[0] < w[1]), "{stems:?}");
+        assert_eq!(stems[0], format!("00009-{:012x}", 9));
+    }
 }

@@ -175,13 +175,16 @@ fn terminal_width() -> usize {
     }
 }
 
-/// The table of each kernel's results and where they are, unless quiet.
-pub fn summary(quiet: bool, sets: &[(&RunSet, Option<&PathBuf>)]) {
+/// The table of each kernel's results (with `tables`) and where they
+/// are, unless quiet.
+pub fn summary(quiet: bool, tables: bool, sets: &[(&RunSet, Option<&PathBuf>)]) {
     if quiet {
         return;
     }
     for (set, path) in sets {
-        eprint!("{}", table::summary(set));
+        if tables {
+            eprint!("{}", table::summary(set));
+        }
         if let Some(p) = path {
             eprintln!("results: {}", p.display());
         }

@@ -3,17 +3,14 @@
 use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
-use trig_init::analysis::compare;
+use trig_init::analysis::{compare, input};
 use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
-        (Some(dir), []) => compare::input::previous(dir.as_ref())?,
-        (None, [base, new]) => (
-            compare::input::load(&[base.into()])?,
-            compare::input::load(&[new.into()])?,
-        ),
+        (Some(dir), []) => input::previous(dir.as_ref())?,
+        (None, [base, new]) => (input::load(&[base.into()])?, input::load(&[new.into()])?),
         _ => return Err("give BASE and NEW, or --previous DIR".into()),
     };
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)

@@ -5,16 +5,21 @@ use std::process::ExitCode;
 use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
+use trig_init::analysis::input::Side;
 use trig_init::export::html;
-use trig_init::export::{write_file, Exporter, Html, Report};
+use trig_init::export::{write_file, Exporter, Html, Page};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
-    let metrics = [compare::Metric::Rate, compare::Metric::Overhead];
+    let metrics = [
+        compare::Metric::Rate,
+        compare::Metric::Overhead,
+        compare::Metric::Kernel,
+    ];
     let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
             let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
-                compare::Side::of_file(p.file.as_ref(), sets.to_vec())
+                Side::of_file(p.file.as_ref(), sets.to_vec())
             };
             compare::compare(
                 &side(pb, base),
@@ -35,7 +40,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
         repo_url: cmd.repo_url.clone(),
         common_scale: cmd.common_scale,
     });
-    let doc = Report {
+    let doc = Page {
         history: &h,
         latest: latest.as_ref(),
     };

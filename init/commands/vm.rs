@@ -5,6 +5,7 @@ use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::process::ExitCode;
 use trig_init::analysis::compare;
+use trig_init::analysis::input::Side;
 use trig_init::boot::kernel::Arch;
 use trig_init::boot::vm as host_vm;
 use trig_init::exit;
@@ -50,6 +51,9 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         kernel_appends: cmd.kernel_append,
         profile: cmd.profile,
         quiet: cmd.quiet,
+        verbose: cmd.verbose,
+        // ab's answer is its comparison; vm's is the table
+        tables: cmd.tables || !compare_after,
         json: cmd.json,
         run: run_cmd.options()?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
@@ -65,9 +69,9 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
     let mut comparisons = Vec::new();
     if compare_after {
         let settings = compare::Settings::default();
-        let base = compare::Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
+        let base = Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
         for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
-            let new = compare::Side::of_file(file, vec![set.clone()]);
+            let new = Side::of_file(file, vec![set.clone()]);
             match compare::compare(&base, &new, &settings) {
                 Ok(c) => {
                     print!("{}", table.export(&c));

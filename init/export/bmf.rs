@@ -16,6 +16,7 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Rate, Meter::Icount) => "rate-m-per-ginsn",
         (Metric::Overhead, Meter::Time) => "overhead-ns-per-event",
         (Metric::Overhead, Meter::Icount) => "overhead-insn-per-event",
+        (Metric::Kernel, _) => "kernel-insn-per-event",
     }
 }
 

@@ -358,6 +358,14 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
+    let folded = parts::unsupported(c);
+    if !folded.is_empty() {
+        let _ = write!(
+            out,
+            "<p>{}</p>",
+            esc(&folded.join("\n")).replace('\n', "<br>")
+        );
+    }
     let why = parts::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
@@ -403,6 +411,7 @@ fn trends(out: &mut String, h: &History, opts: &Options) {
             (Scale::Common(..), _) => "% from its median".to_string(),
             (Scale::Own, Metric::Rate) => h.meter.rate_unit().to_string(),
             (Scale::Own, Metric::Overhead) => format!("{} over baseline", h.meter.cost_unit()),
+            (Scale::Own, Metric::Kernel) => Metric::Kernel.unit(h.meter).to_string(),
         };
         let _ = write!(
             out,

@@ -23,8 +23,9 @@ pub const VERSION: (u32, u32) = (5, 3);
 /// The test tree's root: tests are `trig_init.BENCH.METRIC`.
 const PATH_ROOT: &str = "trig_init";
 
-/// The metrics a results file is exported with.
-const METRICS: [Metric; 2] = [Metric::Rate, Metric::Overhead];
+/// The metrics a results file is exported with (the kernel's
+/// instructions where it was profiled).
+const METRICS: [Metric; 3] = [Metric::Rate, Metric::Overhead, Metric::Kernel];
 
 /// What the results do not say: who submits, and what was built from
 /// where.
@@ -191,26 +192,32 @@ impl<'a> Doc<'a> {
         format!("{}:{rest}", self.opts.origin)
     }
 
-    /// Adds the kernel's checkout and build; returns the build's ID.
-    fn kernel(&mut self, k: &Kernel) -> String {
+    /// Adds the kernel's checkout and build; returns the build's ID. A
+    /// kernel that never said its release (no boot reported) is named by
+    /// the results' `key`.
+    fn kernel(&mut self, k: &Kernel, key: &str) -> String {
         let origin = &self.opts.origin;
         let hash = k.commit.filter(|c| is_commit_hash(c));
-        let name = k.commit.filter(|c| !c.is_empty()).unwrap_or(k.release);
-        let checkout_id = self.id(if name.is_empty() { "unknown" } else { name });
+        // vm records "unknown" until a boot reports its release
+        let release = Some(k.release).filter(|r| !r.is_empty() && *r != "unknown");
+        let name = k
+            .commit
+            .filter(|c| !c.is_empty())
+            .or(release)
+            .unwrap_or(key);
+        let checkout_id = self.id(name);
         let mut checkout = json!({"id": checkout_id, "origin": origin});
         let mut misc = Map::new();
-        misc.insert("release".into(), k.release.into());
+        if let Some(r) = release {
+            misc.insert("release".into(), r.into());
+        }
         if let Some(c) = k.commit.filter(|_| hash.is_none()) {
             misc.insert("commit".into(), c.into());
         }
         put(&mut checkout, "git_commit_hash", hash);
         // uname -r: git describe's output where the kernel was built with
         // CONFIG_LOCALVERSION_AUTO, the package's version otherwise
-        put(
-            &mut checkout,
-            "git_commit_name",
-            Some(k.release).filter(|r| !r.is_empty()),
-        );
+        put(&mut checkout, "git_commit_name", release);
         put(&mut checkout, "tree_name", self.opts.tree.as_deref());
         put(
             &mut checkout,
@@ -262,7 +269,7 @@ impl<'a> Doc<'a> {
     /// Every benchmark and metric of one results file.
     fn set(&mut self, key: &str, set: &RunSet, verdicts: &BTreeMap<(&str, &str), Value>) {
         let k = Kernel::of_set(set);
-        let build = self.kernel(&k);
+        let build = self.kernel(&k, key);
         let results: Vec<_> = set
             .runs
             .iter()
@@ -301,7 +308,7 @@ impl<'a> Doc<'a> {
                 if values.is_empty() {
                     continue;
                 }
-                let mut misc = json!({"boots": values, "unit": unit(metric, k.meter)});
+                let mut misc = json!({"boots": values, "unit": metric.unit(k.meter)});
                 let mut status = "DONE";
                 if let Some(found) = verdicts.get(&(bench, metric.as_str())) {
                     if found["regression"] == true {
@@ -328,13 +335,13 @@ impl<'a> Doc<'a> {
 
     /// NEW's figures of a comparison, each with its verdict against BASE.
     fn comparison(&mut self, c: &Comparison) {
-        let k = Kernel::of_side(&c.new, c.meter);
-        let build = self.kernel(&k);
         let side = |s: &SideInfo| {
             let keys: Vec<String> = s.files.iter().map(|f| file_key(Path::new(f))).collect();
             keys.join("+")
         };
         let key = format!("{}-vs-{}", side(&c.new), side(&c.base));
+        let k = Kernel::of_side(&c.new, c.meter);
+        let build = self.kernel(&k, &side(&c.new));
         let base = json!({
             "releases": c.base.releases, "commits": c.base.commits, "files": c.base.files,
         });
@@ -376,7 +383,7 @@ impl<'a> Doc<'a> {
                     "threshold_pct": m.threshold_pct,
                     "base_median": finite(m.base.median),
                     "boots": m.new.values,
-                    "unit": unit(m.metric, c.meter),
+                    "unit": m.metric.unit(c.meter),
                     "base": base,
                 });
                 let value = Some(m.new.median);
@@ -545,14 +552,6 @@ fn rfc3339(t: &str) -> Option<String> {
     })
 }
 
-/// The unit of a metric's figure as trig-init shows it.
-fn unit(metric: Metric, meter: Meter) -> &'static str {
-    match metric {
-        Metric::Rate => meter.rate_unit(),
-        Metric::Overhead => meter.cost_unit(),
-    }
-}
-
 /// KCIDB's `number`: a rate in events per unit, scaled by the display's
 /// metric prefix (M events per second shows as such); a cost as is.
 fn number(metric: Metric, meter: Meter, value: f64) -> Value {
@@ -564,6 +563,7 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
             json!({"value": value * 1e6, "unit": "events/Ginsn", "prefix": "metric"})
         }
         (Metric::Overhead, _) => json!({"value": value, "unit": meter.cost_unit()}),
+        (Metric::Kernel, _) => json!({"value": value, "unit": "insn/event"}),
     }
 }
 

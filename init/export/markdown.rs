@@ -1,6 +1,6 @@
 //! `compare --format markdown`: for CI comments.
 
-use super::parts::{counts, explained, flagged, header, headlines, rows, totals, Row};
+use super::parts::{counts, explained, flagged, header, headlines, rows, totals, unsupported, Row};
 use crate::analysis::compare::{Comparison, Verdict};
 use std::fmt::Write;
 
@@ -51,6 +51,9 @@ pub fn comparison(c: &Comparison) -> String {
             counts(&verdicts).replacen("benchmarks", "other benchmarks", 1),
             md_table(rest)
         );
+    }
+    for l in unsupported(c) {
+        let _ = write!(out, "\n- {l}");
     }
     out + "\n" + &totals(c) + "\n"
 }

@@ -28,7 +28,7 @@ pub trait Exporter<T: ?Sized> {
 }
 
 /// `report`'s document: the history and its latest comparison, if any.
-pub struct Report<'a> {
+pub struct Page<'a> {
     pub history: &'a History,
     pub latest: Option<&'a Comparison>,
 }
@@ -100,8 +100,8 @@ impl Exporter<History> for Bmf {
     }
 }
 
-impl Exporter<Report<'_>> for Html {
-    fn export(&self, r: &Report<'_>) -> String {
+impl Exporter<Page<'_>> for Html {
+    fn export(&self, r: &Page<'_>) -> String {
         html::page(r.history, r.latest, &self.0)
     }
 }

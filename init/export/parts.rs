@@ -28,18 +28,42 @@ pub fn flagged(v: Verdict) -> bool {
     matches!(v, Verdict::Regressed | Verdict::Improved)
 }
 
-/// A side in a headline: its commits as `git log --oneline` abbreviates
-/// them, else its releases.
-fn label(s: &SideInfo) -> String {
-    if s.commits.is_empty() {
-        return s.releases.join(",");
+/// The two sides in a headline: their commits as `git log --oneline`
+/// abbreviates them, else their releases; where those read alike (two
+/// builds of one tree are both `6.1.192+`), the kernels as the user named
+/// them, less what the two names share in front (`base/vmlinux`,
+/// `new/vmlinux`), so that BASE and NEW never read the same.
+pub fn names(c: &Comparison) -> (String, String) {
+    let plain = |s: &SideInfo| -> String {
+        if s.commits.is_empty() {
+            return s.releases.join(",");
+        }
+        let short: Vec<String> = s
+            .commits
+            .iter()
+            .map(|c| c.chars().take(8).collect())
+            .collect();
+        short.join(",")
+    };
+    let (base, new) = (plain(&c.base), plain(&c.new));
+    if base != new {
+        return (base, new);
     }
-    let short: Vec<String> = s
-        .commits
-        .iter()
-        .map(|c| c.chars().take(8).collect())
-        .collect();
-    short.join(",")
+    let (b, n) = (c.base.specs.join(","), c.new.specs.join(","));
+    // the path components both names start with
+    let shared: usize = b
+        .split_inclusive('/')
+        .zip(n.split_inclusive('/'))
+        .take_while(|(x, y)| x == y && x.ends_with('/'))
+        .map(|(x, _)| x.len())
+        .sum();
+    if b == n {
+        return (base, new);
+    }
+    (
+        format!("{base} ({})", &b[shared..]),
+        format!("{new} ({})", &n[shared..]),
+    )
 }
 
 /// A change in percent, its minus sign typeset.
@@ -61,18 +85,17 @@ fn basis(b: &BenchComparison) -> Option<&MetricComparison> {
 }
 
 fn unit(meter: Meter, metric: Metric) -> &'static str {
-    match metric {
-        Metric::Rate => meter.rate_unit(),
-        Metric::Overhead => meter.cost_unit(),
-    }
+    metric.unit(meter)
 }
 
 /// One line per flagged benchmark, regressions first, as LKP reports
 /// open: "−10.6% regression of trig-kprobe rate, 0.403→0.360 M/s,
-/// q=0.029, 4+4 boots, 2f22765d→6b1f5330"; or one line saying that
-/// nothing was flagged.
+/// q=0.029, 4+4 boots, 2f22765d→6b1f5330"; under icount led by what a
+/// kernel developer reasons in, the instructions an event gained (see
+/// [`icount_headline`]); or one line saying that nothing was flagged.
 pub fn headlines(c: &Comparison) -> Vec<String> {
-    let span = format!("{}\u{2192}{}", label(&c.base), label(&c.new));
+    let (base, new) = names(c);
+    let span = format!("{base}\u{2192}{new}");
     let mut hits: Vec<(&BenchComparison, &MetricComparison)> = c
         .benches
         .iter()
@@ -89,24 +112,27 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
     hits.sort_by_key(|(b, _)| b.verdict);
     hits.iter()
         .map(|(b, m)| {
-            let evidence = match (m.q, m.test) {
-                (Some(q), TestKind::WelchPerSecond) => format!("q={} (weak)", pvalue(q)),
-                (Some(q), _) => format!("q={}", pvalue(q)),
-                (None, _) => c.meter.as_str().to_string(),
-            };
             let boots = if m.pairs > 0 {
                 format!("{} pairs", m.pairs)
             } else {
                 format!("{}+{} boots", m.base.values.len(), m.new.values.len())
             };
+            let what = if b.verdict == Verdict::Regressed {
+                "regression"
+            } else {
+                "improvement"
+            };
+            if c.meter == Meter::Icount {
+                return icount_headline(b, what, &boots, &span);
+            }
+            let evidence = match (m.q, m.test) {
+                (Some(q), TestKind::WelchPerSecond) => format!("q={} (weak)", pvalue(q)),
+                (Some(q), _) => format!("q={}", pvalue(q)),
+                (None, _) => c.meter.as_str().to_string(),
+            };
             format!(
-                "{} {} of {} {}, {}\u{2192}{} {}, {evidence}, {boots}, {span}",
+                "{} {what} of {} {}, {}\u{2192}{} {}, {evidence}, {boots}, {span}",
                 signed(m.change_pct, 1 + c.meter.extra_digits()),
-                if b.verdict == Verdict::Regressed {
-                    "regression"
-                } else {
-                    "improvement"
-                },
                 b.name,
                 m.metric.as_str(),
                 figure(Some(m), false, c.meter),
@@ -117,8 +143,64 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
         .collect()
 }
 
+/// Instructions per event of a rate in events per 10^9 instructions
+/// (M/Ginsn): every instruction of an event's path, user space included.
+fn insn_per_event(rate: f64) -> f64 {
+    1000.0 / rate
+}
+
+/// A flagged benchmark under icount: "+23.01 insn/event regression of
+/// trig-kprobe (rate −1.97%, overhead +6.51%), 1170.2→1193.2 insn/event,
+/// 1+1 boots, BASE→NEW; top mover trace_call_bpf +23.00". It leads with
+/// the overhead's change when the verdict rests on it alone, else with the
+/// change of every instruction an event takes.
+fn icount_headline(b: &BenchComparison, what: &str, boots: &str, span: &str) -> String {
+    let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
+    let (rate, overhead) = (get(Metric::Rate), get(Metric::Overhead));
+    let total = rate
+        .filter(|m| m.base.median > 0.0 && m.new.median > 0.0)
+        .map(|m| (insn_per_event(m.base.median), insn_per_event(m.new.median)));
+    let by_overhead = !b.basis.contains(&Metric::Rate) || total.is_none();
+    let (lead, from, to) = match (by_overhead, overhead, total) {
+        (true, Some(o), _) => (o.new.median - o.base.median, o.base.median, o.new.median),
+        (_, _, Some((from, to))) => (to - from, from, to),
+        _ => (f64::NAN, f64::NAN, f64::NAN),
+    };
+    let mut pcts = Vec::new();
+    if let Some(m) = rate {
+        pcts.push(format!("rate {}", signed(m.change_pct, 2)));
+    }
+    if let Some(m) = overhead.filter(|m| !m.change_pct.is_nan()) {
+        pcts.push(format!("overhead {}", signed(m.change_pct, 2)));
+    }
+    let mut line = format!(
+        "{} insn/event{} {what} of {}",
+        format!("{lead:+.2}").replacen('-', "\u{2212}", 1),
+        if by_overhead {
+            " over the baseline"
+        } else {
+            ""
+        },
+        b.name
+    );
+    if !pcts.is_empty() {
+        let _ = write!(line, " ({})", pcts.join(", "));
+    }
+    let _ = write!(
+        line,
+        ", {from:.1}\u{2192}{to:.1} insn/event, {boots}, {span}"
+    );
+    if let Some(top) = b.movers.as_ref().and_then(|m| m.functions.first()) {
+        let _ = write!(line, "; top mover {} {:+.2}", top.name, top.change);
+    }
+    line
+}
+
 fn side(s: &SideInfo) -> String {
     let mut out = s.releases.join(", ");
+    if s.specs.iter().any(|k| !s.releases.contains(k)) {
+        let _ = write!(out, " [{}]", s.specs.join(", "));
+    }
     if !s.commits.is_empty() {
         let short: Vec<&str> = s.commits.iter().map(|c| &c[..c.len().min(12)]).collect();
         let _ = write!(out, " @ {}", short.join(", "));
@@ -247,9 +329,18 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead => format!("{:.*}", 1 + d, s.median),
+            Metric::Overhead | Metric::Kernel => format!("{:.*}", 1 + d, s.median),
         }
     })
+}
+
+/// NEW − BASE in instructions per event under icount: of the overhead as
+/// it is, of a rate through [`insn_per_event`].
+fn insn_change(m: &MetricComparison) -> f64 {
+    match m.metric {
+        Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
+        Metric::Rate => insn_per_event(m.new.median) - insn_per_event(m.base.median),
+    }
 }
 
 fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
@@ -257,6 +348,10 @@ fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
     match m {
         None => String::new(),
         Some(m) if m.change_pct.is_nan() => "-".into(),
+        // what a kernel developer reasons in first, the percentage beside
+        Some(m) if meter == Meter::Icount => {
+            format!("{:+.2} ({:+.*}%)", insn_change(m), d, m.change_pct)
+        }
         Some(m) if m.ci_pct.0.is_nan() => format!("{:+.*}%", d, m.change_pct),
         Some(m) => format!(
             "{:+.*}% [{:+.*},{:+.*}]",
@@ -276,25 +371,36 @@ fn head(c: &Comparison) -> Vec<String> {
     let want = |m: Metric| c.settings.metrics.contains(&m);
     let (rate, cost) = (c.meter.rate_unit(), c.meter.cost_unit());
     let interval = match c.meter {
-        Meter::Time => "95% CI",
-        Meter::Icount => "A/A bound",
+        Meter::Time => "[95% CI]",
+        Meter::Icount => "insn/event (%)",
     };
     let mut head = vec!["BENCHMARK".to_string()];
     if want(Metric::Rate) {
         head.extend([
             format!("BASE {rate}"),
             format!("NEW {rate}"),
-            format!("RATE CHANGE [{interval}]"),
+            format!("RATE CHANGE {interval}"),
         ]);
     }
     if want(Metric::Overhead) {
         head.extend([
             format!("BASE {cost}"),
             format!("NEW {cost}"),
-            format!("OVERHEAD CHANGE [{interval}]"),
+            format!("OVERHEAD CHANGE {interval}"),
         ]);
     }
-    head.extend(["q".into(), "VERDICT".into()]);
+    if want(Metric::Kernel) {
+        head.extend([
+            "BASE kernel insn/event".to_string(),
+            "NEW kernel insn/event".to_string(),
+            format!("KERNEL CHANGE {interval}"),
+        ]);
+    }
+    // under icount no test is run, so there is no q to show
+    if c.meter == Meter::Time {
+        head.push("q".into());
+    }
+    head.push("VERDICT".into());
     head
 }
 
@@ -331,7 +437,7 @@ fn verdict_cell(b: &BenchComparison) -> String {
 fn row(c: &Comparison, b: &BenchComparison) -> Row {
     let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
     let mut cells = vec![b.name.clone()];
-    for metric in [Metric::Rate, Metric::Overhead] {
+    for metric in [Metric::Rate, Metric::Overhead, Metric::Kernel] {
         if c.settings.metrics.contains(&metric) {
             let m = get(metric);
             cells.extend([
@@ -347,7 +453,9 @@ fn row(c: &Comparison, b: &BenchComparison) -> Row {
         .filter(|m| b.basis.contains(&m.metric))
         .filter_map(|m| m.q)
         .fold(f64::NAN, f64::min);
-    cells.push(if q.is_nan() { String::new() } else { pvalue(q) });
+    if c.meter == Meter::Time {
+        cells.push(if q.is_nan() { String::new() } else { pvalue(q) });
+    }
     cells.push(verdict_cell(b));
     Row {
         cells,
@@ -355,9 +463,15 @@ fn row(c: &Comparison, b: &BenchComparison) -> Row {
     }
 }
 
-/// The column heads and one row per benchmark, for every format.
+/// The column heads and one row per benchmark that could run on both
+/// sides, for every format (the others are [`unsupported`]'s lines).
 pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
-    let mut rows: Vec<Row> = c.benches.iter().map(|b| row(c, b)).collect();
+    let mut rows: Vec<Row> = c
+        .benches
+        .iter()
+        .filter(|b| b.verdict != Verdict::Unsupported)
+        .map(|b| row(c, b))
+        .collect();
     // what a reader acts on first, the rest in the matrix's order
     rows.sort_by_key(|r| match r.verdict {
         Verdict::Regressed => 0,
@@ -365,6 +479,90 @@ pub fn rows(c: &Comparison) -> (Vec<String>, Vec<Row>) {
         _ => 2,
     });
     (head(c), rows)
+}
+
+/// The benchmarks a kernel cannot run, one line per reason ("unsupported
+/// (3): needs uprobe_multi (6.6+): trig-uprobe-multi-nop, …"), in the
+/// matrix's order: a dozen rows of one reason say less than its line.
+pub fn unsupported(c: &Comparison) -> Vec<String> {
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    let gists: Vec<(String, &str)> = c
+        .benches
+        .iter()
+        .filter(|b| b.verdict == Verdict::Unsupported)
+        .map(|b| {
+            (
+                gist(b.reason.as_deref().unwrap_or("no reason given")),
+                b.name.as_str(),
+            )
+        })
+        .collect();
+    for (why, name) in &gists {
+        let (why, name) = (why.as_str(), *name);
+        match reasons.iter_mut().find(|(r, _)| *r == why) {
+            Some((_, names)) => names.push(name),
+            None => reasons.push((why, vec![name])),
+        }
+    }
+    reasons
+        .into_iter()
+        .map(|(why, names)| format!("unsupported ({}): {why}: {}", names.len(), names.join(", ")))
+        .collect()
+}
+
+/// What an unsupported verdict's reason says a kernel lacks, without the
+/// libbpf detail that differs from program to program: "BASE: needs
+/// kprobe_multi (5.18+, CONFIG_FPROBE, not found by the probe)", one side
+/// named only when the two sides differ.
+fn gist(reason: &str) -> String {
+    let short = |text: &str| -> String {
+        let Some(rest) = text.strip_prefix("needs ") else {
+            return words(text, 80);
+        };
+        // up to the parenthesis that closes the first one opened
+        let mut depth = 0;
+        for (i, ch) in rest.char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' if depth == 1 => return format!("needs {}", &rest[..=i]),
+                ')' => depth -= 1,
+                ':' if depth == 0 => return format!("needs {}", &rest[..i]),
+                _ => {}
+            }
+        }
+        words(text, 80)
+    };
+    // "BASE: …; NEW: …" (a verifier log may hold "; " of its own)
+    let parts = match reason.split_once("; NEW: ") {
+        Some((base, new)) => vec![base, new],
+        None => vec![reason],
+    };
+    let sides: Vec<(&str, String)> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let side = if i == 1 { "NEW" } else { "BASE" };
+            match part.split_once(": ") {
+                Some((s @ ("BASE" | "NEW"), text)) => (s, short(text)),
+                _ if i == 1 => (side, short(part)),
+                _ => ("", short(part)),
+            }
+        })
+        .collect();
+    match sides.as_slice() {
+        [(_, a), (_, b)] if a == b => a.clone(),
+        _ => sides
+            .iter()
+            .map(|(side, g)| {
+                if side.is_empty() {
+                    g.clone()
+                } else {
+                    format!("{side}: {g}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// "N benchmarks: 1 regressed, 40 no-change, …" for these verdicts.

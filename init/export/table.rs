@@ -2,7 +2,7 @@
 //! LKP reports and `veristat -C`, flagged rows first, ANSI colours on
 //! request.
 
-use super::parts::{explained, header, headlines, rows, totals};
+use super::parts::{explained, header, headlines, rows, totals, unsupported};
 use crate::analysis::compare::{Comparison, Verdict};
 use std::fmt::Write;
 
@@ -43,6 +43,9 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
         } else {
             let _ = writeln!(out, "{text}");
         }
+    }
+    for l in unsupported(c) {
+        let _ = writeln!(out, "{l}");
     }
     for l in explained(c, usize::MAX) {
         let _ = write!(out, "\n{l}");

@@ -347,9 +347,9 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::registry::{find, select};
+    use crate::registry::find;
     use crate::report::Better;
 
     #[test]
@@ -359,7 +359,7 @@ mod tests {
             cmp_str_lens: vec![8, 64],
             ..Default::default()
         };
-        let sel = select(&["trig-base".into(), "strncmp-helper".into()]).unwrap();
+        let sel = [find("trig-base").unwrap(), find("strncmp-helper").unwrap()];
         let names: Vec<String> = points(&sel, &opts).into_iter().map(|p| p.name).collect();
         assert_eq!(
             names,
@@ -376,7 +376,8 @@ mod tests {
         assert_eq!(one[0].name, "trig-base");
     }
 
-    fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
+    /// An ok result of `bench` at `mean` M/s.
+    pub(crate) fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
         BenchResult {
             summary: Some(Summary {
                 mean,

@@ -5,6 +5,9 @@
 //! boots: what the two share (the syscall path) drops out, and the attach
 //! path's own movers show.
 
+use super::assess::Observed;
+use super::side::results;
+use crate::analysis::input::Side;
 use crate::report::{BenchResult, Profile};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -195,6 +198,26 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// A benchmark's movers against its baseline's profile in the same boots,
+/// when it has a baseline (see `of_overhead`).
+pub(super) fn overhead_movers<'a>(
+    base: &'a Side,
+    new: &'a Side,
+    b: &Observed<'a>,
+    n: &Observed<'a>,
+) -> Option<Movers> {
+    let baseline = &b
+        .iter()
+        .chain(n)
+        .find_map(|o| o.1.overhead_ns.as_ref())?
+        .baseline;
+    let (bb, nb) = (results(base, baseline), results(new, baseline));
+    fn of<'a>(o: &Observed<'a>) -> Vec<&'a BenchResult> {
+        o.iter().map(|o| o.1).collect()
+    }
+    of_overhead(baseline, [of(b), of(&bb)], [of(n), of(&nb)])
 }
 
 #[cfg(test)]

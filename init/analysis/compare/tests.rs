@@ -1,7 +1,8 @@
-use super::input::parse;
 use super::*;
+use crate::analysis::input::{parse, Side};
 use crate::export::{email, json, markdown, parts, table};
 use crate::report::*;
+use crate::stats;
 use std::collections::BTreeMap;
 
 /// A results set of boots whose benchmarks ran at the given rates, with
@@ -711,7 +712,7 @@ fn twenty_a_a_compares_flag_at_most_one_benchmark() {
 }
 
 #[test]
-fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
+fn icount_judges_the_uprobe_family_at_the_common_threshold() {
     let boot = |uprobe: f64, kprobe: f64| {
         vec![vec![
             ("trig-base", 2.0),
@@ -720,23 +721,25 @@ fn icount_judges_the_uprobe_family_at_the_layout_threshold() {
             ("trig-uprobe-nop", uprobe),
         ]]
     };
-    let base = side(counted(&as_slices(&boot(0.80, 0.8)), None, 0.0));
-    // the uprobe path 4% slower from the address space's layout alone
-    let new = side(counted(&as_slices(&boot(0.768, 0.8)), None, 0.0));
+    let base = side(counted(&as_slices(&boot(0.9276, 0.8)), None, 0.0));
+    // one spin injected into trig-uprobe-nop's loop (7 instructions an
+    // event): -0.64% on a real boot, judged no-change under the old 5%
+    // floor (docs/compare.md, "The uprobe family's threshold")
+    let new = side(counted(
+        &as_slices(&boot(0.9276 * (1.0 - 0.0064), 0.8)),
+        None,
+        0.0,
+    ));
     let c = compare(&base, &new, &Settings::default()).unwrap();
-    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::NoChange);
+    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
     let m = &c
         .benches
         .iter()
         .find(|b| b.name == "trig-uprobe-nop")
         .unwrap()
         .metrics[0];
-    assert_eq!(m.threshold_pct, ICOUNT_LAYOUT_PCT);
-    // beyond it, flagged; and the rest of the matrix keeps 0.25%
-    let new = side(counted(&as_slices(&boot(0.75, 0.792)), None, 0.0));
-    let c = compare(&base, &new, &Settings::default()).unwrap();
-    assert_eq!(verdict_of(&c, "trig-uprobe-nop"), Verdict::Regressed);
-    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+    assert_eq!(m.threshold_pct, c.limits.threshold_pct);
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
 }
 
 /// Two runners with different emulated machines count differently: under
@@ -794,4 +797,61 @@ fn icount_refuses_another_build_of_trig_init() {
     new.runs[0].report.as_mut().unwrap().tool.git_rev = "0123abc".into();
     let e = compare(&side(base), &side(new), &Settings::default()).unwrap_err();
     assert!(e.contains("trig-init build"), "{e}");
+}
+
+/// Two trig-init builds, the new one with a spin in trig-kprobe's
+/// producer loop (issue 26; kernel figures as measured on Debian 6.12,
+/// docs/profile.md): the rate moves and is refused without --force; the
+/// kernel's instructions per event agree within 0.01, and compare on them
+/// says no-change without it.
+#[test]
+fn the_kernel_metric_compares_across_trig_init_builds() {
+    let profiled = |kprobe_scale: f64, kernel: f64, rev: &str| {
+        let mut s = counted(&as_slices(&boots(1, kprobe_scale, 0.0)), None, 0.0);
+        for run in &mut s.runs {
+            let rep = run.report.as_mut().unwrap();
+            rep.tool.git_rev = rev.into();
+            for r in rep.results.iter_mut().filter(|r| r.summary.is_some()) {
+                let kernel = if r.name == "trig-kprobe" {
+                    kernel
+                } else {
+                    316.0
+                };
+                let total = 1e3 / r.summary.as_ref().unwrap().mean;
+                r.profile = Some(Profile {
+                    total,
+                    kernel,
+                    functions: Vec::new(),
+                });
+            }
+        }
+        side(s)
+    };
+    let base = profiled(1.0, 653.6157, "aaaa");
+    let new = profiled(0.99115, 653.6193, "bbbb");
+    let e = compare(&base, &new, &Settings::default()).unwrap_err();
+    assert!(e.contains("trig-init build"), "{e}");
+    let kernel = Settings {
+        metrics: vec![Metric::Kernel],
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &kernel).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    let m = &c
+        .benches
+        .iter()
+        .find(|b| b.name == "trig-kprobe")
+        .unwrap()
+        .metrics[0];
+    assert_eq!(m.metric, Metric::Kernel);
+    assert!((m.new.median - m.base.median).abs() < 0.01, "{m:?}");
+    assert!(table::comparison(&c, false).contains("kernel insn/event"));
+    // the rate still differs: --force shows the spin
+    let forced = Settings {
+        force: true,
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &forced).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
 }

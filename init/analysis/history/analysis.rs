@@ -3,7 +3,8 @@
 
 use super::{series, History, Point, Series};
 use crate::analysis::changepoint;
-use crate::analysis::compare::{differences, Metric, Side};
+use crate::analysis::compare::{differences, Metric};
+use crate::analysis::input::Side;
 use crate::analysis::steps;
 use crate::report::{Meter, RunSet};
 use serde::Serialize;
@@ -65,6 +66,9 @@ pub struct Break {
     /// Index into `History::points` of the first result after it.
     pub at: usize,
     pub why: Vec<String>,
+    /// Only trig-init's build changed: series of a build-independent
+    /// metric (the kernel's instructions) continue across it.
+    pub build_only: bool,
 }
 
 /// Where consecutive results of the history are not comparable.
@@ -72,8 +76,14 @@ pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
     let side = |(p, sets): &(Point, Vec<RunSet>)| Side::of_file(p.file.as_ref(), sets.clone());
     (1..entries.len())
         .filter_map(|at| {
-            let why = differences(&side(&entries[at - 1]), &side(&entries[at]));
-            (!why.is_empty()).then_some(Break { at, why })
+            let (a, b) = (side(&entries[at - 1]), side(&entries[at]));
+            let why = differences(&a, &b, &[]);
+            let build_only = differences(&a, &b, &[Metric::Kernel]).is_empty();
+            (!why.is_empty()).then_some(Break {
+                at,
+                why,
+                build_only,
+            })
         })
         .collect()
 }
@@ -181,7 +191,12 @@ fn found_in(
         return None;
     }
     let mut found = Vec::new();
-    for r in stretches(&idx, breaks) {
+    let breaks: Vec<Break> = breaks
+        .iter()
+        .filter(|b| !(b.build_only && sr.metric.build_independent()))
+        .cloned()
+        .collect();
+    for r in stretches(&idx, &breaks) {
         let open = r.end == idx.len();
         for d in detect(meter, &xs[r.clone()], s, open) {
             let (at, good) = (idx[r.start + d.index], idx[r.start + d.from]);

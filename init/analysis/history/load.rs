@@ -1,7 +1,7 @@
 //! The results files of a history directory, in the order of when they
 //! ran or of their commits in a git tree.
 
-use crate::analysis::compare::input;
+use crate::analysis::input;
 use crate::report::RunSet;
 use serde::Serialize;
 use std::collections::BTreeMap;

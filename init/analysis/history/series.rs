@@ -57,7 +57,7 @@ pub fn series(entries: &[(Point, Vec<RunSet>)], metrics: &[Metric]) -> Vec<Serie
             }
             let better = match metric {
                 Metric::Rate => better,
-                Metric::Overhead => Better::Lower,
+                Metric::Overhead | Metric::Kernel => Better::Lower,
             };
             out.push(Series {
                 bench: name.clone(),

@@ -314,3 +314,53 @@ fn a_flat_history_has_none() {
     assert!(h.found.is_empty(), "{}", render(&h, false));
     assert!(render(&h, false).contains("no change points"));
 }
+
+/// An update of trig-init at result 8 moves trig-kprobe's rate (its own
+/// code); a kernel change at 14 adds 10 of the kernel's instructions per
+/// event (issue 26): the rate series splits at the update and finds
+/// nothing, the kernel series runs on across it and finds the step.
+#[test]
+fn the_kernel_metric_continues_across_a_trig_init_update() {
+    let mut entries = nights_of(20, Meter::Icount, |i| {
+        vec![
+            ("trig-base", 2.0),
+            ("trig-kprobe", if i >= 8 { 0.79 } else { 0.8 }),
+        ]
+    });
+    for (i, (_, sets)) in entries.iter_mut().enumerate() {
+        let rep = sets[0].runs[0].report.as_mut().unwrap();
+        if i >= 8 {
+            rep.tool.git_rev = "updated".into();
+        }
+        for r in &mut rep.results {
+            let kernel = if r.name == "trig-kprobe" && i >= 14 {
+                660.0
+            } else {
+                650.0
+            };
+            r.profile = Some(Profile {
+                total: 700.0,
+                kernel,
+                functions: Vec::new(),
+            });
+        }
+    }
+    let settings = changepoint::Settings {
+        min_change: 0.0025,
+        ..changepoint::Settings::default()
+    };
+    let h = analyse("h", entries, &[Metric::Rate, Metric::Kernel], &settings, 3);
+    assert_eq!(h.breaks.len(), 1, "{}", render(&h, false));
+    assert!(h.breaks[0].at == 8 && h.breaks[0].build_only);
+    let found: Vec<_> = h
+        .found
+        .iter()
+        .map(|f| (f.bench.as_str(), f.metric, f.at))
+        .collect();
+    assert_eq!(
+        found,
+        [("trig-kprobe", Metric::Kernel, 14)],
+        "{}",
+        render(&h, false)
+    );
+}

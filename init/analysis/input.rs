@@ -1,10 +1,33 @@
-//! Reading results for `compare` and `history`: `trig-init vm` results
+//! Reading results for `compare`, `history` and `ab-proof`: `trig-init vm` results
 //! files (one kernel, or the array that `ab --json` writes), plain
 //! `trig-init run` reports, or directories of them.
 
-use super::Side;
 use crate::report::{BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
+
+/// One side: every boot of every results file given for it.
+pub struct Side {
+    pub files: Vec<String>,
+    pub sets: Vec<RunSet>,
+}
+
+impl Side {
+    /// The side of one results file.
+    pub fn of_file(file: &Path, sets: Vec<RunSet>) -> Side {
+        Side {
+            files: vec![file.display().to_string()],
+            sets,
+        }
+    }
+
+    /// Its boots that left a report.
+    pub fn runs(&self) -> impl Iterator<Item = &RunRecord> {
+        self.sets
+            .iter()
+            .flat_map(|s| s.runs.iter())
+            .filter(|r| r.report.is_some())
+    }
+}
 
 /// Parses one results document; the error says what is wrong with it.
 pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {

@@ -1,0 +1,227 @@
+//! Judging one benchmark: its metrics' evidence weighed against the
+//! limits, the p-values adjusted across the whole comparison, and the
+//! benchmark's verdict settled from its metrics'.
+
+use super::evidence::{values, Evidence, Figures};
+use super::{
+    counted_verdict, movers, verdict, BenchComparison, Limits, Metric, MetricComparison, Settings,
+    SideStats, TestKind, Verdict,
+};
+use crate::report::{BenchResult, Meter, Status};
+use crate::stats;
+
+pub(super) type Observed<'a> = [(Option<(String, usize)>, &'a BenchResult)];
+
+/// Why a side has no figures: unsupported when every result says so.
+fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
+    if rs.iter().any(|(_, r)| r.status == Status::Ok) {
+        return None;
+    }
+    let first = rs.first().map(|(_, r)| r)?;
+    let unsupported = rs.iter().all(|(_, r)| r.status == Status::Unsupported);
+    let verdict = if unsupported {
+        Verdict::Unsupported
+    } else {
+        Verdict::Failed
+    };
+    let why = rs
+        .iter()
+        .find(|(_, r)| r.status != Status::Unsupported || unsupported)
+        .and_then(|(_, r)| r.reason.clone())
+        .unwrap_or_else(|| first.status.as_str().into());
+    Some((verdict, format!("{side}: {why}")))
+}
+
+/// What every verdict of one comparison is judged with.
+pub(super) struct Assessor<'a> {
+    pub(super) s: &'a Settings,
+    pub(super) limits: Limits,
+    pub(super) meter: Meter,
+}
+
+impl Assessor<'_> {
+    pub(super) fn bench(
+        &self,
+        name: &str,
+        base: &Observed,
+        new: &Observed,
+        seed: u64,
+    ) -> BenchComparison {
+        let missing = |side: &str| BenchComparison {
+            name: name.into(),
+            verdict: Verdict::Missing,
+            basis: Vec::new(),
+            reason: Some(format!("not in {side}")),
+            metrics: Vec::new(),
+            movers: None,
+        };
+        if base.is_empty() {
+            return missing("BASE");
+        }
+        if new.is_empty() {
+            return missing("NEW");
+        }
+        let problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
+            .into_iter()
+            .flatten()
+            .collect();
+        if let Some(verdict) = problems.iter().map(|(v, _)| *v).min() {
+            return BenchComparison {
+                name: name.into(),
+                verdict,
+                basis: Vec::new(),
+                reason: Some(
+                    problems
+                        .into_iter()
+                        .map(|(_, r)| r)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                metrics: Vec::new(),
+                movers: None,
+            };
+        }
+        let metrics: Vec<MetricComparison> = self
+            .s
+            .metrics
+            .iter()
+            .filter_map(|&m| self.metric(m, base, new, seed))
+            .collect();
+        let mut b = BenchComparison {
+            name: name.into(),
+            verdict: Verdict::NoChange,
+            basis: Vec::new(),
+            reason: None,
+            metrics,
+            movers: movers::of(base.iter().map(|o| o.1), new.iter().map(|o| o.1)),
+        };
+        settle(&mut b);
+        b
+    }
+
+    fn metric(
+        &self,
+        metric: Metric,
+        base: &Observed,
+        new: &Observed,
+        seed: u64,
+    ) -> Option<MetricComparison> {
+        let (bv, nv) = (values(metric, base), values(metric, new));
+        if bv.is_empty() || nv.is_empty() {
+            return None;
+        }
+        let better = metric.better(base[0].1);
+        let (bs, ns) = (SideStats::of(bv), SideStats::of(nv));
+        let e = if !(bs.median > 0.0 && ns.median > 0.0) {
+            // a cost at or below zero (noise around a free path) has no ratio
+            Evidence {
+                change_pct: f64::NAN,
+                ci: (f64::NAN, f64::NAN),
+                test: TestKind::None,
+                p: None,
+                pairs: 0,
+                noise_cv: bs.cv.max(ns.cv),
+                boots_needed: None,
+            }
+        } else if self.meter == Meter::Icount {
+            self.counted(Figures {
+                metric,
+                base,
+                new,
+                bs: &bs,
+                ns: &ns,
+            })
+        } else {
+            self.tested(
+                Figures {
+                    metric,
+                    base,
+                    new,
+                    bs: &bs,
+                    ns: &ns,
+                },
+                seed,
+            )
+        };
+        let mut m = MetricComparison {
+            metric,
+            better,
+            base: bs,
+            new: ns,
+            change_pct: e.change_pct,
+            ci_pct: e.ci,
+            test: e.test,
+            p: e.p,
+            // a family of one until `adjust` knows the whole comparison
+            q: e.p,
+            pairs: e.pairs,
+            noise_cv: e.noise_cv,
+            boots_needed: e.boots_needed,
+            threshold_pct: self.limits.threshold_pct,
+            verdict: Verdict::NoChange,
+        };
+        m.verdict = self.decide(&m);
+        Some(m)
+    }
+
+    /// Decides every tested metric again on its p adjusted across the
+    /// whole comparison (Benjamini–Hochberg): the matrix makes some 90
+    /// tests a compare, and at --alpha each an unchanged kernel would
+    /// flag a few of them by chance. The icount meter has no p.
+    pub(super) fn adjust(&self, benches: &mut [BenchComparison]) {
+        let tested: Vec<&mut MetricComparison> = benches
+            .iter_mut()
+            .flat_map(|b| b.metrics.iter_mut())
+            .filter(|m| m.p.is_some())
+            .collect();
+        let ps: Vec<f64> = tested.iter().filter_map(|m| m.p).collect();
+        for (m, q) in tested.into_iter().zip(stats::benjamini_hochberg(&ps)) {
+            m.q = Some(q);
+            m.verdict = self.decide(m);
+        }
+        benches
+            .iter_mut()
+            .filter(|b| !b.metrics.is_empty())
+            .for_each(settle);
+    }
+
+    /// A metric's verdict from its evidence, significance on `q`.
+    fn decide(&self, m: &MetricComparison) -> Verdict {
+        let limits = Limits {
+            threshold_pct: m.threshold_pct,
+            ..self.limits
+        };
+        if m.boots_needed.is_some() {
+            Verdict::Inconclusive
+        } else if m.test == TestKind::Counted {
+            counted_verdict(m.change_pct, m.noise_cv, m.better, limits)
+        } else {
+            verdict(
+                m.change_pct,
+                m.ci_pct,
+                m.q,
+                m.noise_cv,
+                m.better,
+                limits,
+                self.s.alpha,
+            )
+        }
+    }
+}
+
+/// A benchmark's verdict: the most severe of its metrics', resting on
+/// those that have it.
+fn settle(b: &mut BenchComparison) {
+    b.verdict = b
+        .metrics
+        .iter()
+        .map(|m| m.verdict)
+        .min()
+        .unwrap_or(Verdict::NoChange);
+    b.basis = b
+        .metrics
+        .iter()
+        .filter(|m| m.verdict == b.verdict)
+        .map(|m| m.metric)
+        .collect();
+}

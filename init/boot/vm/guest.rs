@@ -1,0 +1,138 @@
+//! How the guests of one command boot under the accelerator at hand: the
+//! meter, the CPUs, the run options as kernel arguments and the time a
+//! boot may take.
+
+use super::options::{MeterChoice, VmOptions};
+use super::{usage, StatusError};
+use crate::boot::qemu::Accel;
+use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
+use crate::report::Meter;
+use std::time::Duration;
+
+/// Kernel arguments under icount. The kernel mixes its command line into
+/// its RNG, so without them a boot with `trig.inject=` would draw other
+/// user-space addresses and syscall stack offsets than one without; fixed
+/// ones keep the command line's text out of the producers' layout (its
+/// length is kept out by padding it, `qemu::ICOUNT_CMDLINE_LEN`).
+const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
+
+/// How the guests of one command boot under the accelerator at hand.
+#[derive(Clone)]
+pub(super) struct Guest {
+    pub(super) meter: Meter,
+    pub(super) cpus: usize,
+    /// The run options as kernel arguments.
+    pub(super) args: Vec<String>,
+    pub(super) timeout: Duration,
+}
+
+/// Seconds a boot may take before QEMU is killed, when not given: the
+/// guest's own watchdog plus two minutes under the time meter. Under icount
+/// the guest's clock counts instructions, and a guest second took 5 to 10
+/// wall seconds here (TCG, a loaded 2-core host): allow 20 for each
+/// measured guest second, and 10 wall seconds a benchmark for loading and
+/// attaching, plus five minutes of boot.
+pub fn boot_timeout(meter: Meter, run: &RunOptions, points: usize) -> u64 {
+    match meter {
+        Meter::Time => u64::from(run.watchdog_secs(points)) + 120,
+        Meter::Icount => {
+            let measured = (run.warmup + run.duration) * points as f64;
+            (20.0 * measured + 10.0 * points as f64 + 300.0).min(u32::MAX as f64) as u64
+        }
+    }
+}
+
+/// Boots side by side when not given: under icount as many as the host
+/// has cores (a guest's count does not depend on the host's load, and
+/// each single-threaded guest keeps one core busy), under the time meter
+/// one, since guests side by side slow each other's clocks.
+pub fn default_jobs(meter: Meter) -> usize {
+    match meter {
+        Meter::Icount => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Meter::Time => 1,
+    }
+}
+
+/// Guest CPUs when not given: one under icount (cheaper to emulate, and
+/// nothing to scale there: vCPUs take turns), two otherwise.
+pub fn default_cpus(meter: Meter) -> usize {
+    match meter {
+        Meter::Icount => 1,
+        Meter::Time => 2,
+    }
+}
+
+/// Why these run options cannot be measured under `meter`.
+pub fn meter_conflict(meter: Meter, run: &RunOptions) -> Option<String> {
+    let most = run.producers.iter().copied().max().unwrap_or(1);
+    (meter == Meter::Icount && most > 1).then(|| {
+        format!(
+            "-p {most}: under the icount meter vCPUs take turns on one host thread, so \
+             producer scaling means nothing there; use --meter time (KVM, or TCG's wall clock) \
+             for -p above 1"
+        )
+    })
+}
+
+/// How the guests boot under `accel`.
+pub(super) fn guest(
+    opts: &VmOptions,
+    meter_choice: MeterChoice,
+    points: usize,
+    accel: Accel,
+) -> Result<Guest, StatusError> {
+    let meter = meter_choice.resolve(accel);
+    if let Some(why) = meter_conflict(meter, &opts.run) {
+        return Err(usage(why));
+    }
+    if opts.profile && meter != Meter::Icount {
+        return Err(usage(
+            "--profile counts instructions: it needs the icount meter, not --meter time".into(),
+        ));
+    }
+    let mut run = opts.run.clone();
+    run.profile = opts.profile;
+    if meter == Meter::Icount && !opts.timing_given {
+        (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
+    }
+    let cpus = opts.cpus.unwrap_or_else(|| default_cpus(meter));
+    let mut args = run.to_kernel_args();
+    if meter == Meter::Icount {
+        args.extend(ICOUNT_KERNEL_ARGS.map(String::from));
+    }
+    let timeout = opts
+        .timeout
+        .unwrap_or_else(|| boot_timeout(meter, &run, points));
+    Ok(Guest {
+        meter,
+        cpus,
+        args,
+        timeout: Duration::from_secs(timeout),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn icount_boots_get_wall_time_for_their_guest_seconds() {
+        let quick = RunOptions {
+            warmup: ICOUNT_WARMUP,
+            duration: ICOUNT_DURATION,
+            ..RunOptions::default()
+        };
+        // the whole matrix at the defaults took 2 to 4 minutes here
+        let t = boot_timeout(Meter::Icount, &quick, 59);
+        assert!((900..3600).contains(&t), "{t}");
+        // five measured guest seconds a benchmark: about ten wall minutes
+        // a benchmark at 10 wall seconds a guest second
+        let long = boot_timeout(Meter::Icount, &RunOptions::default(), 59);
+        assert!(long > 59 * 6 * 10, "{long}");
+        let timed = boot_timeout(Meter::Time, &RunOptions::default(), 59);
+        assert_eq!(
+            timed,
+            u64::from(RunOptions::default().watchdog_secs(59)) + 120
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! `trig-init vm`: boot a kernel N times with trig-init as /init, collect
+//! each boot's report, keep everything measured whatever goes wrong.
+
+mod boots;
+mod guest;
+mod options;
+mod output;
+mod schedule;
+mod setup;
+
+pub use guest::{boot_timeout, default_cpus, default_jobs, meter_conflict};
+pub use options::{AccelChoice, MeterChoice, VmOptions};
+pub use schedule::Order;
+
+use crate::boot::initramfs;
+use crate::boot::kernel::{self, Kernel};
+use crate::boot::profile;
+use crate::boot::results::timestamp;
+use crate::boot::signals;
+use crate::boot::ui::Ui;
+use crate::exit;
+use crate::files::{self, TempFile};
+use crate::report::RunSet;
+use crate::{matrix, registry};
+use options::check;
+use setup::Setup;
+use std::path::PathBuf;
+
+/// An error of the command and its exit status (see [`exit`]).
+type StatusError = (u8, String);
+
+fn usage(e: String) -> StatusError {
+    (exit::USAGE, e)
+}
+
+fn infra(e: String) -> StatusError {
+    (exit::INFRA, e)
+}
+
+/// What a finished `vm` command leaves: per kernel, its results and file.
+pub struct Done {
+    pub status: u8,
+    pub sets: Vec<RunSet>,
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the command. With several kernels the boots interleave by
+/// `order`, and each kernel gets its own results file.
+pub fn run(opts: &VmOptions) -> Result<Done, StatusError> {
+    check(opts).map_err(usage)?;
+    opts.run.validate().map_err(usage)?;
+    let selected = registry::select(&opts.run.filter).map_err(usage)?;
+    let points = matrix::points(&selected, &opts.run).len();
+    if opts.kernels.is_empty() {
+        return Err(usage("no kernel given".into()));
+    }
+    let kernels = opts
+        .kernels
+        .iter()
+        .map(|k| kernel::resolve(k, opts.arch))
+        .collect::<Result<Vec<Kernel>, String>>()
+        .map_err(usage)?;
+    let init = read_init(opts)?;
+    let stem = timestamp();
+    if opts.kernel_appends.len() > kernels.len() {
+        return Err(usage(format!(
+            "{} --kernel-append for {} kernels",
+            opts.kernel_appends.len(),
+            kernels.len()
+        )));
+    }
+    let mut plan = Setup::new(opts, points, stem)?;
+    let mut targets = plan.targets(kernels)?;
+    plan.plugin = plugin(opts)?;
+    // undocumented: extra files for scripts/upstream-bench.sh
+    let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
+    let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
+        let root = extra.as_ref().map(|p| format!(" ({})", p.display()));
+        infra(format!("initramfs{}: {e}", root.unwrap_or_default()))
+    })?;
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| infra(format!("{}: {e}", opts.out.display())))?;
+    for name in files::remove_stale(&opts.out) {
+        eprintln!("trig-init: removed {name}, left by a run that was killed");
+    }
+    let initrd = temp_file(
+        opts.out.join(format!(".initramfs-{}.cpio", plan.session)),
+        &cpio,
+    )?;
+    signals::install().map_err(infra)?;
+    let interrupted = {
+        let ui = Ui::spawn(opts.quiet);
+        plan.boot_all(&mut targets, &initrd, ui.events())?
+    };
+    drop(initrd);
+    plan.finish(&targets, interrupted.or_else(signals::caught))
+}
+
+/// The static trig-init to boot as /init: `--init`, or this executable.
+fn read_init(opts: &VmOptions) -> Result<Vec<u8>, StatusError> {
+    let init_path = match &opts.init {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().map_err(|e| infra(e.to_string()))?,
+    };
+    let init = std::fs::read(&init_path)
+        .map_err(|e| usage(format!("init binary {}: {e}", init_path.display())))?;
+    if !initramfs::is_static_elf(&init) {
+        return Err(usage(format!(
+            "init binary {} is not a static executable; build the static one (scripts/build.sh) or pass --init",
+            init_path.display()
+        )));
+    }
+    // the guest would only say "error -8" (ENOEXEC) and look crashed
+    if let Some(kernel::Format::Elf(built)) = kernel::detect_bytes(&init) {
+        if built != opts.arch {
+            return Err(usage(format!(
+                "init binary {} is built for {}, not --arch {}; build that one (scripts/build.sh --arch {}) and pass it as --init",
+                init_path.display(),
+                built.as_str(),
+                opts.arch.as_str(),
+                opts.arch.as_str()
+            )));
+        }
+    }
+    Ok(init)
+}
+
+/// The QEMU plugin of `--profile`, found and tried before any boot.
+fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, StatusError> {
+    if !opts.profile {
+        return Ok(None);
+    }
+    let p = profile::plugin_path().map_err(usage)?;
+    profile::probe(opts.arch, &p).map_err(usage)?;
+    Ok(Some(p))
+}
+
+/// A temporary file of the command, removed on every path out.
+fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, StatusError> {
+    TempFile::create(path.clone(), bytes).map_err(|e| infra(format!("{}: {e}", path.display())))
+}

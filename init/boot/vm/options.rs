@@ -1,0 +1,206 @@
+//! What `vm` is asked for: its options, and the usage errors among them
+//! found before anything is built or booted.
+
+use super::schedule::Order;
+use crate::boot::kernel::Arch;
+use crate::boot::qemu::Accel;
+use crate::files;
+use crate::options::RunOptions;
+use crate::report::Meter;
+use std::path::PathBuf;
+
+pub struct VmOptions {
+    /// One or more kernels; several are booted interleaved by `order`.
+    pub kernels: Vec<String>,
+    pub order: Order,
+    /// The kernel's source commit, recorded for history and bisect.
+    /// One for every kernel, or one per kernel in -k's order.
+    pub commit: Vec<String>,
+    pub arch: Arch,
+    /// None: [`default_cpus`] of the meter.
+    pub cpus: Option<usize>,
+    pub memory: String,
+    pub runs: usize,
+    /// Boots side by side; None: [`default_jobs`](super::default_jobs).
+    pub jobs: Option<usize>,
+    pub out: PathBuf,
+    pub accel: AccelChoice,
+    pub meter: MeterChoice,
+    /// Per boot; None derives it from the run options.
+    pub timeout: Option<u64>,
+    pub init: Option<PathBuf>,
+    pub append: String,
+    /// Leave KASLR on (nokaslr is the default).
+    pub kaslr: bool,
+    /// More command line for the i-th kernel only (compare boot options,
+    /// or inject a slowdown into one side: `trig.inject=...`).
+    pub kernel_appends: Vec<String>,
+    /// Count kernel instructions per function with the QEMU plugin.
+    pub profile: bool,
+    pub quiet: bool,
+    /// QEMU's own words behind the notes that sum them up.
+    pub verbose: bool,
+    /// Each kernel's own table of results after the boots.
+    pub tables: bool,
+    /// Also print the results document here ("-" for stdout).
+    pub json: Option<String>,
+    pub run: RunOptions,
+    /// Whether -w or -d was given; if not, the icount meter runs its own
+    /// sub-second defaults.
+    pub timing_given: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccelChoice {
+    Auto,
+    Kvm,
+    Tcg,
+}
+
+impl AccelChoice {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(AccelChoice::Auto),
+            "kvm" => Ok(AccelChoice::Kvm),
+            "tcg" => Ok(AccelChoice::Tcg),
+            _ => Err(format!("--accel must be auto, kvm or tcg, not '{s}'")),
+        }
+    }
+}
+
+/// `--meter`: what a rate is per. `auto` is time under KVM and the
+/// instruction count under TCG, whose wall-clock rates vary from boot to
+/// boot by more than the changes worth finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeterChoice {
+    Auto,
+    Time,
+    Icount,
+}
+
+impl MeterChoice {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(MeterChoice::Auto),
+            "time" => Ok(MeterChoice::Time),
+            "icount" => Ok(MeterChoice::Icount),
+            _ => Err(format!("--meter must be auto, time or icount, not '{s}'")),
+        }
+    }
+
+    /// The meter of a guest run under `accel`.
+    pub fn resolve(self, accel: Accel) -> Meter {
+        match (self, accel) {
+            (MeterChoice::Time, _) | (MeterChoice::Auto, Accel::Kvm) => Meter::Time,
+            (MeterChoice::Icount, _) | (MeterChoice::Auto, Accel::Tcg) => Meter::Icount,
+        }
+    }
+}
+
+/// Usage errors among the host's own options, found before anything is
+/// built or booted.
+pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
+    if opts.commit.len() > 1 && opts.commit.len() != opts.kernels.len() {
+        return Err(format!(
+            "--commit given {} times for {} kernels: give it once, or once per -k",
+            opts.commit.len(),
+            opts.kernels.len()
+        ));
+    }
+    if opts.runs == 0 {
+        return Err("--runs must be at least 1".into());
+    }
+    if opts.jobs == Some(0) {
+        return Err("--jobs must be at least 1".into());
+    }
+    if opts.cpus == Some(0) {
+        return Err("--cpus must be at least 1".into());
+    }
+    let most = opts.arch.max_cpus();
+    if let Some(n) = opts.cpus.filter(|&n| n > most) {
+        return Err(format!(
+            "--cpus {n}: QEMU's {} machine takes at most {most}",
+            opts.arch.as_str()
+        ));
+    }
+    if opts.timeout == Some(0) {
+        return Err("--timeout must be at least 1 s".into());
+    }
+    let Some(mib) = memory_mib(&opts.memory) else {
+        return Err(format!(
+            "--memory '{}' is not a size such as 512M, 1G or 1.5G",
+            opts.memory
+        ));
+    };
+    if mib < MIN_MEMORY_MIB {
+        return Err(format!(
+            "--memory {}: a guest needs at least {MIN_MEMORY_MIB}M (the kernel and trig-init's initramfs)",
+            opts.memory
+        ));
+    }
+    if let Some(host) = host_memory_mib().filter(|&host| mib > host) {
+        return Err(format!(
+            "--memory {}: more than this host's {:.0}M",
+            opts.memory, host
+        ));
+    }
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(format!(
+            "--out {} is a file, not a directory",
+            opts.out.display()
+        ));
+    }
+    if let Some(dest) = opts.json.as_deref().filter(|d| *d != "-") {
+        files::check_writable(std::path::Path::new(dest))
+            .map_err(|e| format!("--json {dest}: {e}"))?;
+    }
+    // run options given here would override those after -- unseen
+    if let Some(w) = opts
+        .append
+        .split_whitespace()
+        .find(|w| w.starts_with("trig."))
+    {
+        return Err(format!(
+            "--append {w}: run options go after -- (or in --kernel-append, for one kernel)"
+        ));
+    }
+    Ok(())
+}
+
+/// Below this a kernel does not get as far as /init.
+const MIN_MEMORY_MIB: f64 = 128.0;
+
+/// QEMU's `-m` in MiB: a positive number, fractions allowed, in MiB or
+/// with a K, M, G or T suffix.
+fn memory_mib(m: &str) -> Option<f64> {
+    let digits = m.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G', 't', 'T']);
+    if m.len() - digits.len() > 1 || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let scale = match m[digits.len()..].to_ascii_uppercase().as_str() {
+        "K" => 1.0 / 1024.0,
+        "" | "M" => 1.0,
+        "G" => 1024.0,
+        _ => 1024.0 * 1024.0,
+    };
+    digits
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0)
+        .map(|v| v * scale)
+}
+
+/// The host's memory (MemTotal), in MiB: a guest given more would swap
+/// or fail to start.
+fn host_memory_mib() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: f64 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
+}

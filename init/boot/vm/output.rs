@@ -1,0 +1,78 @@
+//! The end of a command: the summary, the JSON document and the exit
+//! status.
+
+use super::setup::Setup;
+use super::{infra, Done, StatusError};
+use crate::boot::judge::exit_status;
+use crate::boot::results::Target;
+use crate::boot::signals;
+use crate::boot::ui;
+use crate::exit;
+use crate::files;
+use crate::report::RunSet;
+use nix::sys::signal::Signal;
+
+impl<'a> Setup<'a> {
+    /// The summary, the JSON document and the exit status.
+    pub(super) fn finish(
+        &self,
+        targets: &[Target],
+        interrupted: Option<Signal>,
+    ) -> Result<Done, StatusError> {
+        let opts = self.opts;
+        let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
+        let shown: Vec<_> = targets
+            .iter()
+            .map(|t| (&t.set, t.path.as_ref().map(|(p, _)| p)))
+            .collect();
+        // figures that could not be kept are at least shown
+        ui::summary(
+            opts.quiet && self.unsaved.is_none(),
+            opts.tables || self.unsaved.is_some(),
+            &shown,
+        );
+        if let Some(dest) = &opts.json {
+            write_json(dest, &sets)?;
+        }
+        if let Some(e) = &self.unsaved {
+            return Err(infra(format!(
+                "results not written: {e}; the figures above are all that is left of the last boot"
+            )));
+        }
+        if let Some(sig) = interrupted {
+            eprintln!(
+                "trig-init: interrupted by {sig}; the boots that finished are in the results file"
+            );
+        }
+        Ok(Done {
+            status: interrupted.map_or_else(
+                || sets.iter().map(exit_status).max().unwrap_or(exit::OK),
+                signals::exit_status,
+            ),
+            files: targets
+                .iter()
+                .filter_map(|t| t.path.as_ref().map(|(p, _)| p.clone()))
+                .collect(),
+            sets,
+        })
+    }
+}
+
+/// The results document (one kernel) or an array of them (several) to
+/// `dest`, "-" for stdout.
+fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), StatusError> {
+    let json = if sets.len() > 1 {
+        serde_json::to_string_pretty(&sets)
+    } else {
+        serde_json::to_string_pretty(&sets[0])
+    }
+    .expect("results serialize")
+        + "\n";
+    if dest == "-" {
+        print!("{json}");
+        Ok(())
+    } else {
+        files::replace(std::path::Path::new(dest), json.as_bytes())
+            .map_err(|e| infra(format!("{dest}: {e}")))
+    }
+}
