@@ -7,6 +7,7 @@ pub mod boot;
 pub mod bpf;
 pub mod caps;
 pub mod cpu;
+pub mod error;
 pub mod exit;
 pub mod export;
 pub mod files;

@@ -577,6 +577,59 @@ fn ab_proof_reads_an_ab_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Each class of error gives its status on each command (README's exit
+/// table): what the caller got wrong (usage, bad input) exits 2, an
+/// output that cannot be written exits 4. The unwritable paths are under
+/// a directory that does not exist, which holds for root too.
+#[test]
+fn each_error_class_has_its_status() {
+    let dir = scratch("classes");
+    let (base, new) = regressed_pair(&dir);
+    // twelve nights at 0.8 M/s, then three at 0.68: a new change point
+    let history = dir.join("history");
+    std::fs::create_dir_all(&history).unwrap();
+    for night in 1..=15 {
+        let created = format!("202611{night:02}T000000Z");
+        let wobble = [1.0, 1.01, 0.99, 1.005, 0.995][night % 5];
+        let kprobe = if night <= 12 { 0.8 } else { 0.68 } * wobble;
+        let doc = synth::results("6.1.0", &format!("c{night}"), &created, kprobe, 5, 0.01);
+        std::fs::write(history.join(format!("{created}.json")), doc.to_string()).unwrap();
+    }
+    let history = history.to_str().unwrap();
+    let nowhere = dir.join("no-such-dir/out");
+    let nowhere = nowhere.to_str().unwrap();
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, "{").unwrap();
+    let garbage = garbage.to_str().unwrap();
+    let mut wrong = Vec::new();
+    for (args, status) in [
+        // usage
+        (&["compare", "--threshold", "-1", &base, &new][..], 2),
+        (&["history", history, "--format", "bogus"], 2),
+        (&["report"], 2),
+        (&["bisect", "effect"], 2),
+        (&["list", "--kernel", "x"], 2),
+        // bad input
+        (&["compare", garbage, &new], 2),
+        (&["history", "/nonexistent-dir"], 2),
+        (&["report", "/nonexistent-dir"], 2),
+        (&["bisect", "effect", garbage], 2),
+        (&["ab-proof", "/nonexistent-dir"], 2),
+        // could not write
+        (&["compare", &base, &new, "--export-json", nowhere], 4),
+        (&["compare", &base, &new, "-o", nowhere], 4),
+        (&["report", history, "-o", nowhere], 4),
+    ] {
+        let o = trig_init(args);
+        assert!(!stderr(&o).is_empty(), "{args:?}: says nothing");
+        if o.status.code() != Some(status) {
+            wrong.push(format!("{args:?}: {:?}, not {status}", o.status.code()));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_non_utf8_argument_is_a_usage_error_not_a_panic() {
     use std::os::unix::ffi::OsStrExt;

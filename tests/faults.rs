@@ -522,6 +522,19 @@ fn pid_1_of_a_namespace_runs_the_subcommand() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("trig-base"));
 }
 
+/// An `--out` that cannot be made (a path under a regular file, which
+/// holds for root too) is refused with exit 4, could not write, before
+/// any boot.
+#[test]
+fn an_out_that_cannot_be_made_exits_4_before_any_boot() {
+    let mut fake = Fake::new("unwritable", &format!("{INIT}; exit 0"));
+    fake.out = fake.dir.join("elf/out");
+    let o = fake.vm(&[]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("elf/out"), "{}", stderr(&o));
+    assert!(fake.qemus().is_empty(), "booted anyway");
+}
+
 /// The console lines of a guest that reports trig-base and trig-kprobe
 /// (the report of a synthetic results file), for a fake QEMU to `cat`.
 fn report_lines(fake: &Fake) -> PathBuf {

@@ -4,31 +4,37 @@ use super::{color, regressed};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::{compare, input};
+use trig_init::error::{self, infra, usage, Error};
 use trig_init::export::kcidb::{self, Kcidb};
 use trig_init::export::{for_comparison, write_file};
 
-pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
+pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
-        (Some(dir), []) => input::previous(dir.as_ref())?,
-        (None, [base, new]) => (input::load(&[base.into()])?, input::load(&[new.into()])?),
-        _ => return Err("give BASE and NEW, or --previous DIR".into()),
+        (Some(dir), []) => input::previous(dir.as_ref()).map_err(error::input)?,
+        (None, [base, new]) => (
+            input::load(&[base.into()]).map_err(error::input)?,
+            input::load(&[new.into()]).map_err(error::input)?,
+        ),
+        _ => return Err(usage("give BASE and NEW, or --previous DIR")),
     };
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
         || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
         || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
     {
-        return Err("--alpha must be in (0,1), --threshold and --cv-limit positive".into());
+        return Err(usage(
+            "--alpha must be in (0,1), --threshold and --cv-limit positive",
+        ));
     }
     let settings = compare::Settings {
         threshold_pct: cmd.threshold,
         alpha: cmd.alpha,
         cv_limit: cmd.cv_limit.map(|c| c / 100.0),
-        metrics: compare::Metric::parse_choice(&cmd.metric)?,
+        metrics: compare::Metric::parse_choice(&cmd.metric).map_err(usage)?,
         force: cmd.force,
         unpaired: cmd.unpaired,
         ..compare::Settings::default()
     };
-    let stdout = for_comparison(&cmd.format, color(&cmd.color)?)?;
+    let stdout = for_comparison(&cmd.format, color(&cmd.color)?).map_err(usage)?;
     let mut files = Vec::new();
     for (format, path) in [
         (cmd.format.as_str(), &cmd.output),
@@ -38,16 +44,17 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, String> {
         ("bmf", &cmd.export_bmf),
     ] {
         if let Some(path) = path {
-            files.push((for_comparison(format, false)?, path));
+            files.push((for_comparison(format, false).map_err(usage)?, path));
         }
     }
     if let Some(path) = &cmd.export_kcidb {
-        files.push((Box::new(Kcidb(kcidb::Options::from_env()?)), path));
+        let options = kcidb::Options::from_env().map_err(usage)?;
+        files.push((Box::new(Kcidb(options)), path));
     }
-    let c = compare::compare(&base, &new, &settings)?;
+    let c = compare::compare(&base, &new, &settings).map_err(error::input)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {
-        write_file(path, &exporter.export(&c))?;
+        write_file(path, &exporter.export(&c)).map_err(infra)?;
     }
     Ok(regressed(c.regressed()))
 }

@@ -7,22 +7,23 @@ use std::process::ExitCode;
 use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
+use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::kcidb::{self, HistoryRuns, Kcidb};
 use trig_init::export::{for_history, write_file, Exporter};
 
-pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
+pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
         || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0)
     {
-        return Err("--alpha must be in (0,1) and --min-change positive".into());
+        return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
-    let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+    let metrics = compare::Metric::parse_choice(&cmd.metric).map_err(usage)?;
     let kcidb = match &cmd.export_kcidb {
-        Some(path) => Some((Kcidb(kcidb::Options::from_env()?), path)),
+        Some(path) => Some((Kcidb(kcidb::Options::from_env().map_err(usage)?), path)),
         None => None,
     };
     let dir: &Path = cmd.dir.as_ref();
-    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
+    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let settings = changepoint::Settings {
         alpha: cmd.alpha,
         min_change: cmd
@@ -35,7 +36,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     let kept = kcidb.as_ref().map(|_| entries.clone());
     let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
     let recorded = if cmd.alert {
-        history::load_alerts(dir)?
+        history::load_alerts(dir).map_err(input)?
     } else {
         Vec::new()
     };
@@ -44,13 +45,13 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
     } else {
         Vec::new()
     };
-    print!("{}", for_history(&cmd.format)?.export(&h));
+    print!("{}", for_history(&cmd.format).map_err(usage)?.export(&h));
     if let (Some((exporter, path)), Some(entries)) = (&kcidb, &kept) {
         let doc = HistoryRuns {
             entries,
             history: &h,
         };
-        write_file(path, &exporter.export(&doc))?;
+        write_file(path, &exporter.export(&doc)).map_err(infra)?;
     }
     if !cmd.alert {
         return Ok(regressed(
@@ -58,7 +59,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, String> {
         ));
     }
     if !fresh.is_empty() {
-        history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;
+        history::save_alerts(dir, &[recorded, fresh.clone()].concat()).map_err(infra)?;
     }
     Ok(regressed(fresh.iter().any(|a| a.regression)))
 }

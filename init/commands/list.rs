@@ -3,13 +3,14 @@
 
 use crate::cli::ListCmd;
 use std::process::ExitCode;
+use trig_init::error::{infra, usage, Error};
 use trig_init::registry;
 
-pub fn list(cmd: ListCmd) -> Result<ExitCode, String> {
+pub fn list(cmd: ListCmd) -> Result<ExitCode, Error> {
     let version = match cmd.kernel {
         Some(k) => registry::version_of(&k)
-            .ok_or_else(|| format!("--kernel {k}: not a kernel version such as 6.12"))?,
-        None => registry::running_version()?,
+            .ok_or_else(|| usage(format!("--kernel {k}: not a kernel version such as 6.12")))?,
+        None => registry::running_version().map_err(infra)?,
     };
     print!("{}", registry::listing(version));
     Ok(ExitCode::SUCCESS)

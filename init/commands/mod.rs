@@ -12,14 +12,15 @@ pub mod vm;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use trig_init::error::{usage, Error};
 use trig_init::exit;
 
 /// The exit status of a command, with its error said on stderr as
-/// `NAME: error: ...`.
-pub fn exit_on_error(name: &str, result: Result<ExitCode, String>) -> ExitCode {
+/// `NAME: error: ...` and its class giving the status.
+pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
     result.unwrap_or_else(|e| {
         eprintln!("{name}: error: {e}");
-        ExitCode::from(exit::USAGE)
+        ExitCode::from(e.status())
     })
 }
 
@@ -30,13 +31,15 @@ fn regressed(yes: bool) -> ExitCode {
 
 /// `--color`: auto colours a terminal unless NO_COLOR is set and not
 /// empty (no-color.org); always and never override both.
-fn color(choice: &str) -> Result<bool, String> {
+fn color(choice: &str) -> Result<bool, Error> {
     match choice {
         "auto" => Ok(std::io::stdout().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())),
         "always" => Ok(true),
         "never" => Ok(false),
-        c => Err(format!("--color must be auto, always or never, not '{c}'")),
+        c => Err(usage(format!(
+            "--color must be auto, always or never, not '{c}'"
+        ))),
     }
 }
 

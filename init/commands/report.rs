@@ -6,16 +6,18 @@ use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
 use trig_init::analysis::input::Side;
+use trig_init::error::{infra, input, Error};
 use trig_init::export::html;
 use trig_init::export::{write_file, Exporter, Html, Page};
 
-pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
+pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     let metrics = [
         compare::Metric::Rate,
         compare::Metric::Overhead,
         compare::Metric::Kernel,
     ];
-    let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
+    let entries =
+        history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
             let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
@@ -44,7 +46,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, String> {
         history: &h,
         latest: latest.as_ref(),
     };
-    write_file(&cmd.output, &page.export(&doc))?;
+    write_file(&cmd.output, &page.export(&doc)).map_err(infra)?;
     eprintln!(
         "trig-init report: wrote {} ({} results, {} change points)",
         cmd.output,

@@ -2,15 +2,18 @@
 
 use crate::cli::RunCmd;
 use std::process::ExitCode;
+use trig_init::error::{usage, Error};
 use trig_init::runner::Sink;
 use trig_init::{exit, guest};
 
-pub fn run(cmd: RunCmd) -> Result<ExitCode, String> {
-    let opts = cmd.options()?;
+pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
+    let opts = cmd.options().map_err(usage)?;
     let mounts = guest::mounts::mount_all(false);
     let ok = guest::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
         std::process::exit(i32::from(exit::NO_BOOT))
-    })?;
+    })
+    // what it refuses is the options' or the benchmarks' names
+    .map_err(usage)?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {

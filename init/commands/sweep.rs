@@ -5,21 +5,24 @@ use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_init::analysis::{compare, sweep};
+use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::sweep::for_sweep;
 use trig_init::export::write_file;
 
-pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, String> {
+pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {
         SweepSub::Plan(c) => {
-            let slice = sweep::Slice::parse(&c.slice)?;
-            for (commit, stem) in sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref())? {
+            let slice = sweep::Slice::parse(&c.slice).map_err(usage)?;
+            let plan =
+                sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref()).map_err(input)?;
+            for (commit, stem) in plan {
                 println!("{commit} {stem}");
             }
             Ok(ExitCode::SUCCESS)
         }
         SweepSub::Merge(c) => {
             let dirs: Vec<PathBuf> = c.dirs.iter().map(PathBuf::from).collect();
-            let missing = sweep::merge(c.out.as_ref(), &dirs)?;
+            let missing = sweep::merge(c.out.as_ref(), &dirs).map_err(input)?;
             if !missing.is_empty() {
                 eprintln!(
                     "trig-init sweep: warning: no slice took {} of the range's commits (indices {:?}); the report names them",
@@ -31,13 +34,13 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, String> {
         }
         SweepSub::Report(c) => {
             if c.threshold.is_some_and(|t| t.is_nan() || t < 0.0) {
-                return Err("--threshold must be positive".into());
+                return Err(usage("--threshold must be positive"));
             }
             let settings = compare::Settings {
                 threshold_pct: c.threshold,
                 ..compare::Settings::default()
             };
-            let stdout = for_sweep(&c.format)?;
+            let stdout = for_sweep(&c.format).map_err(usage)?;
             let mut files = Vec::new();
             for (format, path) in [
                 (c.format.as_str(), &c.output),
@@ -46,13 +49,13 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, String> {
                 ("html", &c.export_html),
             ] {
                 if let Some(path) = path {
-                    files.push((for_sweep(format)?, path));
+                    files.push((for_sweep(format).map_err(usage)?, path));
                 }
             }
-            let s = sweep::analyse(c.dir.as_ref(), &settings)?;
+            let s = sweep::analyse(c.dir.as_ref(), &settings).map_err(input)?;
             print!("{}", stdout.export(&s));
             for (exporter, path) in files {
-                write_file(path, &exporter.export(&s))?;
+                write_file(path, &exporter.export(&s)).map_err(infra)?;
             }
             Ok(regressed(s.regressed()))
         }

@@ -8,14 +8,15 @@ use trig_init::analysis::compare;
 use trig_init::analysis::input::Side;
 use trig_init::boot::kernel::Arch;
 use trig_init::boot::vm as host_vm;
+use trig_init::error::{usage, Error};
 use trig_init::exit;
 use trig_init::export::kcidb::{self, AbRuns, Kcidb, Runs};
 use trig_init::export::{write_file, Exporter, Table};
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first.
-pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
-    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| e.output)?;
+pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
+    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| usage(e.output))?;
     let table = Table {
         color: color(&cmd.color)?,
     };
@@ -25,25 +26,32 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         cmd.kernel
     };
     if compare_after && kernels.len() < 2 {
-        return Err("ab needs at least two kernels (-k A -k B)".into());
+        return Err(usage("ab needs at least two kernels (-k A -k B)"));
     }
     // checked before booting, so that a bad setting costs no boots
     let kcidb = match &cmd.export_kcidb {
-        Some(path) => Some((Kcidb(kcidb::Options::from_env()?), path.clone())),
+        Some(path) => Some((
+            Kcidb(kcidb::Options::from_env().map_err(usage)?),
+            path.clone(),
+        )),
         None => None,
     };
     let opts = host_vm::VmOptions {
         kernels,
-        order: host_vm::Order::parse(&cmd.order, cmd.seed)?,
+        order: host_vm::Order::parse(&cmd.order, cmd.seed).map_err(usage)?,
         commit: cmd.commit,
-        arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
+        arch: cmd
+            .arch
+            .as_deref()
+            .map_or(Ok(Arch::host()), Arch::parse)
+            .map_err(usage)?,
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
         jobs: cmd.jobs,
         out: cmd.out.into(),
-        accel: host_vm::AccelChoice::parse(&cmd.accel)?,
-        meter: host_vm::MeterChoice::parse(&cmd.meter)?,
+        accel: host_vm::AccelChoice::parse(&cmd.accel).map_err(usage)?,
+        meter: host_vm::MeterChoice::parse(&cmd.meter).map_err(usage)?,
         timeout: cmd.timeout,
         init: cmd.init.map(Into::into),
         append: cmd.append,
@@ -55,16 +63,10 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         // ab's answer is its comparison; vm's is the table
         tables: cmd.tables || !compare_after,
         json: cmd.json,
-        run: run_cmd.options()?,
+        run: run_cmd.options().map_err(usage)?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
     };
-    let done = match host_vm::run(&opts) {
-        Ok(done) => done,
-        Err((code, msg)) => {
-            eprintln!("trig-init: error: {msg}");
-            return Ok(ExitCode::from(code));
-        }
-    };
+    let done = host_vm::run(&opts)?;
     let mut code = done.status;
     let mut comparisons = Vec::new();
     if compare_after {
@@ -100,9 +102,10 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, String> {
         } else {
             exporter.export(&runs)
         };
+        // could not write: the boots' results are in --out all the same
         if let Err(e) = write_file(&path, &text) {
             eprintln!("trig-init: error: {e}");
-            code = code.max(exit::USAGE);
+            code = code.max(exit::INFRA);
         }
     }
     Ok(ExitCode::from(code))

@@ -48,7 +48,7 @@ pub fn comparison(c: &Comparison) -> String {
         let _ = write!(
             out,
             "\n<details><summary>{}</summary>\n\n{}\n</details>\n",
-            counts(&verdicts).replacen("benchmarks", "other benchmarks", 1),
+            counts(&verdicts).replacen("benchmark", "other benchmark", 1),
             md_table(rest)
         );
     }

@@ -573,7 +573,12 @@ pub fn counts(verdicts: &[Verdict]) -> String {
         .filter(|(_, n)| *n > 0)
         .map(|(v, n)| format!("{n} {}", v.as_str()))
         .collect();
-    format!("{} benchmarks: {}", verdicts.len(), parts.join(", "))
+    let noun = if verdicts.len() == 1 {
+        "benchmark"
+    } else {
+        "benchmarks"
+    };
+    format!("{} {noun}: {}", verdicts.len(), parts.join(", "))
 }
 
 pub fn totals(c: &Comparison) -> String {

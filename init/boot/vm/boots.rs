@@ -6,7 +6,7 @@ use super::guest::{default_jobs, guest, Guest};
 use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
 use super::setup::Setup;
-use super::{infra, temp_file, StatusError};
+use super::{infra, temp_file, Error};
 use crate::boot::judge::{add_profiles, judge_boot};
 use crate::boot::kernel::Kernel;
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
@@ -37,7 +37,7 @@ impl<'a> Setup<'a> {
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, StatusError> {
+    ) -> Result<Option<Signal>, Error> {
         let mut todo = boots(self.opts.order, targets.len(), self.opts.runs).into_iter();
         while self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works {
             let Some(this) = todo.next() else {
@@ -64,7 +64,7 @@ impl<'a> Setup<'a> {
         todo: Vec<Scheduled>,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
-    ) -> Result<Option<Signal>, StatusError> {
+    ) -> Result<Option<Signal>, Error> {
         let jobs = self
             .opts
             .jobs
@@ -190,7 +190,7 @@ impl<'a> Setup<'a> {
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, StatusError> {
+    ) -> Result<Boot, Error> {
         loop {
             let kvm = self.accel == Accel::Kvm;
             let cmdline = self.cmdline(this.k);
@@ -241,7 +241,7 @@ struct Launcher<'a> {
 impl Launcher<'_> {
     /// The file the plugin counts a boot's instructions into, with
     /// `--profile`.
-    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, StatusError> {
+    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Error> {
         self.plugin
             .as_ref()
             .map(|_| {
@@ -265,7 +265,7 @@ impl Launcher<'_> {
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, StatusError> {
+    ) -> Result<Boot, Error> {
         let vm = qemu::Vm {
             kernel,
             initrd: initrd.path(),

@@ -3,7 +3,7 @@
 //! boot may take.
 
 use super::options::{MeterChoice, VmOptions};
-use super::{usage, StatusError};
+use super::{usage, Error};
 use crate::boot::qemu::Accel;
 use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
 use crate::report::Meter;
@@ -80,14 +80,14 @@ pub(super) fn guest(
     meter_choice: MeterChoice,
     points: usize,
     accel: Accel,
-) -> Result<Guest, StatusError> {
+) -> Result<Guest, Error> {
     let meter = meter_choice.resolve(accel);
     if let Some(why) = meter_conflict(meter, &opts.run) {
         return Err(usage(why));
     }
     if opts.profile && meter != Meter::Icount {
         return Err(usage(
-            "--profile counts instructions: it needs the icount meter, not --meter time".into(),
+            "--profile counts instructions: it needs the icount meter, not --meter time",
         ));
     }
     let mut run = opts.run.clone();

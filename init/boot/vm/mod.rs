@@ -18,24 +18,13 @@ use crate::boot::profile;
 use crate::boot::results::timestamp;
 use crate::boot::signals;
 use crate::boot::ui::Ui;
-use crate::exit;
+use crate::error::{infra, usage, Error};
 use crate::files::{self, TempFile};
 use crate::report::RunSet;
 use crate::{matrix, registry};
 use options::check;
 use setup::Setup;
 use std::path::PathBuf;
-
-/// An error of the command and its exit status (see [`exit`]).
-type StatusError = (u8, String);
-
-fn usage(e: String) -> StatusError {
-    (exit::USAGE, e)
-}
-
-fn infra(e: String) -> StatusError {
-    (exit::INFRA, e)
-}
 
 /// What a finished `vm` command leaves: per kernel, its results and file.
 pub struct Done {
@@ -46,13 +35,13 @@ pub struct Done {
 
 /// Runs the command. With several kernels the boots interleave by
 /// `order`, and each kernel gets its own results file.
-pub fn run(opts: &VmOptions) -> Result<Done, StatusError> {
+pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
     let points = matrix::points(&selected, &opts.run).len();
     if opts.kernels.is_empty() {
-        return Err(usage("no kernel given".into()));
+        return Err(usage("no kernel given"));
     }
     let kernels = opts
         .kernels
@@ -97,7 +86,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, StatusError> {
 }
 
 /// The static trig-init to boot as /init: `--init`, or this executable.
-fn read_init(opts: &VmOptions) -> Result<Vec<u8>, StatusError> {
+fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Error> {
     let init_path = match &opts.init {
         Some(p) => p.clone(),
         None => std::env::current_exe().map_err(|e| infra(e.to_string()))?,
@@ -126,7 +115,7 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, StatusError> {
 }
 
 /// The QEMU plugin of `--profile`, found and tried before any boot.
-fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, StatusError> {
+fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Error> {
     if !opts.profile {
         return Ok(None);
     }
@@ -136,6 +125,6 @@ fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, StatusError> {
 }
 
 /// A temporary file of the command, removed on every path out.
-fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, StatusError> {
+fn temp_file(path: PathBuf, bytes: &[u8]) -> Result<TempFile, Error> {
     TempFile::create(path.clone(), bytes).map_err(|e| infra(format!("{}: {e}", path.display())))
 }

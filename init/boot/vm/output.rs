@@ -2,7 +2,7 @@
 //! status.
 
 use super::setup::Setup;
-use super::{infra, Done, StatusError};
+use super::{infra, Done, Error};
 use crate::boot::judge::exit_status;
 use crate::boot::results::Target;
 use crate::boot::signals;
@@ -18,7 +18,7 @@ impl<'a> Setup<'a> {
         &self,
         targets: &[Target],
         interrupted: Option<Signal>,
-    ) -> Result<Done, StatusError> {
+    ) -> Result<Done, Error> {
         let opts = self.opts;
         let sets: Vec<RunSet> = targets.iter().map(|t| t.set.clone()).collect();
         let shown: Vec<_> = targets
@@ -60,7 +60,7 @@ impl<'a> Setup<'a> {
 
 /// The results document (one kernel) or an array of them (several) to
 /// `dest`, "-" for stdout.
-fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), StatusError> {
+fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
     let json = if sets.len() > 1 {
         serde_json::to_string_pretty(&sets)
     } else {

@@ -4,7 +4,7 @@
 
 use super::guest::{guest, Guest};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
-use super::{usage, StatusError};
+use super::{usage, Error};
 use crate::boot::kernel::Kernel;
 use crate::boot::qemu::{self, Accel};
 use crate::boot::results::Target;
@@ -55,11 +55,7 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
 }
 
 impl<'a> Setup<'a> {
-    pub(super) fn new(
-        opts: &'a VmOptions,
-        points: usize,
-        stem: String,
-    ) -> Result<Self, StatusError> {
+    pub(super) fn new(opts: &'a VmOptions, points: usize, stem: String) -> Result<Self, Error> {
         // a profile counts instructions: --profile asks for the icount meter
         let meter_choice = match opts.meter {
             MeterChoice::Auto if opts.profile => MeterChoice::Icount,
@@ -67,8 +63,7 @@ impl<'a> Setup<'a> {
         };
         if meter_choice == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
             return Err(usage(
-                "--meter icount counts instructions under TCG; it cannot run with --accel kvm"
-                    .into(),
+                "--meter icount counts instructions under TCG; it cannot run with --accel kvm",
             ));
         }
         let accel = first_accel(opts, meter_choice);
@@ -102,7 +97,7 @@ impl<'a> Setup<'a> {
     }
 
     /// A results set per kernel, its command line checked.
-    pub(super) fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, StatusError> {
+    pub(super) fn targets(&self, kernels: Vec<Kernel>) -> Result<Vec<Target>, Error> {
         let opts = self.opts;
         let qemu_version = qemu::version(opts.arch);
         let targets: Vec<Target> = kernels

@@ -1,0 +1,74 @@
+//! The error of a command, classed by where it came from: the class gives
+//! the exit status (see [`exit`]), the message names the cause.
+
+use crate::exit;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// A bad command line: an option, an argument, a benchmark's name.
+    Usage,
+    /// An input that cannot be read or makes no sense: a results file, a
+    /// history, a kernel, an alerts file.
+    Input,
+    /// What could not be run or written: QEMU, the host's tools, an
+    /// output file.
+    Infra,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub class: Class,
+    pub message: String,
+}
+
+pub fn usage(message: impl Into<String>) -> Error {
+    Error::new(Class::Usage, message)
+}
+
+pub fn input(message: impl Into<String>) -> Error {
+    Error::new(Class::Input, message)
+}
+
+pub fn infra(message: impl Into<String>) -> Error {
+    Error::new(Class::Infra, message)
+}
+
+impl Error {
+    fn new(class: Class, message: impl Into<String>) -> Error {
+        Error {
+            class,
+            message: message.into(),
+        }
+    }
+
+    /// README's exit statuses: 2 for what the caller got wrong, 4 for what
+    /// the host could not do.
+    pub fn status(&self) -> u8 {
+        match self.class {
+            Class::Usage | Class::Input => exit::USAGE,
+            Class::Infra => exit::INFRA,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_map_to_readme_statuses() {
+        assert_eq!(usage("u").status(), 2);
+        assert_eq!(input("i").status(), 2);
+        assert_eq!(infra("w").status(), 4);
+        assert_eq!(infra("out: denied").to_string(), "out: denied");
+    }
+}

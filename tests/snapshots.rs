@@ -1,0 +1,166 @@
+//! Every renderer against reviewed snapshots (tests/snapshots/, insta), so
+//! that a change of format shows as a diff: `vm`'s summary table, `compare`
+//! in each format, `history` in each format and `report`'s page. The inputs
+//! are synthetic results files (tests/synth), written under fixed names and
+//! named relative to the directory the command runs in, so that no
+//! temporary path reaches the output. Review a change with
+//! `cargo insta review` (or INSTA_UPDATE=always, then `git diff`); under
+//! CI=true a changed output fails.
+
+mod synth;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A fresh directory holding `base.json` and `new.json` (trig-kprobe 15%
+/// slower in NEW, five boots a side) and `history/`: twelve nights at
+/// 0.8 M/s, then three at 0.68 (a new change point).
+fn inputs(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("trig-snapshots-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("history")).unwrap();
+    let write = |path: &str, doc: serde_json::Value| {
+        std::fs::write(dir.join(path), doc.to_string()).unwrap();
+    };
+    write(
+        "base.json",
+        synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 5, 0.01),
+    );
+    write(
+        "new.json",
+        synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.68, 5, 0.01),
+    );
+    for night in 1..=15 {
+        // 1% from night to night, as nights differ
+        let wobble = [1.0, 1.01, 0.99, 1.005, 0.995][night % 5];
+        let kprobe = if night <= 12 { 0.8 } else { 0.68 } * wobble;
+        let created = format!("202611{night:02}T000000Z");
+        write(
+            &format!("history/6.1.0-{created}.json"),
+            synth::results("6.1.0", &format!("c{night:02}"), &created, kprobe, 3, 0.01),
+        );
+    }
+    dir
+}
+
+/// stdout of `trig-init ARGS` run in `dir`, with its exit status checked.
+fn run(dir: &Path, args: &[&str], status: i32) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run trig-init");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(status), "{args:?}: {stderr}");
+    String::from_utf8(o.stdout).expect("utf-8 output")
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn vm_summary_table() {
+    let set = serde_json::from_value(synth::results(
+        "6.1.0",
+        "aaaa",
+        "20261101T000000Z",
+        0.8,
+        5,
+        0.01,
+    ))
+    .unwrap();
+    insta::assert_snapshot!("vm_table", trig_init::boot::table::summary(&set));
+}
+
+#[test]
+fn compare_in_every_format() {
+    let dir = inputs("compare");
+    for format in ["table", "markdown", "email", "json", "bmf"] {
+        let out = run(
+            &dir,
+            &["compare", "base.json", "new.json", "--format", format],
+            1,
+        );
+        insta::assert_snapshot!(format!("compare_{format}"), out);
+    }
+    let coloured = run(
+        &dir,
+        &["compare", "base.json", "new.json", "--color", "always"],
+        1,
+    );
+    insta::assert_snapshot!("compare_table_color", coloured);
+    // the --export-* files are the same renderers, never coloured
+    run(
+        &dir,
+        &[
+            "compare",
+            "base.json",
+            "new.json",
+            "--color",
+            "always",
+            "--export-table",
+            "c.txt",
+            "--export-json",
+            "c.json",
+            "--export-markdown",
+            "c.md",
+            "--export-bmf",
+            "c.bmf",
+        ],
+        1,
+    );
+    for (file, format) in [
+        ("c.txt", "table"),
+        ("c.json", "json"),
+        ("c.md", "markdown"),
+        ("c.bmf", "bmf"),
+    ] {
+        let stdout = run(
+            &dir,
+            &["compare", "base.json", "new.json", "--format", format],
+            1,
+        );
+        assert_eq!(read(&dir, file), stdout, "{file}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn history_in_every_format() {
+    let dir = inputs("history");
+    for format in ["table", "markdown", "json", "bmf"] {
+        let out = run(&dir, &["history", "history", "--format", format], 1);
+        insta::assert_snapshot!(format!("history_{format}"), out);
+    }
+    // with alerts: the first run alerts and records, the second does not
+    let first = run(&dir, &["history", "history", "--alert"], 1);
+    insta::assert_snapshot!("history_alert_first", first);
+    insta::assert_snapshot!("history_alerts_file", read(&dir, "history/alerts.json"));
+    let second = run(&dir, &["history", "history", "--alert"], 0);
+    insta::assert_snapshot!("history_alert_again", second);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn report_page() {
+    let dir = inputs("report");
+    run(&dir, &["report", "history", "-o", "report.html"], 0);
+    insta::assert_snapshot!("report_html", read(&dir, "report.html"));
+    run(
+        &dir,
+        &[
+            "report",
+            "history",
+            "-o",
+            "scaled.html",
+            "--common-scale",
+            "--repo-url",
+            "https://git.example/linux",
+        ],
+        0,
+    );
+    insta::assert_snapshot!("report_html_common_scale", read(&dir, "scaled.html"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
