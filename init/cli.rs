@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -104,6 +104,11 @@ vm_commands! {
     /// boots of each kernel (default 1)
     #[argh(option, default = "1")]
     pub runs: usize,
+    /// boots run side by side (default under the icount meter: the
+    /// host's cores, at most the boots there are; under the time meter
+    /// 1, since guests side by side slow each other's clocks)
+    #[argh(option)]
+    pub jobs: Option<usize>,
     /// directory for results and console logs (default results/)
     #[argh(option, default = "String::from(\"results\")")]
     pub out: String,

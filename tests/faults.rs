@@ -229,7 +229,8 @@ fn sigterm_kills_qemu_keeps_finished_boots_and_says_interrupted() {
         "{INIT}; [ $(wc -l < \"$(dirname \"$0\")/../pids\") -ge 2 ] && exec sleep 600; exit 0"
     );
     let fake = Fake::new("sigterm", &script);
-    let child = fake.spawn(&["--runs", "3", "--timeout", "600"]);
+    // one boot after the other, so that the second is the one that hangs
+    let child = fake.spawn(&["--runs", "3", "--timeout", "600", "--jobs", "1"]);
     fake.wait_for_qemus(2);
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM).unwrap();
@@ -361,6 +362,7 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
             "--json /nonexistent/x.json",
         ),
         (&["--runs", "0"], "--runs"),
+        (&["--jobs", "0"], "--jobs must be at least 1"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
         (

@@ -27,8 +27,10 @@ const KEEP_STDERR: u64 = 1 << 20;
 pub enum BootEvent {
     /// QEMU started boot `label` (`2/5`, or `3/10 k2` with several kernels).
     Started { label: String },
-    /// The guest started its `i`-th of `n` benchmarks, `t` s into the boot.
+    /// The guest of boot `label` started its `i`-th of `n` benchmarks, `t`
+    /// s into the boot (boots may run side by side: `--jobs`).
     Progress {
+        label: String,
         i: usize,
         n: usize,
         name: String,
@@ -133,6 +135,7 @@ impl Drop for Qemu {
 struct Watch<'a> {
     console: Console,
     events: &'a Sender<BootEvent>,
+    label: &'a str,
     start: Instant,
     boot_s: Option<f64>,
 }
@@ -157,7 +160,13 @@ impl Watch<'_> {
         if let Some((i, n, name)) = progress.filter(|_| live) {
             let t = self.start.elapsed().as_secs_f64();
             self.boot_s.get_or_insert(t);
-            send(BootEvent::Progress { i, n, name, t });
+            send(BootEvent::Progress {
+                label: self.label.to_string(),
+                i,
+                n,
+                name,
+                t,
+            });
         }
     }
 }
@@ -180,6 +189,7 @@ pub fn boot(spec: &BootSpec, events: &Sender<BootEvent>) -> Result<Boot, String>
     let mut watch = Watch {
         console: Console::default(),
         events,
+        label: spec.label,
         start,
         boot_s: None,
     };

@@ -34,9 +34,11 @@ impl Target {
         if let Some(r) = &rec.report {
             self.set.kernel.release.clone_from(&r.system.release);
         }
-        self.set.runs.push(rec);
+        // boots side by side end in any order; the file keeps boot order
+        let at = self.set.runs.partition_point(|r| r.index < rec.index);
+        self.set.runs.insert(at, rec);
         let path = self.claim(out, &format!("{stem}{tag}"))?;
-        let rec = self.set.runs.last_mut().expect("pushed above");
+        let rec = &mut self.set.runs[at];
         let log_path = path.with_extension(format!("boot{}.log", rec.index));
         let warning = match files::replace(&log_path, log.as_bytes()) {
             Ok(()) => {

@@ -24,7 +24,8 @@ impl Ui {
             let mut view = View {
                 quiet,
                 tty: std::io::stderr().is_terminal(),
-                label: String::new(),
+                running: Vec::new(),
+                open: false,
             };
             for e in rx {
                 view.render(&e);
@@ -54,24 +55,42 @@ impl Drop for Ui {
 struct View {
     quiet: bool,
     tty: bool,
-    /// The boot at hand.
-    label: String,
+    /// The boots under way, in the order they started, each with its
+    /// latest progress (`--jobs` runs several side by side).
+    running: Vec<(String, Option<String>)>,
+    /// Whether the progress line is drawn and not ended yet.
+    open: bool,
 }
 
 impl View {
     fn render(&mut self, e: &BootEvent) {
         match e {
-            BootEvent::Started { label } => self.label.clone_from(label),
-            BootEvent::Progress { i, n, name, t } if !self.quiet => {
-                let line = format!("[boot {}] [{i}/{n}] {name} ({t:.1} s)", self.label);
+            BootEvent::Started { label } => self.running.push((label.clone(), None)),
+            BootEvent::Progress {
+                label,
+                i,
+                n,
+                name,
+                t,
+            } if !self.quiet => {
+                let now = format!("[{i}/{n}] {name} ({t:.1} s)");
+                if let Some((_, p)) = self.running.iter_mut().find(|(l, _)| l == label) {
+                    *p = Some(now.clone());
+                }
                 if self.tty {
-                    eprint!("\r\x1b[K{line}");
+                    // one line, redrawn: every boot under way, cut to fit
+                    let line = progress_line(&self.running);
+                    eprint!("\r\x1b[K{}", fit(&line, terminal_width()));
+                    self.open = true;
                 } else {
-                    eprintln!("{line}");
+                    eprintln!("[boot {label}] {now}");
                 }
                 let _ = std::io::stderr().flush();
             }
-            BootEvent::Notice(text) => eprintln!("trig-init: {text}"),
+            BootEvent::Notice(text) => {
+                self.end_line();
+                eprintln!("trig-init: {text}");
+            }
             BootEvent::Judged {
                 label,
                 kernel,
@@ -79,9 +98,8 @@ impl View {
                 wall_s,
                 message,
             } => {
-                if !self.quiet && self.tty {
-                    eprintln!();
-                }
+                self.running.retain(|(l, _)| l != label);
+                self.end_line();
                 // quiet drops progress, never the reason of a failure
                 if !self.quiet || *status != BootStatus::Ok {
                     eprintln!(
@@ -99,6 +117,62 @@ impl View {
             | BootEvent::Finished { .. } => {}
         }
     }
+
+    /// Ends the redrawn progress line, so that a whole line follows it.
+    fn end_line(&mut self) {
+        if std::mem::take(&mut self.open) {
+            eprintln!();
+        }
+    }
+}
+
+/// The boots under way with their progress: `[boot 1/2 k1] [3/11]
+/// trig-kprobe (40.2 s)` for one, shortened to `1/2 k1 3/11 trig-kprobe`
+/// each when there are several.
+fn progress_line(running: &[(String, Option<String>)]) -> String {
+    let shown: Vec<(&String, &String)> = running
+        .iter()
+        .filter_map(|(l, p)| Some((l, p.as_ref()?)))
+        .collect();
+    match shown.as_slice() {
+        [(label, p)] => format!("[boot {label}] {p}"),
+        many => many
+            .iter()
+            .map(|(label, p)| {
+                let short = p.split(" (").next().unwrap_or(p);
+                format!(
+                    "{label} {}",
+                    short.trim_start_matches('[').replacen(']', "", 1)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+/// `line` cut to `width` characters: a line that wraps cannot be redrawn.
+fn fit(line: &str, width: usize) -> String {
+    match line.char_indices().nth(width.saturating_sub(1)) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.to_string(),
+    }
+}
+
+/// Columns of the terminal on stderr; 80 when it cannot tell.
+fn terminal_width() -> usize {
+    let mut ws = nix::libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one winsize into the struct given
+    let ok = unsafe { nix::libc::ioctl(2, nix::libc::TIOCGWINSZ, &mut ws) } == 0;
+    if ok && ws.ws_col > 0 {
+        usize::from(ws.ws_col)
+    } else {
+        80
+    }
 }
 
 /// The table of each kernel's results (with `tables`) and where they
@@ -114,5 +188,36 @@ pub fn summary(quiet: bool, tables: bool, sets: &[(&RunSet, Option<&PathBuf>)]) 
         if let Some(p) = path {
             eprintln!("results: {}", p.display());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_boot_shows_its_progress_several_share_the_line() {
+        let one = vec![(
+            "1/2".to_string(),
+            Some("[3/11] trig-kprobe (4.0 s)".to_string()),
+        )];
+        assert_eq!(progress_line(&one), "[boot 1/2] [3/11] trig-kprobe (4.0 s)");
+        let two = vec![
+            (
+                "1/4 k1".to_string(),
+                Some("[3/11] trig-kprobe (4.0 s)".to_string()),
+            ),
+            ("2/4 k2".to_string(), None),
+            (
+                "3/4 k1".to_string(),
+                Some("[1/11] trig-base (9.5 s)".to_string()),
+            ),
+        ];
+        assert_eq!(
+            progress_line(&two),
+            "1/4 k1 3/11 trig-kprobe | 3/4 k1 1/11 trig-base"
+        );
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abc", 4), "abc");
     }
 }

@@ -48,6 +48,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
+        jobs: cmd.jobs,
         out: cmd.out.into(),
         accel: host_vm::AccelChoice::parse(&cmd.accel).map_err(usage)?,
         meter: host_vm::MeterChoice::parse(&cmd.meter).map_err(usage)?,

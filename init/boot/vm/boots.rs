@@ -1,20 +1,26 @@
-//! The boots of a command: each in its turn, judged and added to its
-//! kernel's results file, a KVM that cannot boot given up for TCG.
+//! The boots of a command: up to `--jobs` side by side, each judged and
+//! added to its kernel's results file as it ends, a KVM that cannot boot
+//! given up for TCG.
 
-use super::guest::guest;
-use super::options::AccelChoice;
+use super::guest::{default_jobs, guest, Guest};
+use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
 use super::setup::Setup;
 use super::{infra, temp_file, Error};
 use crate::boot::judge::{add_profiles, judge_boot};
+use crate::boot::kernel::Kernel;
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
 use crate::boot::profile;
 use crate::boot::qemu::{self, Accel};
 use crate::boot::results::Target;
+use crate::boot::signals;
 use crate::files::TempFile;
 use crate::report::Pairing;
 use nix::sys::signal::Signal;
-use std::sync::mpsc::Sender;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long a KVM guest may take to reach /init before KVM is judged
@@ -23,44 +29,127 @@ const KVM_PROBE: Duration = Duration::from_secs(30);
 
 impl<'a> Setup<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
+    /// A KVM that may still fail boots alone, since falling back to TCG
+    /// changes how every later boot runs; then `--jobs` boots go side by
+    /// side.
     pub(super) fn boot_all(
         &mut self,
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Error> {
-        for this in boots(self.opts.order, targets.len(), self.opts.runs) {
-            if let Some(sig) = self.boot_one(&mut targets[this.k], &this, initrd, events)? {
-                return Ok(Some(sig));
-            }
-            if self.unsaved.is_some() {
-                break;
+        let mut todo = boots(self.opts.order, targets.len(), self.opts.runs).into_iter();
+        while self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works {
+            let Some(this) = todo.next() else {
+                return Ok(None);
+            };
+            let counts = self.launcher().counts_file(&this)?;
+            let b =
+                self.boot_with_fallback(&targets[this.k], &this, initrd, counts.as_ref(), events)?;
+            let sig = self.record(&mut targets[this.k], &this, b, counts, events);
+            if sig.is_some() || self.unsaved.is_some() {
+                return Ok(sig);
             }
         }
-        Ok(None)
+        self.side_by_side(targets, todo.collect(), initrd, events)
     }
 
-    /// Boots a kernel once, judges the boot and adds it to the kernel's
-    /// results; returns the signal that interrupted it.
-    fn boot_one(
+    /// Boots `todo` up to `--jobs` at a time, each recorded as it ends;
+    /// a signal, a results file that cannot be written or a QEMU that
+    /// cannot run starts no more, and what the boots under way measured
+    /// is kept.
+    fn side_by_side(
         &mut self,
-        target: &mut Target,
-        this: &Scheduled,
+        targets: &mut [Target],
+        todo: Vec<Scheduled>,
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Error> {
-        let counts = match &self.plugin {
-            Some(_) => Some(temp_file(
-                self.opts
-                    .out
-                    .join(format!(".profile-{}-{}.txt", self.session, this.n)),
-                b"",
-            )?),
-            None => None,
-        };
-        let b = self.boot_with_fallback(target, this, initrd, counts.as_ref(), events)?;
-        let index = target.set.runs.len() + 1;
-        let mut rec = judge_boot(index, &b, self.guest.timeout);
+        let jobs = self
+            .opts
+            .jobs
+            .unwrap_or_else(|| default_jobs(self.guest.meter))
+            .clamp(1, todo.len().max(1));
+        let launcher = self.launcher();
+        // what a boot needs, apart from the targets that take the results
+        let launches: Vec<(Kernel, String)> = (0..targets.len())
+            .map(|k| (targets[k].kernel.clone(), self.cmdline(k)))
+            .collect();
+        let queue = Mutex::new(todo.into_iter());
+        let stop = AtomicBool::new(false);
+        let (tx, done) = mpsc::channel();
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                let tx = tx.clone();
+                let (queue, stop, launches, launcher) = (&queue, &stop, &launches, &launcher);
+                s.spawn(move || loop {
+                    if stop.load(Ordering::SeqCst) || signals::caught().is_some() {
+                        break;
+                    }
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let Some(this) = next else {
+                        break;
+                    };
+                    let (kernel, cmdline) = &launches[this.k];
+                    let r = launcher.counts_file(&this).and_then(|counts| {
+                        let b = launcher.launch(
+                            kernel,
+                            cmdline,
+                            &this,
+                            initrd,
+                            counts.as_ref(),
+                            events,
+                        )?;
+                        Ok((b, counts))
+                    });
+                    if tx.send((this, r)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            // each boot is judged and saved as it ends, whatever its place
+            let (mut failed, mut interrupted) = (None, None);
+            for (this, r) in done {
+                match r {
+                    Ok((b, counts)) => {
+                        let sig = self.record(&mut targets[this.k], &this, b, counts, events);
+                        interrupted = interrupted.or(sig);
+                    }
+                    Err(e) => failed = failed.or(Some(e)),
+                }
+                if failed.is_some() || interrupted.is_some() || self.unsaved.is_some() {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+            failed.map_or(Ok(interrupted), Err)
+        })
+    }
+
+    /// What the boots need of the setup, apart from it (boots side by
+    /// side use it while the setup records their results).
+    fn launcher(&self) -> Launcher<'a> {
+        Launcher {
+            opts: self.opts,
+            accel: self.accel,
+            guest: self.guest.clone(),
+            plugin: self.plugin.clone(),
+            session: self.session.clone(),
+            kvm_works: self.kvm_works,
+        }
+    }
+
+    /// Judges a boot and adds it to the kernel's results; returns the
+    /// signal that interrupted it.
+    fn record(
+        &mut self,
+        target: &mut Target,
+        this: &Scheduled,
+        b: Boot,
+        counts: Option<TempFile>,
+        events: &Sender<BootEvent>,
+    ) -> Option<Signal> {
+        let mut rec = judge_boot(this.round, &b, self.guest.timeout);
         if let Some(counts) = &counts {
             add_profiles(&mut rec, &b.console.frames, counts.path());
         }
@@ -75,56 +164,41 @@ impl<'a> Setup<'a> {
             wall_s: rec.wall_s,
             message: rec.message.clone(),
         });
+        target.set.vm.append = self.cmdline(this.k);
         target.set.vm.accel = self.accel.as_str().into();
         let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
         (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
-        match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
-            Ok(Some(why)) => {
-                let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+        if self.unsaved.is_none() {
+            match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
+                Ok(Some(why)) => {
+                    let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
+                }
+                Ok(None) => {}
+                Err(e) => self.unsaved = Some(e),
             }
-            Ok(None) => {}
-            Err(e) => self.unsaved = Some(e),
         }
-        Ok(b.interrupted)
+        b.interrupted
     }
 
     /// One boot; a KVM that cannot reach /init is given up for TCG, and
     /// the boot made again there.
     fn boot_with_fallback(
         &mut self,
-        target: &mut Target,
+        target: &Target,
         this: &Scheduled,
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
     ) -> Result<Boot, Error> {
         loop {
-            target.set.vm.append = self.cmdline(this.k);
-            let vm = qemu::Vm {
-                kernel: &target.kernel,
-                initrd: initrd.path(),
-                cpus: self.guest.cpus,
-                memory: &self.opts.memory,
-                cmdline: &target.set.vm.append,
-                meter: self.guest.meter,
-                plugin: self
-                    .plugin
-                    .as_ref()
-                    .zip(counts)
-                    .map(|(p, c)| profile::qemu_arg(p, c.path())),
-            };
-            let give_up = (self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm)
-                .then_some(KVM_PROBE);
-            let spec = BootSpec {
-                arch: self.opts.arch,
-                args: &qemu::args(&vm, self.accel),
-                timeout: self.guest.timeout,
-                give_up,
-                label: &this.label,
-            };
-            let b = machine::boot(&spec, events).map_err(infra)?;
-            if give_up.is_none() || b.console.reached_init || b.interrupted.is_some() {
+            let kvm = self.accel == Accel::Kvm;
+            let cmdline = self.cmdline(this.k);
+            let b =
+                self.launcher()
+                    .launch(&target.kernel, &cmdline, this, initrd, counts, events)?;
+            if !kvm || b.console.reached_init || b.interrupted.is_some() {
+                self.kvm_works |= kvm && b.console.reached_init;
                 return Ok(b);
             }
             let why = b
@@ -150,6 +224,73 @@ impl<'a> Setup<'a> {
                 self.guest.meter.as_str()
             )));
         }
+    }
+}
+
+/// What a boot needs of the setup: the accelerator at hand and how the
+/// guests boot under it.
+struct Launcher<'a> {
+    opts: &'a VmOptions,
+    accel: Accel,
+    guest: Guest,
+    plugin: Option<PathBuf>,
+    session: String,
+    kvm_works: bool,
+}
+
+impl Launcher<'_> {
+    /// The file the plugin counts a boot's instructions into, with
+    /// `--profile`.
+    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Error> {
+        self.plugin
+            .as_ref()
+            .map(|_| {
+                temp_file(
+                    self.opts
+                        .out
+                        .join(format!(".profile-{}-{}.txt", self.session, this.n)),
+                    b"",
+                )
+            })
+            .transpose()
+    }
+
+    /// Runs one boot of `kernel` with this command line under the
+    /// accelerator at hand.
+    fn launch(
+        &self,
+        kernel: &Kernel,
+        cmdline: &str,
+        this: &Scheduled,
+        initrd: &TempFile,
+        counts: Option<&TempFile>,
+        events: &Sender<BootEvent>,
+    ) -> Result<Boot, Error> {
+        let vm = qemu::Vm {
+            kernel,
+            initrd: initrd.path(),
+            cpus: self.guest.cpus,
+            memory: &self.opts.memory,
+            cmdline,
+            meter: self.guest.meter,
+            plugin: self
+                .plugin
+                .as_ref()
+                .zip(counts)
+                .map(|(p, c)| profile::qemu_arg(p, c.path())),
+        };
+        // a KVM not yet known to work gets a deadline to reach /init
+        let give_up =
+            (self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works)
+                .then_some(KVM_PROBE);
+        let spec = BootSpec {
+            arch: self.opts.arch,
+            args: &qemu::args(&vm, self.accel),
+            timeout: self.guest.timeout,
+            give_up,
+            label: &this.label,
+        };
+        machine::boot(&spec, events).map_err(infra)
     }
 }
 

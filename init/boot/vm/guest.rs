@@ -17,6 +17,7 @@ use std::time::Duration;
 const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=off"];
 
 /// How the guests of one command boot under the accelerator at hand.
+#[derive(Clone)]
 pub(super) struct Guest {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
@@ -38,6 +39,17 @@ pub fn boot_timeout(meter: Meter, run: &RunOptions, points: usize) -> u64 {
             let measured = (run.warmup + run.duration) * points as f64;
             (20.0 * measured + 10.0 * points as f64 + 300.0).min(u32::MAX as f64) as u64
         }
+    }
+}
+
+/// Boots side by side when not given: under icount as many as the host
+/// has cores (a guest's count does not depend on the host's load, and
+/// each single-threaded guest keeps one core busy), under the time meter
+/// one, since guests side by side slow each other's clocks.
+pub fn default_jobs(meter: Meter) -> usize {
+    match meter {
+        Meter::Icount => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Meter::Time => 1,
     }
 }
 

@@ -8,7 +8,7 @@ mod output;
 mod schedule;
 mod setup;
 
-pub use guest::{boot_timeout, default_cpus, meter_conflict};
+pub use guest::{boot_timeout, default_cpus, default_jobs, meter_conflict};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 

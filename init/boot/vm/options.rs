@@ -21,6 +21,8 @@ pub struct VmOptions {
     pub cpus: Option<usize>,
     pub memory: String,
     pub runs: usize,
+    /// Boots side by side; None: [`default_jobs`](super::default_jobs).
+    pub jobs: Option<usize>,
     pub out: PathBuf,
     pub accel: AccelChoice,
     pub meter: MeterChoice,
@@ -107,6 +109,9 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     }
     if opts.runs == 0 {
         return Err("--runs must be at least 1".into());
+    }
+    if opts.jobs == Some(0) {
+        return Err("--jobs must be at least 1".into());
     }
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());

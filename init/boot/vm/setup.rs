@@ -30,6 +30,9 @@ pub(super) struct Setup<'a> {
     /// Why the results of the last boot could not be written: the
     /// schedule stops, and the figures are shown all the same.
     pub(super) unsaved: Option<String>,
+    /// Whether a KVM guest of `--accel auto` reached /init: KVM works,
+    /// and no later boot needs the fallback to TCG.
+    pub(super) kvm_works: bool,
 }
 
 /// The accelerator to start with.
@@ -76,6 +79,7 @@ impl<'a> Setup<'a> {
             session,
             plugin: None,
             unsaved: None,
+            kvm_works: false,
         })
     }
 
