@@ -160,12 +160,16 @@ fn icount_headline(b: &BenchComparison, what: &str, boots: &str, span: &str) -> 
     let total = rate
         .filter(|m| m.base.median > 0.0 && m.new.median > 0.0)
         .map(|m| (insn_per_event(m.base.median), insn_per_event(m.new.median)));
+    let kernel = get(Metric::Kernel).map(|k| (k.base.median, k.new.median));
     let by_overhead = !b.basis.contains(&Metric::Rate) || total.is_none();
-    let (lead, from, to) = match (by_overhead, overhead, total) {
-        (true, Some(o), _) => (o.new.median - o.base.median, o.base.median, o.new.median),
-        (_, _, Some((from, to))) => (to - from, from, to),
-        _ => (f64::NAN, f64::NAN, f64::NAN),
+    let ((from, to), whose) = match (by_overhead, overhead, total, kernel) {
+        (true, Some(o), _, _) => ((o.base.median, o.new.median), " over the baseline"),
+        (_, _, Some(t), _) => (t, ""),
+        // --metric kernel alone
+        (_, _, _, Some(k)) => (k, " in the kernel"),
+        _ => ((f64::NAN, f64::NAN), ""),
     };
+    let lead = to - from;
     let mut pcts = Vec::new();
     if let Some(m) = rate {
         pcts.push(format!("rate {}", signed(m.change_pct, 2)));
@@ -176,11 +180,7 @@ fn icount_headline(b: &BenchComparison, what: &str, boots: &str, span: &str) -> 
     let mut line = format!(
         "{} insn/event{} {what} of {}",
         format!("{lead:+.2}").replacen('-', "\u{2212}", 1),
-        if by_overhead {
-            " over the baseline"
-        } else {
-            ""
-        },
+        whose,
         b.name
     );
     if !pcts.is_empty() {

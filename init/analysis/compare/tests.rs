@@ -866,3 +866,47 @@ fn the_kernel_metric_compares_across_trig_init_builds() {
     let c = compare(&base, &new, &forced).unwrap();
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
 }
+
+/// Issue 27's own-tree change (three volatile increments in
+/// trace_call_bpf, +23 instructions on every event through it): under
+/// icount the headline leads with the instructions, names both kernels
+/// though their releases read alike, and ends with the top mover.
+#[test]
+fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
+    let profiled = |kprobe_scale: f64, tcb: f64, path: &str| {
+        let mut s = counted(&as_slices(&boots(1, kprobe_scale, 0.0)), None, 0.0);
+        s.kernel.spec = path.into();
+        s.kernel.release = "6.1.192+".into();
+        for run in &mut s.runs {
+            let rep = run.report.as_mut().unwrap();
+            for r in rep.results.iter_mut().filter(|r| r.summary.is_some()) {
+                let total = 1e3 / r.summary.as_ref().unwrap().mean;
+                let kprobe = r.name == "trig-kprobe";
+                r.profile = Some(Profile {
+                    total,
+                    kernel: total - 20.0,
+                    functions: vec![FunctionCost {
+                        name: "trace_call_bpf".into(),
+                        insn: if kprobe { tcb } else { 0.0 },
+                    }],
+                });
+            }
+        }
+        side(s)
+    };
+    // 1250 -> 1273 instructions per event
+    let base = profiled(1.0, 10.0, "/src/linux/build-base/vmlinux");
+    let new = profiled(1250.0 / 1273.0, 33.0, "/src/linux/build-new/vmlinux");
+    let c = compare(&base, &new, &Settings::default()).unwrap();
+    let head = &parts::headlines(&c)[0];
+    assert!(
+        head.starts_with("+23.00 insn/event regression of trig-kprobe (rate \u{2212}1.81%"),
+        "{head}"
+    );
+    assert!(
+        head.contains("1250.0\u{2192}1273.0 insn/event")
+            && head.contains("6.1.192+ (build-base/vmlinux)\u{2192}6.1.192+ (build-new/vmlinux)")
+            && head.ends_with("; top mover trace_call_bpf +23.00"),
+        "{head}"
+    );
+}
