@@ -339,6 +339,8 @@ fn jobs_boot_side_by_side_with_the_figures_of_serial_boots() {
     let ab = |jobs: &str| -> (Vec<Value>, String) {
         let out = format!("{}-jobs{jobs}", tempdir());
         let json = format!("{out}/all.json");
+        // --json is checked before any boot, --out made after
+        std::fs::create_dir_all(&out).unwrap();
         let o = trig_init(&[
             "ab",
             "--jobs",
