@@ -2,7 +2,7 @@
 //! for the host (PID 1), or as a plain JSON document (a command).
 
 use crate::caps;
-use crate::matrix::{self, Point};
+use crate::matrix::{self, RunPoint};
 use crate::options::RunOptions;
 use crate::report::{
     frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System, Tool,
@@ -110,7 +110,7 @@ impl Run {
     }
 
     /// Runs every point in order, emitting each result as it comes.
-    pub fn run(&self, points: &[Point], opts: &RunOptions) {
+    pub fn run(&self, points: &[RunPoint], opts: &RunOptions) {
         let caps = self.lock().capabilities.clone();
         if matches!(self.sink, Sink::Console) {
             // lets the host rebuild a report if the guest dies part-way

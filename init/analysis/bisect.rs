@@ -118,28 +118,28 @@ pub fn read_effect(path: &Path) -> Result<Effect, String> {
 
 /// What `git bisect run` is told about one commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub enum BisectStep {
     Good,
     Bad,
     /// Cannot be judged: `git bisect skip`.
     Skip,
 }
 
-impl Step {
+impl BisectStep {
     pub fn as_str(self) -> &'static str {
         match self {
-            Step::Good => "good",
-            Step::Bad => "bad",
-            Step::Skip => "skip",
+            BisectStep::Good => "good",
+            BisectStep::Bad => "bad",
+            BisectStep::Skip => "skip",
         }
     }
 
     /// `git bisect run`'s exit status for it.
     pub fn exit_code(self) -> u8 {
         match self {
-            Step::Good => 0,
-            Step::Bad => 1,
-            Step::Skip => 125,
+            BisectStep::Good => 0,
+            BisectStep::Bad => 1,
+            BisectStep::Skip => 125,
         }
     }
 }
@@ -147,14 +147,14 @@ impl Step {
 /// A verdict and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
-    pub step: Step,
+    pub step: BisectStep,
     pub why: String,
 }
 
 impl Decision {
     fn skip(why: String) -> Self {
         Decision {
-            step: Step::Skip,
+            step: BisectStep::Skip,
             why,
         }
     }
@@ -195,9 +195,9 @@ pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
     shown.extend(unmeasured.iter().map(|u| format!("{u} (left out)")));
     Decision {
         step: if fraction > BAD_FRACTION {
-            Step::Bad
+            BisectStep::Bad
         } else {
-            Step::Good
+            BisectStep::Good
         },
         why: format!("{}: median fraction {fraction:.2}", shown.join(", ")),
     }
@@ -247,7 +247,7 @@ mod tests {
 
     /// Judges `changes` and checks the verdict, git bisect's exit status
     /// for it, and why.
-    fn expect(changes: &[(&str, Option<f64>, &str)], step: Step, exit: u8, why: &str) {
+    fn expect(changes: &[(&str, Option<f64>, &str)], step: BisectStep, exit: u8, why: &str) {
         let d = judge(changes);
         assert_eq!(
             (d.step, d.step.exit_code(), d.why.as_str()),
@@ -263,7 +263,7 @@ mod tests {
                 ("rename-kprobe rate", Some(-0.29), "regressed"),
                 ("rename-base overhead", Some(3.0), "regressed"),
             ],
-            Step::Bad,
+            BisectStep::Bad,
             1,
             "rename-base rate -0.5% of -0.5%, rename-kprobe rate -0.3% of -0.3%: median fraction 0.98",
         );
@@ -275,7 +275,7 @@ mod tests {
             ("rename-base rate", Some(0.0), "no-change"),
             ("rename-kprobe rate", Some(-0.01), "within-noise"),
         ]);
-        assert_eq!(d.step, Step::Good, "{}", d.why);
+        assert_eq!(d.step, BisectStep::Good, "{}", d.why);
         assert_eq!(d.step.exit_code(), 0);
     }
 
@@ -286,14 +286,14 @@ mod tests {
             ("rename-base rate", Some(-0.25), "regressed"),
             ("rename-kprobe rate", Some(-0.15), "within-noise"),
         ]);
-        assert_eq!(d.step, Step::Good, "{}", d.why);
+        assert_eq!(d.step, BisectStep::Good, "{}", d.why);
         assert!(d.why.ends_with("median fraction 0.50"), "{}", d.why);
     }
 
     #[test]
     fn a_missing_benchmark_is_left_out() {
         let d = judge(&[("rename-base rate", Some(-0.45), "regressed")]);
-        assert_eq!(d.step, Step::Bad, "{}", d.why);
+        assert_eq!(d.step, BisectStep::Bad, "{}", d.why);
         assert!(
             d.why.contains("rename-kprobe rate absent (left out)"),
             "{}",
@@ -310,7 +310,7 @@ mod tests {
                 ("rename-base rate", None, "failed"),
                 ("rename-kprobe rate", Some(-80.0), "missing"),
             ],
-            Step::Skip,
+            BisectStep::Skip,
             125,
             "no benchmark of BAD's regression measured (rename-base rate failed, rename-kprobe rate missing)",
         );
@@ -319,7 +319,7 @@ mod tests {
     #[test]
     fn nothing_of_bads_regression_measured_is_a_skip() {
         let d = judge(&[("trig-base rate", Some(-9.0), "regressed")]);
-        assert_eq!(d.step, Step::Skip);
+        assert_eq!(d.step, BisectStep::Skip);
         assert!(d.why.contains("rename-base rate absent"), "{}", d.why);
     }
 
@@ -336,7 +336,7 @@ mod tests {
             ("rename-base rate", Some(0.1), "inconclusive"),
             ("rename-kprobe rate", Some(0.0), "unstable"),
         ];
-        for (changes, step) in [(bad, Step::Bad), (good, Step::Good)] {
+        for (changes, step) in [(bad, BisectStep::Bad), (good, BisectStep::Good)] {
             let d = judge(changes);
             assert_eq!(d.step, step, "{}", d.why);
         }
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn an_unreadable_step_comparison_is_a_skip() {
         let d = decide(&bad_effect(), parse_comparison("{\"benches\": 3}"));
-        assert_eq!(d.step, Step::Skip);
+        assert_eq!(d.step, BisectStep::Skip);
         assert!(d.why.starts_with("unreadable comparison: "), "{}", d.why);
     }
 
@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(
             (d.step, d.why.as_str()),
             (
-                Step::Bad,
+                BisectStep::Bad,
                 "rename-base rate -1.0% of -1.0%: median fraction 1.00"
             )
         );

@@ -10,7 +10,7 @@
 use crate::stats;
 
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub struct Detection {
     /// Significance level of the permutation test.
     pub alpha: f64,
     /// Smallest step, relative to the level before it, that is reported.
@@ -22,9 +22,9 @@ pub struct Settings {
     pub seed: u64,
 }
 
-impl Default for Settings {
+impl Default for Detection {
     fn default() -> Self {
-        Settings {
+        Detection {
             alpha: 0.01,
             min_change: 0.05,
             permutations: 999,
@@ -53,7 +53,7 @@ pub struct ChangePoint {
 /// matched by 2 of the C(n, min_size) orders a permutation can take (the
 /// same points at that end or at the other), so its p cannot fall below
 /// 2 / C(n, min_size), and must fall below alpha.
-pub fn min_points(s: &Settings) -> usize {
+pub fn min_points(s: &Detection) -> usize {
     let m = s.min_size.max(1);
     let orders = |n: usize| (1..=m).fold(1.0, |c, i| c * (n - m + i) as f64 / i as f64);
     (2 * m..100_000)
@@ -147,7 +147,7 @@ fn jump(x: &[f64], tau: usize) -> (f64, bool) {
 }
 
 /// Finds the change points of `x`, in order of position.
-pub fn detect(x: &[f64], s: &Settings) -> Vec<ChangePoint> {
+pub fn detect(x: &[f64], s: &Detection) -> Vec<ChangePoint> {
     let mut rng = fastrand::Rng::with_seed(s.seed);
     // segments still to examine, as [lo, hi)
     let mut todo = vec![(0, x.len())];
@@ -223,7 +223,7 @@ mod tests {
     fn a_step_is_found_where_it_is() {
         let mut rng = fastrand::Rng::with_seed(1);
         let x = noisy(&mut rng, 30, |i| if i < 17 { 2.0 } else { 1.7 }, 0.02);
-        let cps = detect(&x, &Settings::default());
+        let cps = detect(&x, &Detection::default());
         assert_eq!(cps.len(), 1, "{cps:?}");
         assert_eq!(cps[0].index, 17);
         assert!((cps[0].change_pct + 15.0).abs() < 3.0, "{cps:?}");
@@ -240,7 +240,7 @@ mod tests {
             _ => 1.1,
         };
         let x = noisy(&mut rng, 36, level, 0.02);
-        let at: Vec<usize> = detect(&x, &Settings::default())
+        let at: Vec<usize> = detect(&x, &Detection::default())
             .iter()
             .map(|c| c.index)
             .collect();
@@ -253,7 +253,7 @@ mod tests {
         for (seed, cv) in [(3, 0.06), (4, 0.15), (5, 0.33)] {
             let mut rng = fastrand::Rng::with_seed(seed);
             let x = noisy(&mut rng, 30, |_| 2.0, cv);
-            let cps = detect(&x, &Settings::default());
+            let cps = detect(&x, &Detection::default());
             assert!(cps.is_empty(), "cv {cv}: {cps:?}");
         }
     }
@@ -262,13 +262,13 @@ mod tests {
     fn a_slow_drift_is_not_a_step() {
         let mut rng = fastrand::Rng::with_seed(6);
         let x = noisy(&mut rng, 40, |i| 1.0 + 0.3 * i as f64 / 40.0, 0.01);
-        let cps = detect(&x, &Settings::default());
+        let cps = detect(&x, &Detection::default());
         assert!(cps.is_empty(), "{cps:?}");
     }
 
     #[test]
     fn min_points_is_where_a_clean_step_can_first_be_found() {
-        let s = Settings::default();
+        let s = Detection::default();
         // C(12, 3) = 220 orders: p can reach 2/220 < 0.01; C(11, 3) = 165
         assert_eq!(min_points(&s), 12);
         let step = |n: usize| -> Vec<f64> {
@@ -279,13 +279,13 @@ mod tests {
         assert!(detect(&step(11), &s).is_empty());
         let at_20: Vec<usize> = detect(&step(20), &s).iter().map(|c| c.index).collect();
         assert_eq!(at_20, vec![17]);
-        assert_eq!(min_points(&Settings { alpha: 0.05, ..s }), 8);
+        assert_eq!(min_points(&Detection { alpha: 0.05, ..s }), 8);
     }
 
     #[test]
     fn too_short_series_have_none() {
-        assert!(detect(&[1.0, 2.0, 3.0], &Settings::default()).is_empty());
-        assert!(detect(&[], &Settings::default()).is_empty());
+        assert!(detect(&[1.0, 2.0, 3.0], &Detection::default()).is_empty());
+        assert!(detect(&[], &Detection::default()).is_empty());
     }
 
     /// How often, over 100 seeded series each: false alarms on noise and
@@ -303,9 +303,9 @@ mod tests {
                 let x = noisy(&mut rng, n, &level, cv);
                 hit(&detect(
                     &x,
-                    &Settings {
+                    &Detection {
                         seed: *k,
-                        ..Settings::default()
+                        ..Detection::default()
                     },
                 ))
             })

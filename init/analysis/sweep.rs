@@ -198,7 +198,7 @@ pub fn plan(
 
 /// What a sweep directory has for one commit.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum CommitOutcome {
     Measured(PathBuf),
     /// Not built or not booted: why.
     Skipped(String),
@@ -208,9 +208,9 @@ pub enum Outcome {
 
 /// The per-commit files of a sweep directory by index; a file that is not
 /// a commit of the manifest's range is an error.
-fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<Outcome>, String> {
+fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> {
     let index: BTreeMap<String, usize> = (0..m.commits.len()).map(|i| (m.stem(i), i)).collect();
-    let mut out = vec![Outcome::Missing; m.commits.len()];
+    let mut out = vec![CommitOutcome::Missing; m.commits.len()];
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -234,18 +234,18 @@ fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<Outcome>, String> {
                 &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
             )
         })?;
-        if out[i] != Outcome::Missing {
+        if out[i] != CommitOutcome::Missing {
             return Err(format!(
                 "{}: {stem} has both results and a skip",
                 dir.display()
             ));
         }
         out[i] = if ext == "json" {
-            Outcome::Measured(path)
+            CommitOutcome::Measured(path)
         } else {
             let why =
                 std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Outcome::Skipped(why.trim().to_string())
+            CommitOutcome::Skipped(why.trim().to_string())
         };
     }
     Ok(out)
@@ -273,7 +273,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
     let first = dirs.first().ok_or("give the slice directories to merge")?;
     let mut merged = Manifest::read(first)?;
     merged.slices.clear();
-    let mut all = vec![Outcome::Missing; merged.commits.len()];
+    let mut all = vec![CommitOutcome::Missing; merged.commits.len()];
     let mut from: Vec<Option<&Path>> = vec![None; merged.commits.len()];
     let mut reference: Option<(PathBuf, Side)> = None;
     for dir in dirs {
@@ -290,7 +290,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
             ));
         }
         for (i, o) in outcomes(dir, &m)?.into_iter().enumerate() {
-            if o == Outcome::Missing {
+            if o == CommitOutcome::Missing {
                 continue;
             }
             if let Some(other) = from[i] {
@@ -301,7 +301,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
                     dir.display()
                 ));
             }
-            if let Outcome::Measured(path) = &o {
+            if let CommitOutcome::Measured(path) = &o {
                 let side = load(path)?;
                 let recorded: Vec<&String> = side
                     .sets
@@ -347,11 +347,11 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
     }
     for (i, o) in all.iter().enumerate() {
         let src = match o {
-            Outcome::Measured(p) => p.clone(),
-            Outcome::Skipped(_) => from[i]
+            CommitOutcome::Measured(p) => p.clone(),
+            CommitOutcome::Skipped(_) => from[i]
                 .expect("a skip has a directory")
                 .join(format!("{}.skip", merged.stem(i))),
-            Outcome::Missing => continue,
+            CommitOutcome::Missing => continue,
         };
         let dst = out.join(src.file_name().expect("a file"));
         std::fs::copy(&src, &dst)
@@ -359,7 +359,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
     }
     merged.write(out)?;
     Ok((0..all.len())
-        .filter(|&i| all[i] == Outcome::Missing)
+        .filter(|&i| all[i] == CommitOutcome::Missing)
         .collect())
 }
 
@@ -416,7 +416,7 @@ pub fn moved(c: &Comparison) -> Vec<Moved> {
 
 /// A commit where a benchmark stepped against the previous measured one.
 #[derive(Debug, Clone)]
-pub struct Step {
+pub struct CommitStep {
     /// Indices in the manifest.
     pub at: usize,
     pub from: usize,
@@ -424,7 +424,7 @@ pub struct Step {
     pub moved: Vec<Moved>,
 }
 
-impl Step {
+impl CommitStep {
     /// The commits between `from` and `at` that were not measured: the
     /// step may be theirs.
     pub fn across(&self) -> std::ops::Range<usize> {
@@ -438,19 +438,19 @@ impl Step {
 
 /// A measured range and where it stepped.
 #[derive(Debug, Clone)]
-pub struct Sweep {
+pub struct SweepReport {
     pub dir: String,
     pub manifest: Manifest,
-    pub outcomes: Vec<Outcome>,
-    pub steps: Vec<Step>,
+    pub outcomes: Vec<CommitOutcome>,
+    pub steps: Vec<CommitStep>,
     pub meter: Option<Meter>,
     /// Consecutive measured pairs compared.
     pub compared: usize,
 }
 
-impl Sweep {
+impl SweepReport {
     pub fn regressed(&self) -> bool {
-        self.steps.iter().any(Step::regressed)
+        self.steps.iter().any(CommitStep::regressed)
     }
 
     pub fn short(&self, index: usize) -> &str {
@@ -461,7 +461,7 @@ impl Sweep {
 
 /// `sweep report`: compares each measured commit with the previous
 /// measured one and keeps those where a benchmark regressed or improved.
-pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
+pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
     let manifest = Manifest::read(dir)?;
     let outcomes = outcomes(dir, &manifest)?;
     let mut steps = Vec::new();
@@ -469,7 +469,9 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
     let mut compared = 0;
     let mut meter = None;
     for (i, o) in outcomes.iter().enumerate() {
-        let Outcome::Measured(path) = o else { continue };
+        let CommitOutcome::Measured(path) = o else {
+            continue;
+        };
         let side = load(path)?;
         if let Some((from, before)) = &prev {
             let c = compare::compare(before, &side, settings).map_err(|e| {
@@ -479,7 +481,7 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
             meter = Some(c.meter);
             let moved = moved(&c);
             if !moved.is_empty() {
-                steps.push(Step {
+                steps.push(CommitStep {
                     at: i,
                     from: *from,
                     comparison: c,
@@ -489,7 +491,7 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<Sweep, String> {
         }
         prev = Some((i, side));
     }
-    Ok(Sweep {
+    Ok(SweepReport {
         dir: dir.display().to_string(),
         manifest,
         outcomes,

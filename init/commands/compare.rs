@@ -48,7 +48,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         }
     }
     if let Some(path) = &cmd.export_kcidb {
-        let options = kcidb::Options::from_env().map_err(usage)?;
+        let options = kcidb::KcidbOptions::from_env().map_err(usage)?;
         files.push((Box::new(Kcidb(options)), path));
     }
     let c = compare::compare(&base, &new, &settings).map_err(error::input)?;

@@ -19,18 +19,18 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     }
     let metrics = compare::Metric::parse_choice(&cmd.metric).map_err(usage)?;
     let kcidb = match &cmd.export_kcidb {
-        Some(path) => Some((Kcidb(kcidb::Options::from_env().map_err(usage)?), path)),
+        Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env().map_err(usage)?), path)),
         None => None,
     };
     let dir: &Path = cmd.dir.as_ref();
     let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
-    let settings = changepoint::Settings {
+    let settings = changepoint::Detection {
         alpha: cmd.alpha,
         min_change: cmd
             .min_change
             .unwrap_or_else(|| history::default_min_change_pct(&entries))
             / 100.0,
-        ..changepoint::Settings::default()
+        ..changepoint::Detection::default()
     };
     // KCIDB exports every result, which analyse consumes
     let kept = kcidb.as_ref().map(|_| entries.clone());

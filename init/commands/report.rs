@@ -33,12 +33,12 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         }
         _ => None,
     };
-    let settings = changepoint::Settings {
+    let settings = changepoint::Detection {
         min_change: history::default_min_change_pct(&entries) / 100.0,
-        ..changepoint::Settings::default()
+        ..changepoint::Detection::default()
     };
     let h = history::analyse(&cmd.dir, entries, &metrics, &settings, 3);
-    let page = Html(html::Options {
+    let page = Html(html::PageOptions {
         repo_url: cmd.repo_url.clone(),
         common_scale: cmd.common_scale,
     });

@@ -31,7 +31,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     // checked before booting, so that a bad setting costs no boots
     let kcidb = match &cmd.export_kcidb {
         Some(path) => Some((
-            Kcidb(kcidb::Options::from_env().map_err(usage)?),
+            Kcidb(kcidb::KcidbOptions::from_env().map_err(usage)?),
             path.clone(),
         )),
         None => None,

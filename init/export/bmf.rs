@@ -89,7 +89,7 @@ mod tests {
             "h",
             nights(5, 99),
             &[Metric::Rate, Metric::Overhead],
-            &crate::analysis::changepoint::Settings::default(),
+            &crate::analysis::changepoint::Detection::default(),
             3,
         );
         let doc: Value = serde_json::from_str(&history(&h)).unwrap();

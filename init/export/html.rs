@@ -25,14 +25,14 @@ const BOTTOM: f64 = 30.0;
 
 /// How the page is drawn (`trig-init report` options).
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct PageOptions {
     /// Commits link to URL/commit/HASH (GitHub's and GitLab's form).
     pub repo_url: Option<String>,
     /// Every chart in percent from its series' median, on one range.
     pub common_scale: bool,
 }
 
-impl Options {
+impl PageOptions {
     /// `inner` (markup) as a link to the commit's page, when the
     /// repository is known.
     fn linked(&self, commit: Option<&str>, inner: String) -> String {
@@ -146,7 +146,7 @@ fn y_range(vals: &[(usize, f64, f64, f64)], scale: Scale) -> (f64, f64) {
 
 /// Horizontal grid lines with their labels, and at most about six x
 /// labels (commit links when the repository is known).
-fn axes(svg: &mut String, fr: &Frame, h: &History, opts: &Options) {
+fn axes(svg: &mut String, fr: &Frame, h: &History, opts: &PageOptions) {
     let ys = ticks(fr.lo, fr.hi);
     let step = if ys.len() > 1 {
         ys[1] - ys[0]
@@ -257,7 +257,7 @@ fn medians(svg: &mut String, fr: &Frame, vals: &[(usize, f64, f64, f64)], h: &Hi
 /// A trend chart: the median of each result with its lowest-highest boot
 /// as a bar, the mean of each segment between change points, a dashed
 /// line before the first result after each change, and labelled axes.
-fn chart(s: &Series, h: &History, scale: Scale, opts: &Options) -> String {
+fn chart(s: &Series, h: &History, scale: Scale, opts: &PageOptions) -> String {
     let vals = drawn(s, scale);
     let (lo, hi) = y_range(&vals, scale);
     let fr = Frame {
@@ -303,7 +303,7 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
 "#;
 
 /// The table of change points found, or why there are none.
-fn change_points(out: &mut String, h: &History, opts: &Options) {
+fn change_points(out: &mut String, h: &History, opts: &PageOptions) {
     *out += "<h2>Change points</h2>";
     if h.found.is_empty() {
         let _ = write!(out, "<p>{}</p>", esc(&history::no_change_points(h)));
@@ -374,7 +374,7 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
 
 /// The y scale every chart shares: percent from each series' median over
 /// the widest range (at least ±1%), or each series' own.
-fn scale_of(h: &History, opts: &Options) -> Scale {
+fn scale_of(h: &History, opts: &PageOptions) -> Scale {
     if !opts.common_scale {
         return Scale::Own;
     }
@@ -391,7 +391,7 @@ fn scale_of(h: &History, opts: &Options) -> Scale {
 
 /// One chart per series, those with a change point first, regressions
 /// before improvements.
-fn trends(out: &mut String, h: &History, opts: &Options) {
+fn trends(out: &mut String, h: &History, opts: &PageOptions) {
     *out += "<h2>Trends</h2><div class=\"grid\">";
     let scale = scale_of(h, opts);
     let mut series: Vec<&Series> = h.series.iter().collect();
@@ -423,7 +423,7 @@ fn trends(out: &mut String, h: &History, opts: &Options) {
     }
 }
 
-pub fn page(h: &History, latest: Option<&Comparison>, opts: &Options) -> String {
+pub fn page(h: &History, latest: Option<&Comparison>, opts: &PageOptions) -> String {
     let mut out = head("trig-init history");
     let _ = write!(
         out,
@@ -458,14 +458,14 @@ mod tests {
             "h",
             nights(n, step),
             &[Metric::Rate],
-            &crate::analysis::changepoint::Settings::default(),
+            &crate::analysis::changepoint::Detection::default(),
             3,
         )
     }
 
     #[test]
     fn page_is_self_contained_and_marks_change_points() {
-        let html = page(&history(20, 12), None, &Options::default());
+        let html = page(&history(20, 12), None, &PageOptions::default());
         assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
         assert_eq!(html.matches("<svg").count(), 3);
         assert_eq!(html.matches("stroke-dasharray").count(), 2);
@@ -486,7 +486,7 @@ mod tests {
 
     #[test]
     fn commits_link_to_the_repository_and_scales_can_be_shared() {
-        let opts = Options {
+        let opts = PageOptions {
             repo_url: Some("https://github.com/torvalds/linux/".into()),
             common_scale: true,
         };
@@ -511,7 +511,7 @@ mod tests {
 
     #[test]
     fn a_short_history_says_why_it_has_no_change_point() {
-        let html = page(&history(5, 3), None, &Options::default());
+        let html = page(&history(5, 3), None, &PageOptions::default());
         assert!(
             html.contains("5 results, and a change point needs at least 12"),
             "{html}"

@@ -30,7 +30,7 @@ const METRICS: [Metric; 3] = [Metric::Rate, Metric::Overhead, Metric::Kernel];
 /// What the results do not say: who submits, and what was built from
 /// where.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Options {
+pub struct KcidbOptions {
     /// The CI system's name, the prefix of every ID (`[a-z0-9_]+`).
     pub origin: String,
     /// The checkout's tree name (e.g. mainline, net-next).
@@ -42,13 +42,13 @@ pub struct Options {
     pub config: Option<String>,
 }
 
-impl Options {
+impl KcidbOptions {
     pub const DEFAULT_ORIGIN: &'static str = "trig_init";
 
     /// From `TRIG_INIT_KCIDB_ORIGIN`, `_TREE`, `_REPO` and `_CONFIG`.
-    pub fn from_env() -> Result<Options, String> {
+    pub fn from_env() -> Result<KcidbOptions, String> {
         let var = |name: &str| std::env::var(format!("TRIG_INIT_KCIDB_{name}")).ok();
-        Options::new(var("ORIGIN"), var("TREE"), var("REPO"), var("CONFIG"))
+        KcidbOptions::new(var("ORIGIN"), var("TREE"), var("REPO"), var("CONFIG"))
     }
 
     /// Checks what KCIDB would refuse: the origin's characters and a
@@ -58,7 +58,7 @@ impl Options {
         tree: Option<String>,
         repo: Option<String>,
         config: Option<String>,
-    ) -> Result<Options, String> {
+    ) -> Result<KcidbOptions, String> {
         let origin = origin.unwrap_or_else(|| Self::DEFAULT_ORIGIN.into());
         let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
         if origin.is_empty() || !origin.chars().all(ok) {
@@ -71,7 +71,7 @@ impl Options {
                 "TRIG_INIT_KCIDB_REPO='{r}': KCIDB takes only https repository URLs"
             ));
         }
-        Ok(Options {
+        Ok(KcidbOptions {
             origin,
             tree,
             repo,
@@ -81,7 +81,7 @@ impl Options {
 }
 
 /// The KCIDB exporter.
-pub struct Kcidb(pub Options);
+pub struct Kcidb(pub KcidbOptions);
 
 /// `vm`'s and `ab`'s document: each results file written and its set.
 pub struct Runs<'a> {
@@ -161,7 +161,7 @@ impl<'a> Kernel<'a> {
 /// A document being built: objects by ID, so that a checkout or build
 /// shared by several results files appears once.
 struct Doc<'a> {
-    opts: &'a Options,
+    opts: &'a KcidbOptions,
     checkouts: BTreeMap<String, Value>,
     builds: BTreeMap<String, Value>,
     tests: Vec<Value>,
@@ -179,7 +179,7 @@ struct Test<'a> {
 }
 
 impl<'a> Doc<'a> {
-    fn new(opts: &'a Options) -> Self {
+    fn new(opts: &'a KcidbOptions) -> Self {
         Doc {
             opts,
             checkouts: BTreeMap::new(),
@@ -577,7 +577,7 @@ mod tests {
 
     fn kcidb() -> Kcidb {
         Kcidb(
-            Options::new(
+            KcidbOptions::new(
                 None,
                 Some("mainline".into()),
                 None,
@@ -599,7 +599,7 @@ mod tests {
             "h",
             entries.clone(),
             &[Metric::Rate],
-            &changepoint::Settings::default(),
+            &changepoint::Detection::default(),
             3,
         );
         let doc = parse(&kcidb().export(&HistoryRuns {
@@ -687,9 +687,9 @@ mod tests {
 
     #[test]
     fn settings_kcidb_would_refuse_are_named() {
-        let e = Options::new(Some("Trig-Init".into()), None, None, None).unwrap_err();
+        let e = KcidbOptions::new(Some("Trig-Init".into()), None, None, None).unwrap_err();
         assert!(e.contains("'Trig-Init'"), "{e}");
-        let e = Options::new(None, None, Some("git://x".into()), None).unwrap_err();
+        let e = KcidbOptions::new(None, None, Some("git://x".into()), None).unwrap_err();
         assert!(e.contains("https"), "{e}");
         assert_eq!(
             rfc3339("20261130T012345Z").as_deref(),

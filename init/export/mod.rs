@@ -44,7 +44,7 @@ pub struct Json;
 /// Bencher Metric Format: NEW's (or the newest result's) figures.
 pub struct Bmf;
 /// One self-contained page.
-pub struct Html(pub html::Options);
+pub struct Html(pub html::PageOptions);
 
 impl Exporter<Comparison> for Table {
     fn export(&self, c: &Comparison) -> String {

@@ -4,7 +4,7 @@
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
 use crate::analysis::compare::{Comparison, Verdict};
-use crate::analysis::sweep::{Moved, Outcome, Step, Sweep};
+use crate::analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -38,13 +38,13 @@ fn said(m: &Moved) -> String {
     s
 }
 
-fn commit(s: &Sweep, i: usize) -> String {
+fn commit(s: &SweepReport, i: usize) -> String {
     format!("{} {}", s.short(i), s.manifest.commits[i].subject)
 }
 
 /// Which commit a step was measured against, and the unmeasured commits
 /// it spans.
-fn against(s: &Sweep, step: &Step) -> String {
+fn against(s: &SweepReport, step: &CommitStep) -> String {
     let mut out = format!("against {}", s.short(step.from));
     let gap: Vec<&str> = step.across().map(|i| s.short(i)).collect();
     if !gap.is_empty() {
@@ -59,12 +59,12 @@ fn against(s: &Sweep, step: &Step) -> String {
 
 /// The summary every format for people opens with: the range, each step
 /// with what moved, each commit not measured with why.
-fn outline(s: &Sweep) -> (String, Vec<String>, Vec<String>) {
+fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
     let m = &s.manifest;
     let measured = s
         .outcomes
         .iter()
-        .filter(|o| matches!(o, Outcome::Measured(_)))
+        .filter(|o| matches!(o, CommitOutcome::Measured(_)))
         .count();
     let regressions = s.steps.iter().filter(|st| st.regressed()).count();
     let title = format!(
@@ -92,9 +92,9 @@ fn outline(s: &Sweep) -> (String, Vec<String>, Vec<String>) {
         .iter()
         .enumerate()
         .filter_map(|(i, o)| match o {
-            Outcome::Measured(_) => None,
-            Outcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
-            Outcome::Missing => Some(format!(
+            CommitOutcome::Measured(_) => None,
+            CommitOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
+            CommitOutcome::Missing => Some(format!(
                 "{}: not measured: no slice of {} took it",
                 commit(s, i),
                 s.dir
@@ -105,7 +105,7 @@ fn outline(s: &Sweep) -> (String, Vec<String>, Vec<String>) {
 }
 
 /// Plain text: the outline, then each step's comparison in `each`.
-fn text(s: &Sweep, each: &dyn Exporter<Comparison>, width: Option<usize>) -> String {
+fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) -> String {
     let (title, steps, unmeasured) = outline(s);
     let para = |out: &mut String, text: &str, indent: usize| match width {
         Some(w) => {
@@ -139,20 +139,20 @@ fn text(s: &Sweep, each: &dyn Exporter<Comparison>, width: Option<usize>) -> Str
     out
 }
 
-impl Exporter<Sweep> for Table {
-    fn export(&self, s: &Sweep) -> String {
+impl Exporter<SweepReport> for Table {
+    fn export(&self, s: &SweepReport) -> String {
         text(s, self, None)
     }
 }
 
-impl Exporter<Sweep> for Email {
-    fn export(&self, s: &Sweep) -> String {
+impl Exporter<SweepReport> for Email {
+    fn export(&self, s: &SweepReport) -> String {
         text(s, self, Some(super::email::MAIL_WIDTH))
     }
 }
 
-impl Exporter<Sweep> for Markdown {
-    fn export(&self, s: &Sweep) -> String {
+impl Exporter<SweepReport> for Markdown {
+    fn export(&self, s: &SweepReport) -> String {
         let (title, steps, unmeasured) = outline(s);
         let mut out = format!("## {title}\n");
         for (head, lines) in [("Steps", &steps), ("Not measured", &unmeasured)] {
@@ -176,8 +176,8 @@ impl Exporter<Sweep> for Markdown {
     }
 }
 
-impl Exporter<Sweep> for Json {
-    fn export(&self, s: &Sweep) -> String {
+impl Exporter<SweepReport> for Json {
+    fn export(&self, s: &SweepReport) -> String {
         #[derive(Serialize)]
         struct CommitOut<'a> {
             commit: &'a str,
@@ -218,12 +218,12 @@ impl Exporter<Sweep> for Json {
                     commit: &c.commit,
                     subject: &c.subject,
                     status: match o {
-                        Outcome::Measured(_) => "measured",
-                        Outcome::Skipped(_) => "skipped",
-                        Outcome::Missing => "missing",
+                        CommitOutcome::Measured(_) => "measured",
+                        CommitOutcome::Skipped(_) => "skipped",
+                        CommitOutcome::Missing => "missing",
                     },
                     why: match o {
-                        Outcome::Skipped(w) => Some(w),
+                        CommitOutcome::Skipped(w) => Some(w),
                         _ => None,
                     },
                 })
@@ -245,8 +245,8 @@ impl Exporter<Sweep> for Json {
     }
 }
 
-impl Exporter<Sweep> for Html {
-    fn export(&self, s: &Sweep) -> String {
+impl Exporter<SweepReport> for Html {
+    fn export(&self, s: &SweepReport) -> String {
         let (title, steps, unmeasured) = outline(s);
         let mut out = html::head(&format!("trig-init sweep of {}", s.manifest.range));
         let _ = write!(out, "<h1>{}</h1>", html::esc(&title));
@@ -272,7 +272,7 @@ impl Exporter<Sweep> for Html {
 }
 
 /// `sweep report --format`: table, markdown (md), email, json or html.
-pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<Sweep>>, String> {
+pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<SweepReport>>, String> {
     Ok(match name {
         "table" => Box::new(Table { color: false }),
         "markdown" | "md" => Box::new(Markdown),

@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 
 /// One run of one benchmark.
 #[derive(Debug, Clone)]
-pub struct Point {
+pub struct RunPoint {
     pub bench: &'static Bench,
     pub producers: usize,
     pub str_len: Option<u32>,
@@ -30,7 +30,7 @@ pub struct Point {
 
 /// Every point of `benches` under `opts`: one per producer count (named
 /// `/p=N` when several are asked for) and per value of the family's sweep.
-pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<Point> {
+pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<RunPoint> {
     let mut out = Vec::new();
     for &bench in benches {
         let lens: Vec<Option<u32>> = match bench.family.sweep {
@@ -46,7 +46,7 @@ pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<Point> {
                 if let Some(len) = str_len {
                     name.push_str(&format!("/len={len}"));
                 }
-                out.push(Point {
+                out.push(RunPoint {
                     bench,
                     producers,
                     str_len,
@@ -79,7 +79,7 @@ pub fn open_failed(e: libbpf_rs::Error) -> Failure {
 
 /// What a matrix runner needs to run one point.
 pub struct Ctx<'a> {
-    pub point: &'a Point,
+    pub point: &'a RunPoint,
     pub opts: &'a RunOptions,
     pub caps: &'a BTreeMap<String, Capability>,
     pub verbose: bool,
@@ -207,7 +207,7 @@ fn test_run(fd: i32) -> std::io::Result<()> {
 
 /// A point's result before it runs: its name and parameters, and what a
 /// reader needs to place its figures.
-pub fn new_result(point: &Point, opts: &RunOptions) -> BenchResult {
+pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     let bench = point.bench;
     let mut result = BenchResult::new(
         &point.name,
@@ -259,7 +259,7 @@ fn measure_point(ctx: &Ctx) -> Result<Measured, (Status, String)> {
 /// Fills the result from a measurement: the summary of the measured
 /// samples, the BPF/user hit check, and a failure when the figures cannot
 /// be trusted.
-fn record(result: &mut BenchResult, measured: Measured, point: &Point) {
+fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
     let rates: Vec<f64> = measured
         .samples
         .iter()
@@ -303,7 +303,7 @@ fn record(result: &mut BenchResult, measured: Measured, point: &Point) {
 
 /// Runs one point and turns whatever happens into a result.
 pub fn run_point(
-    point: &Point,
+    point: &RunPoint,
     opts: &RunOptions,
     caps: &BTreeMap<String, Capability>,
     verbose: bool,

@@ -132,7 +132,7 @@ struct Detected {
 /// The change points of one stretch of a series by the meter's rule:
 /// exact steps under icount, E-divisive under time. `open` when no break
 /// follows it.
-fn detect(meter: Meter, xs: &[f64], s: &changepoint::Settings, open: bool) -> Vec<Detected> {
+fn detect(meter: Meter, xs: &[f64], s: &changepoint::Detection, open: bool) -> Vec<Detected> {
     match meter {
         Meter::Icount => steps::detect(xs, s.min_change, open)
             .into_iter()
@@ -175,7 +175,7 @@ fn detect(meter: Meter, xs: &[f64], s: &changepoint::Settings, open: bool) -> Ve
 fn found_in(
     sr: &Series,
     breaks: &[Break],
-    s: &changepoint::Settings,
+    s: &changepoint::Detection,
     meter: Meter,
     new_window: usize,
     commits: &[Option<String>],
@@ -241,7 +241,7 @@ pub fn analyse(
     dir: &str,
     entries: Vec<(Point, Vec<RunSet>)>,
     metrics: &[Metric],
-    s: &changepoint::Settings,
+    s: &changepoint::Detection,
     new_window: usize,
 ) -> History {
     let series = series(&entries, metrics);

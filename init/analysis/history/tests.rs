@@ -59,7 +59,7 @@ fn finds_the_step_and_what_moved_with_it() {
         "h",
         nights(20, 12),
         &[Metric::Rate],
-        &changepoint::Settings::default(),
+        &changepoint::Detection::default(),
         3,
     );
     let benches: Vec<&str> = h.found.iter().map(|f| f.bench.as_str()).collect();
@@ -90,7 +90,7 @@ fn a_recent_change_is_new() {
         "h",
         nights(15, 11),
         &[Metric::Rate],
-        &changepoint::Settings::default(),
+        &changepoint::Detection::default(),
         5,
     );
     assert!(
@@ -108,9 +108,9 @@ fn alerts_per_night(nights: &[(Point, Vec<RunSet>)], from: usize) -> Vec<Vec<Ale
     let mut recorded: Vec<Alert> = Vec::new();
     (from..=nights.len())
         .map(|n| {
-            let s = changepoint::Settings {
+            let s = changepoint::Detection {
                 min_change: default_min_change_pct(&nights[..n]) / 100.0,
-                ..changepoint::Settings::default()
+                ..changepoint::Detection::default()
             };
             let mut h = analyse("h", nights[..n].to_vec(), &[Metric::Rate], &s, 3);
             let fresh = match_alerts(&mut h, &recorded);
@@ -185,9 +185,9 @@ fn staircases() -> Vec<(&'static str, Nights, Vec<usize>)> {
 #[test]
 fn icount_finds_every_step_of_a_staircase() {
     for (name, nights, steps) in staircases() {
-        let s = changepoint::Settings {
+        let s = changepoint::Detection {
             min_change: default_min_change_pct(&nights) / 100.0,
-            ..changepoint::Settings::default()
+            ..changepoint::Detection::default()
         };
         let h = analyse("h", nights, &[Metric::Rate], &s, 3);
         let at: Vec<usize> = h.found.iter().map(|f| f.at).collect();
@@ -224,7 +224,7 @@ fn a_short_history_says_what_it_needs() {
         "h",
         nights(4, 2),
         &[Metric::Rate],
-        &changepoint::Settings::default(),
+        &changepoint::Detection::default(),
         3,
     );
     let t = render(&h, false);
@@ -251,9 +251,9 @@ fn icount_finds_a_half_percent_step_at_its_noise() {
             ]
         });
         assert_eq!(default_min_change_pct(&nights), 0.25);
-        let s = changepoint::Settings {
+        let s = changepoint::Detection {
             min_change: 0.0025,
-            ..changepoint::Settings::default()
+            ..changepoint::Detection::default()
         };
         let h = analyse("h", nights, &[Metric::Rate], &s, 3);
         assert_eq!(h.meter, Meter::Icount);
@@ -284,7 +284,7 @@ fn an_incomparable_result_splits_the_series() {
         "h",
         h,
         &[Metric::Rate],
-        &changepoint::Settings::default(),
+        &changepoint::Detection::default(),
         3,
     );
     assert!(h.found.is_empty(), "{}", render(&h, false));
@@ -308,7 +308,7 @@ fn a_flat_history_has_none() {
         "h",
         nights(20, 99),
         &[Metric::Rate, Metric::Overhead],
-        &changepoint::Settings::default(),
+        &changepoint::Detection::default(),
         3,
     );
     assert!(h.found.is_empty(), "{}", render(&h, false));
@@ -345,9 +345,9 @@ fn the_kernel_metric_continues_across_a_trig_init_update() {
             });
         }
     }
-    let settings = changepoint::Settings {
+    let settings = changepoint::Detection {
         min_change: 0.0025,
-        ..changepoint::Settings::default()
+        ..changepoint::Detection::default()
     };
     let h = analyse("h", entries, &[Metric::Rate, Metric::Kernel], &settings, 3);
     assert_eq!(h.breaks.len(), 1, "{}", render(&h, false));
