@@ -182,7 +182,10 @@ if [ "$reduced" = 0 ]; then
 fi
 
 echo "--- costs (s)"
-cat "$work"/slice-*/sweep.log "$work"/one/sweep.log 2>/dev/null | grep -E "built in [0-9]+ s, booted" |
+# --reduced makes no one-slice sweep: only the logs that exist (pipefail)
+for f in "$work"/slice-*/sweep.log "$work"/one/sweep.log; do
+  if [ -f "$f" ]; then cat "$f"; fi
+done | grep -E "built in [0-9]+ s, booted" |
   awk '{ b += $4; t += $8; n++ } END { if (n) printf "per commit over %d: build %.0f, boot %.0f, together %.0f\n", n, b/n, t/n, (b+t)/n }'
 echo "first build of each slice (from the seed):"
 for d in "$work"/slice-*; do head -n 2 "$d/sweep.log" | tail -n 1; done
