@@ -22,7 +22,7 @@ PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio
       qemu-system-x86 qemu-system-arm
       musl-tools autoconf automake libtool autopoint gettext flex bison gawk
       python3-pip file)
-[ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 bc libssl-dev dwarves gcc-aarch64-linux-gnu qemu-guest-agent)
+[ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 bc libssl-dev dwarves gcc-aarch64-linux-gnu qemu-guest-agent jq)
 
 missing=()
 for p in "${PKGS[@]}"; do
