@@ -164,24 +164,12 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// BASE and NEW results files, trig-kprobe 15% slower in NEW, five boots
-/// a side: compare flags it.
+/// BASE and NEW results files (`synth::regressed_pair`) as strings for
+/// command lines.
 fn regressed_pair(dir: &std::path::Path) -> (String, String) {
-    let write = |name: &str, doc: serde_json::Value| {
-        let p = dir.join(name);
-        std::fs::write(&p, doc.to_string()).unwrap();
-        p.to_str().unwrap().to_string()
-    };
-    (
-        write(
-            "base.json",
-            synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 5, 0.01),
-        ),
-        write(
-            "new.json",
-            synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.68, 5, 0.01),
-        ),
-    )
+    let (base, new) = synth::regressed_pair(dir);
+    let s = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+    (s(base), s(new))
 }
 
 /// Two icount runners on different QEMUs: compare names the field and

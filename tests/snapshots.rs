@@ -19,17 +19,10 @@ fn inputs(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("trig-snapshots-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("history")).unwrap();
+    synth::regressed_pair(&dir);
     let write = |path: &str, doc: serde_json::Value| {
         std::fs::write(dir.join(path), doc.to_string()).unwrap();
     };
-    write(
-        "base.json",
-        synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 5, 0.01),
-    );
-    write(
-        "new.json",
-        synth::results("6.1.0", "bbbb", "20261102T000000Z", 0.68, 5, 0.01),
-    );
     for night in 1..=15 {
         // 1% from night to night, as nights differ
         let wobble = [1.0, 1.01, 0.99, 1.005, 0.995][night % 5];

@@ -48,3 +48,24 @@ pub fn results(
     serde_json::from_value::<RunSet>(doc.clone()).expect("a valid results file");
     doc
 }
+
+/// `base.json` and `new.json` in `dir`, trig-kprobe 15% slower in NEW,
+/// five boots a side (compare flags it), as the paths written.
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn regressed_pair(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let write = |name: &str, doc: Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, doc.to_string()).unwrap();
+        p
+    };
+    (
+        write(
+            "base.json",
+            results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 5, 0.01),
+        ),
+        write(
+            "new.json",
+            results("6.1.0", "bbbb", "20261102T000000Z", 0.68, 5, 0.01),
+        ),
+    )
+}
