@@ -50,6 +50,9 @@ pub fn names(c: &Comparison) -> (String, String) {
         return (base, new);
     }
     let (b, n) = (c.base.specs.join(","), c.new.specs.join(","));
+    if b == n {
+        return (base, new);
+    }
     // the path components both names start with
     let shared: usize = b
         .split_inclusive('/')
@@ -57,9 +60,6 @@ pub fn names(c: &Comparison) -> (String, String) {
         .take_while(|(x, y)| x == y && x.ends_with('/'))
         .map(|(x, _)| x.len())
         .sum();
-    if b == n {
-        return (base, new);
-    }
     (
         format!("{base} ({})", &b[shared..]),
         format!("{new} ({})", &n[shared..]),
