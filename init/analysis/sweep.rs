@@ -389,18 +389,12 @@ pub fn moved(c: &Comparison) -> Vec<Moved> {
         .filter(|b| matches!(b.verdict, Verdict::Regressed | Verdict::Improved))
         .filter_map(|b| {
             let m = b.metrics.iter().find(|m| b.basis.contains(&m.metric))?;
-            // a rate is events per 10^9 ns or instructions: 1000/rate is
-            // the cost of one event
-            let per_event = match m.metric {
-                Metric::Rate => 1e3 / m.new.median - 1e3 / m.base.median,
-                Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
-            };
             Some(Moved {
                 bench: b.name.clone(),
                 metric: m.metric,
                 verdict: b.verdict,
                 change_pct: m.change_pct,
-                per_event,
+                per_event: m.per_event_change(),
                 per_event_unit: c.meter.cost_unit(),
                 top_mover: b
                     .movers

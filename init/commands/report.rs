@@ -11,11 +11,7 @@ use trig_init::export::html;
 use trig_init::export::{write_file, Exporter, Html, Page};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
-    let metrics = [
-        compare::Metric::Rate,
-        compare::Metric::Overhead,
-        compare::Metric::Kernel,
-    ];
+    let metrics = compare::Metric::ALL;
     let entries =
         history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let latest = match entries.as_slice() {

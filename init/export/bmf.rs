@@ -17,6 +17,7 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Overhead, Meter::Time) => "overhead-ns-per-event",
         (Metric::Overhead, Meter::Icount) => "overhead-insn-per-event",
         (Metric::Kernel, _) => "kernel-insn-per-event",
+        (Metric::KernelOverhead, _) => "kernel-overhead-insn-per-event",
     }
 }
 

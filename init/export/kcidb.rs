@@ -25,7 +25,6 @@ const PATH_ROOT: &str = "trig_init";
 
 /// The metrics a results file is exported with (the kernel's
 /// instructions where it was profiled).
-const METRICS: [Metric; 3] = [Metric::Rate, Metric::Overhead, Metric::Kernel];
 
 /// What the results do not say: who submits, and what was built from
 /// where.
@@ -270,20 +269,22 @@ impl<'a> Doc<'a> {
     fn set(&mut self, key: &str, set: &RunSet, verdicts: &BTreeMap<(&str, &str), Value>) {
         let k = Kernel::of_set(set);
         let build = self.kernel(&k, key);
+        // each result with its boot's, where its baseline is
         let results: Vec<_> = set
             .runs
             .iter()
             .filter_map(|r| r.report.as_ref())
-            .flat_map(|r| &r.results)
+            .flat_map(|r| r.results.iter().map(|b| (b, r.results.as_slice())))
             .collect();
         let mut names: Vec<&str> = Vec::new();
-        for r in &results {
+        for (r, _) in &results {
             if !names.contains(&r.name.as_str()) {
                 names.push(&r.name);
             }
         }
         for bench in names {
-            let of: Vec<_> = results.iter().filter(|r| r.name == bench).collect();
+            let boots: Vec<_> = results.iter().filter(|(r, _)| r.name == bench).collect();
+            let of: Vec<_> = boots.iter().map(|(r, _)| *r).collect();
             if !of.iter().any(|r| r.status == Status::Ok) {
                 let skip = of.iter().all(|r| r.status == Status::Unsupported);
                 let why = of.iter().find_map(|r| r.reason.clone());
@@ -303,8 +304,11 @@ impl<'a> Doc<'a> {
                 );
                 continue;
             }
-            for metric in METRICS {
-                let values: Vec<f64> = of.iter().filter_map(|r| metric.value(r)).collect();
+            for metric in Metric::ALL {
+                let values: Vec<f64> = boots
+                    .iter()
+                    .filter_map(|(r, boot)| metric.value(r, boot))
+                    .collect();
                 if values.is_empty() {
                     continue;
                 }
@@ -563,7 +567,9 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
             json!({"value": value * 1e6, "unit": "events/Ginsn", "prefix": "metric"})
         }
         (Metric::Overhead, _) => json!({"value": value, "unit": meter.cost_unit()}),
-        (Metric::Kernel, _) => json!({"value": value, "unit": "insn/event"}),
+        (Metric::Kernel | Metric::KernelOverhead, _) => {
+            json!({"value": value, "unit": "insn/event"})
+        }
     }
 }
 

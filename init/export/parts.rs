@@ -160,13 +160,18 @@ fn icount_headline(b: &BenchComparison, what: &str, boots: &str, span: &str) -> 
     let total = rate
         .filter(|m| m.base.median > 0.0 && m.new.median > 0.0)
         .map(|m| (insn_per_event(m.base.median), insn_per_event(m.new.median)));
-    let kernel = get(Metric::Kernel).map(|k| (k.base.median, k.new.median));
+    let kernel = [
+        (Metric::Kernel, " in the kernel"),
+        (Metric::KernelOverhead, " in the kernel over the baseline"),
+    ]
+    .into_iter()
+    .find_map(|(m, whose)| get(m).map(|k| ((k.base.median, k.new.median), whose)));
     let by_overhead = !b.basis.contains(&Metric::Rate) || total.is_none();
     let ((from, to), whose) = match (by_overhead, overhead, total, kernel) {
         (true, Some(o), _, _) => ((o.base.median, o.new.median), " over the baseline"),
         (_, _, Some(t), _) => (t, ""),
-        // --metric kernel alone
-        (_, _, _, Some(k)) => (k, " in the kernel"),
+        // --metric kernel or kernel-overhead alone
+        (_, _, _, Some(k)) => k,
         _ => ((f64::NAN, f64::NAN), ""),
     };
     let lead = to - from;
@@ -329,18 +334,11 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead | Metric::Kernel => format!("{:.*}", 1 + d, s.median),
+            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => {
+                format!("{:.*}", 1 + d, s.median)
+            }
         }
     })
-}
-
-/// NEW − BASE in instructions per event under icount: of the overhead as
-/// it is, of a rate through [`insn_per_event`].
-fn insn_change(m: &MetricComparison) -> f64 {
-    match m.metric {
-        Metric::Overhead | Metric::Kernel => m.new.median - m.base.median,
-        Metric::Rate => insn_per_event(m.new.median) - insn_per_event(m.base.median),
-    }
 }
 
 fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
@@ -350,7 +348,7 @@ fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
         Some(m) if m.change_pct.is_nan() => "-".into(),
         // what a kernel developer reasons in first, the percentage beside
         Some(m) if meter == Meter::Icount => {
-            format!("{:+.2} ({:+.*}%)", insn_change(m), d, m.change_pct)
+            format!("{:+.2} ({:+.*}%)", m.per_event_change(), d, m.change_pct)
         }
         Some(m) if m.ci_pct.0.is_nan() => format!("{:+.*}%", d, m.change_pct),
         Some(m) => format!(
@@ -368,33 +366,21 @@ pub struct Row {
 /// The column heads: the benchmark, three per metric compared, q and
 /// the verdict.
 fn head(c: &Comparison) -> Vec<String> {
-    let want = |m: Metric| c.settings.metrics.contains(&m);
-    let (rate, cost) = (c.meter.rate_unit(), c.meter.cost_unit());
     let interval = match c.meter {
         Meter::Time => "[95% CI]",
         Meter::Icount => "insn/event (%)",
     };
     let mut head = vec!["BENCHMARK".to_string()];
-    if want(Metric::Rate) {
-        head.extend([
-            format!("BASE {rate}"),
-            format!("NEW {rate}"),
-            format!("RATE CHANGE {interval}"),
-        ]);
-    }
-    if want(Metric::Overhead) {
-        head.extend([
-            format!("BASE {cost}"),
-            format!("NEW {cost}"),
-            format!("OVERHEAD CHANGE {interval}"),
-        ]);
-    }
-    if want(Metric::Kernel) {
-        head.extend([
-            "BASE kernel insn/event".to_string(),
-            "NEW kernel insn/event".to_string(),
-            format!("KERNEL CHANGE {interval}"),
-        ]);
+    for m in Metric::ALL {
+        if c.settings.metrics.contains(&m) {
+            let unit = m.unit(c.meter);
+            let name = m.as_str().replace('-', " ").to_uppercase();
+            head.extend([
+                format!("BASE {unit}"),
+                format!("NEW {unit}"),
+                format!("{name} CHANGE {interval}"),
+            ]);
+        }
     }
     // under icount no test is run, so there is no q to show
     if c.meter == Meter::Time {
@@ -437,7 +423,7 @@ fn verdict_cell(b: &BenchComparison) -> String {
 fn row(c: &Comparison, b: &BenchComparison) -> Row {
     let get = |metric| b.metrics.iter().find(|m| m.metric == metric);
     let mut cells = vec![b.name.clone()];
-    for metric in [Metric::Rate, Metric::Overhead, Metric::Kernel] {
+    for metric in Metric::ALL {
         if c.settings.metrics.contains(&metric) {
             let m = get(metric);
             cells.extend([

@@ -10,15 +10,29 @@ use super::{
 use crate::report::{BenchResult, Meter, Status};
 use crate::stats;
 
-pub(super) type Observed<'a> = [(Option<(String, usize)>, &'a BenchResult)];
+/// One boot's result of a benchmark: the boot's pairing key, the result,
+/// and every result of that boot (its baseline's among them).
+pub(super) struct Seen<'a> {
+    pub(super) key: Option<(String, usize)>,
+    pub(super) result: &'a BenchResult,
+    pub(super) boot: &'a [BenchResult],
+}
+
+impl Seen<'_> {
+    pub(super) fn value(&self, metric: Metric) -> Option<f64> {
+        metric.value(self.result, self.boot)
+    }
+}
+
+pub(super) type Observed<'a> = [Seen<'a>];
 
 /// Why a side has no figures: unsupported when every result says so.
 fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
-    if rs.iter().any(|(_, r)| r.status == Status::Ok) {
+    if rs.iter().any(|o| o.result.status == Status::Ok) {
         return None;
     }
-    let first = rs.first().map(|(_, r)| r)?;
-    let unsupported = rs.iter().all(|(_, r)| r.status == Status::Unsupported);
+    let first = rs.first()?.result;
+    let unsupported = rs.iter().all(|o| o.result.status == Status::Unsupported);
     let verdict = if unsupported {
         Verdict::Unsupported
     } else {
@@ -26,8 +40,9 @@ fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
     };
     let why = rs
         .iter()
-        .find(|(_, r)| r.status != Status::Unsupported || unsupported)
-        .and_then(|(_, r)| r.reason.clone())
+        .map(|o| o.result)
+        .find(|r| r.status != Status::Unsupported || unsupported)
+        .and_then(|r| r.reason.clone())
         .unwrap_or_else(|| first.status.as_str().into());
     Some((verdict, format!("{side}: {why}")))
 }
@@ -93,7 +108,7 @@ impl Assessor<'_> {
             basis: Vec::new(),
             reason: None,
             metrics,
-            movers: movers::of(base.iter().map(|o| o.1), new.iter().map(|o| o.1)),
+            movers: movers::of(base.iter().map(|o| o.result), new.iter().map(|o| o.result)),
         };
         settle(&mut b);
         b
@@ -110,7 +125,7 @@ impl Assessor<'_> {
         if bv.is_empty() || nv.is_empty() {
             return None;
         }
-        let better = metric.better(base[0].1);
+        let better = metric.better(base[0].result.better);
         let (bs, ns) = (SideStats::of(bv), SideStats::of(nv));
         let e = if !(bs.median > 0.0 && ns.median > 0.0) {
             // a cost at or below zero (noise around a free path) has no ratio

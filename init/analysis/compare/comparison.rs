@@ -93,6 +93,19 @@ pub struct MetricComparison {
     pub verdict: Verdict,
 }
 
+impl MetricComparison {
+    /// NEW − BASE of the cost of one event (instructions under icount, ns
+    /// under time): a cost's own figures, or a rate's through 1000/rate (a
+    /// rate is events per 10^9 ns or instructions).
+    pub fn per_event_change(&self) -> f64 {
+        let (base, new) = (self.base.median, self.new.median);
+        match self.metric {
+            Metric::Rate => 1e3 / new - 1e3 / base,
+            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => new - base,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchComparison {
     pub name: String,

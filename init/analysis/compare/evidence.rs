@@ -25,14 +25,15 @@ fn ratio_ci(
 
 /// The figures of one side for `metric`, one per boot.
 pub(super) fn values(metric: Metric, rs: &Observed) -> Vec<f64> {
-    rs.iter().filter_map(|(_, r)| metric.value(r)).collect()
+    rs.iter().filter_map(|o| o.value(metric)).collect()
 }
 
 /// The measured per-sample rates of one side's boots.
 fn seconds(rs: &Observed) -> Vec<Vec<f64>> {
     rs.iter()
-        .filter(|(_, r)| r.status == Status::Ok)
-        .map(|(_, r)| {
+        .map(|o| o.result)
+        .filter(|r| r.status == Status::Ok)
+        .map(|r| {
             r.samples
                 .iter()
                 .filter(|x| !x.warmup)
@@ -46,10 +47,10 @@ fn seconds(rs: &Observed) -> Vec<Vec<f64>> {
 /// interleaved.
 fn paired_ratios(metric: Metric, base: &Observed, new: &Observed) -> Vec<f64> {
     base.iter()
-        .filter_map(|(key, b)| {
-            let key = key.as_ref()?;
-            let n = new.iter().find(|(k, _)| k.as_ref() == Some(key))?.1;
-            Some(metric.value(n)? / metric.value(b)?)
+        .filter_map(|b| {
+            let key = b.key.as_ref()?;
+            let n = new.iter().find(|n| n.key.as_ref() == Some(key))?;
+            Some(n.value(metric)? / b.value(metric)?)
         })
         .filter(|r| r.is_finite() && *r > 0.0)
         .collect()

@@ -1,4 +1,5 @@
-//! What is compared of a benchmark: its rate or its per-event overhead.
+//! What is compared of a benchmark: its rate, its per-event overhead, or
+//! the kernel's instructions per event, in all or over the baseline.
 
 use crate::report::{BenchResult, Better, Meter, Status};
 use serde::Serialize;
@@ -6,7 +7,7 @@ use serde::Serialize;
 /// What is compared: the raw rate or the per-event overhead over the
 /// benchmark's baseline in the same boot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Metric {
     Rate,
     Overhead,
@@ -14,18 +15,31 @@ pub enum Metric {
     /// producers' own code is not in it, so it does not depend on
     /// trig-init's build.
     Kernel,
+    /// The kernel's instructions per event less its baseline's in the
+    /// same boot: what attaching adds in the kernel, build-independent
+    /// as `Kernel` is.
+    KernelOverhead,
 }
 
+const CHOICES: &str = "rate, overhead, both, kernel or kernel-overhead";
+
 impl Metric {
+    /// Every metric, in the order the outputs show them.
+    pub const ALL: [Metric; 4] = [
+        Metric::Rate,
+        Metric::Overhead,
+        Metric::Kernel,
+        Metric::KernelOverhead,
+    ];
+
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, String> {
         match s {
-            "rate" => Ok(vec![Metric::Rate]),
-            "overhead" => Ok(vec![Metric::Overhead]),
             "both" => Ok(vec![Metric::Rate, Metric::Overhead]),
-            "kernel" => Ok(vec![Metric::Kernel]),
-            _ => Err(format!(
-                "--metric must be rate, overhead, both or kernel, not '{s}'"
-            )),
+            _ => Metric::ALL
+                .into_iter()
+                .find(|m| m.as_str() == s)
+                .map(|m| vec![m])
+                .ok_or_else(|| format!("--metric must be {CHOICES}, not '{s}'")),
         }
     }
 
@@ -34,6 +48,7 @@ impl Metric {
             Metric::Rate => "rate",
             Metric::Overhead => "overhead",
             Metric::Kernel => "kernel",
+            Metric::KernelOverhead => "kernel-overhead",
         }
     }
 
@@ -43,15 +58,24 @@ impl Metric {
             Metric::Rate => meter.rate_unit(),
             Metric::Overhead => meter.cost_unit(),
             Metric::Kernel => "kernel insn/event",
+            Metric::KernelOverhead => "kernel insn/event over baseline",
         }
     }
 
     /// Whether results of different trig-init builds compare on it.
     pub fn build_independent(self) -> bool {
-        self == Metric::Kernel
+        matches!(self, Metric::Kernel | Metric::KernelOverhead)
     }
 
-    pub fn value(self, r: &BenchResult) -> Option<f64> {
+    /// Whether it is a cost over the baseline, which can be about zero
+    /// and then has no relative change.
+    pub fn over_baseline(self) -> bool {
+        matches!(self, Metric::Overhead | Metric::KernelOverhead)
+    }
+
+    /// The figure of `r`, one of the results of `boot`, where its
+    /// baseline is found.
+    pub fn value(self, r: &BenchResult, boot: &[BenchResult]) -> Option<f64> {
         if r.status != Status::Ok {
             return None;
         }
@@ -59,14 +83,98 @@ impl Metric {
             Metric::Rate => r.summary.as_ref().map(|s| s.mean),
             Metric::Overhead => r.overhead_ns.as_ref().map(|o| o.ns_per_event),
             Metric::Kernel => r.profile.as_ref().map(|p| p.kernel),
+            Metric::KernelOverhead => {
+                // the baseline the overhead was measured against
+                let name = &r.overhead_ns.as_ref()?.baseline;
+                let base = boot.iter().find(|b| &b.name == name)?;
+                let kernel = |b: &BenchResult| Metric::Kernel.value(b, boot);
+                Some(kernel(r)? - kernel(base)?)
+            }
         }
     }
 
-    /// The rate improves as the benchmark says; a cost always downwards.
-    pub fn better(self, r: &BenchResult) -> Better {
+    /// The rate improves as the benchmark says (`rate`); a cost always
+    /// downwards.
+    pub fn better(self, rate: Better) -> Better {
         match self {
-            Metric::Rate => r.better,
-            Metric::Overhead | Metric::Kernel => Better::Lower,
+            Metric::Rate => rate,
+            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => Better::Lower,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Overhead, Profile, Summary};
+
+    fn profiled(name: &str, kernel: Option<f64>) -> BenchResult {
+        let mut r = BenchResult::new(name, name, "trig", 1, Better::Higher);
+        r.summary = Some(Summary {
+            mean: 1.0,
+            stddev: 0.0,
+            per_producer: 1.0,
+            cv: 0.0,
+            samples: 4,
+        });
+        r.profile = kernel.map(|kernel| Profile {
+            total: 1000.0,
+            kernel,
+            functions: Vec::new(),
+        });
+        r
+    }
+
+    /// trig-kprobe's kernel instructions over trig-base's in one boot.
+    fn boot(base_kernel: Option<f64>) -> Vec<BenchResult> {
+        let mut kprobe = profiled("trig-kprobe", Some(653.5));
+        kprobe.overhead_ns = Some(Overhead {
+            baseline: "trig-base".into(),
+            ns_per_event: 400.0,
+        });
+        vec![profiled("trig-base", base_kernel), kprobe]
+    }
+
+    #[test]
+    fn kernel_overhead_is_the_kernel_count_over_the_baseline_s() {
+        let boot = boot(Some(300.25));
+        let m = Metric::KernelOverhead;
+        assert_eq!(m.value(&boot[1], &boot), Some(353.25));
+        assert_eq!(m.better(boot[1].better), Better::Lower);
+        // a baseline has no baseline
+        assert_eq!(m.value(&boot[0], &boot), None);
+    }
+
+    #[test]
+    fn kernel_overhead_is_missing_without_a_profiled_baseline() {
+        let unprofiled = boot(None);
+        assert_eq!(
+            Metric::KernelOverhead.value(&unprofiled[1], &unprofiled),
+            None
+        );
+        let alone = &boot(Some(300.0))[1..];
+        assert_eq!(Metric::KernelOverhead.value(&alone[0], alone), None);
+        // nor when the benchmark itself was not profiled
+        let mut b = boot(Some(300.0));
+        b[1].profile = None;
+        assert_eq!(Metric::KernelOverhead.value(&b[1], &b), None);
+    }
+
+    #[test]
+    fn choices_parse_and_name_themselves() {
+        for m in Metric::ALL {
+            assert_eq!(Metric::parse_choice(m.as_str()), Ok(vec![m]));
+            assert_eq!(
+                serde_json::to_value(m).unwrap(),
+                serde_json::json!(m.as_str())
+            );
+        }
+        let e = Metric::parse_choice("kernel-total").unwrap_err();
+        assert!(
+            e.contains("kernel-overhead") && e.contains("'kernel-total'"),
+            "{e}"
+        );
+        assert!(Metric::KernelOverhead.build_independent());
+        assert!(!Metric::Overhead.build_independent());
     }
 }

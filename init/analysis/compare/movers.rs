@@ -211,11 +211,11 @@ pub(super) fn overhead_movers<'a>(
     let baseline = &b
         .iter()
         .chain(n)
-        .find_map(|o| o.1.overhead_ns.as_ref())?
+        .find_map(|o| o.result.overhead_ns.as_ref())?
         .baseline;
     let (bb, nb) = (results(base, baseline), results(new, baseline));
     fn of<'a>(o: &Observed<'a>) -> Vec<&'a BenchResult> {
-        o.iter().map(|o| o.1).collect()
+        o.iter().map(|o| o.result).collect()
     }
     of_overhead(baseline, [of(b), of(&bb)], [of(n), of(&nb)])
 }

@@ -1,10 +1,11 @@
 //! What each side of a comparison was, whether the two can be compared,
 //! and the results each holds for a benchmark.
 
+use super::assess::Seen;
 use super::Metric;
 use crate::analysis::input::Side;
 use crate::report::identity::{Field, Identity};
-use crate::report::{BenchResult, Meter};
+use crate::report::Meter;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -94,20 +95,15 @@ pub fn differences(base: &Side, new: &Side, metrics: &[Metric]) -> Vec<String> {
 
 /// The results of every boot for `name` on one side, with the boot's
 /// pairing key.
-pub(super) fn results<'a>(
-    side: &'a Side,
-    name: &str,
-) -> Vec<(Option<(String, usize)>, &'a BenchResult)> {
+pub(super) fn results<'a>(side: &'a Side, name: &str) -> Vec<Seen<'a>> {
     side.runs()
         .filter_map(|run| {
-            let key = run.pairing.as_ref().map(|p| (p.session.clone(), p.round));
-            let r = run
-                .report
-                .as_ref()?
-                .results
-                .iter()
-                .find(|b| b.name == name)?;
-            Some((key, r))
+            let boot = &run.report.as_ref()?.results;
+            Some(Seen {
+                key: run.pairing.as_ref().map(|p| (p.session.clone(), p.round)),
+                result: boot.iter().find(|b| b.name == name)?,
+                boot,
+            })
         })
         .collect()
 }

@@ -186,7 +186,7 @@ fn found_in(
         .enumerate()
         .filter_map(|(i, v)| v.map(|v| (i, v)))
         .unzip();
-    if sr.metric == Metric::Overhead && xs.iter().any(|x| *x <= 0.0) {
+    if sr.metric.over_baseline() && xs.iter().any(|x| *x <= 0.0) {
         // a cost around zero has no relative change
         return None;
     }

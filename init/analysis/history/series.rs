@@ -2,7 +2,7 @@
 
 use super::Point;
 use crate::analysis::compare::Metric;
-use crate::report::{Better, RunSet, Status};
+use crate::report::{Better, RunSet};
 use crate::stats;
 use serde::Serialize;
 
@@ -44,25 +44,19 @@ pub fn series(entries: &[(Point, Vec<RunSet>)], metrics: &[Metric]) -> Vec<Serie
                         .flat_map(|s| &s.runs)
                         .filter_map(|r| r.report.as_ref())
                         .filter_map(|r| {
-                            r.results
-                                .iter()
-                                .find(|b| b.name == name && b.status == Status::Ok)
+                            let b = r.results.iter().find(|b| b.name == name)?;
+                            metric.value(b, &r.results)
                         })
-                        .filter_map(|b| metric.value(b))
                         .collect()
                 })
                 .collect();
             if per_point.iter().all(Vec::is_empty) {
                 continue;
             }
-            let better = match metric {
-                Metric::Rate => better,
-                Metric::Overhead | Metric::Kernel => Better::Lower,
-            };
             out.push(Series {
                 bench: name.clone(),
                 metric,
-                better,
+                better: metric.better(better),
                 medians: per_point
                     .iter()
                     .map(|v| (!v.is_empty()).then(|| stats::median(v)))

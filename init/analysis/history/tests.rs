@@ -318,9 +318,10 @@ fn a_flat_history_has_none() {
 /// An update of trig-init at result 8 moves trig-kprobe's rate (its own
 /// code); a kernel change at 14 adds 10 of the kernel's instructions per
 /// event (issue 26): the rate series splits at the update and finds
-/// nothing, the kernel series runs on across it and finds the step.
+/// nothing, the kernel series, in all and over the baseline, run on
+/// across it and find the step.
 #[test]
-fn the_kernel_metric_continues_across_a_trig_init_update() {
+fn the_kernel_metrics_continue_across_a_trig_init_update() {
     let mut entries = nights_of(20, Meter::Icount, |i| {
         vec![
             ("trig-base", 2.0),
@@ -333,10 +334,10 @@ fn the_kernel_metric_continues_across_a_trig_init_update() {
             rep.tool.git_rev = "updated".into();
         }
         for r in &mut rep.results {
-            let kernel = if r.name == "trig-kprobe" && i >= 14 {
-                660.0
-            } else {
-                650.0
+            let kernel = match (r.name.as_str(), i >= 14) {
+                ("trig-kprobe", true) => 660.0,
+                ("trig-kprobe", false) => 650.0,
+                _ => 316.0,
             };
             r.profile = Some(Profile {
                 total: 700.0,
@@ -344,12 +345,14 @@ fn the_kernel_metric_continues_across_a_trig_init_update() {
                 functions: Vec::new(),
             });
         }
+        crate::report::add_overheads(&mut rep.results);
     }
     let settings = changepoint::Detection {
         min_change: 0.0025,
         ..changepoint::Detection::default()
     };
-    let h = analyse("h", entries, &[Metric::Rate, Metric::Kernel], &settings, 3);
+    let metrics = [Metric::Rate, Metric::Kernel, Metric::KernelOverhead];
+    let h = analyse("h", entries, &metrics, &settings, 3);
     assert_eq!(h.breaks.len(), 1, "{}", render(&h, false));
     assert!(h.breaks[0].at == 8 && h.breaks[0].build_only);
     let found: Vec<_> = h
@@ -359,7 +362,10 @@ fn the_kernel_metric_continues_across_a_trig_init_update() {
         .collect();
     assert_eq!(
         found,
-        [("trig-kprobe", Metric::Kernel, 14)],
+        [
+            ("trig-kprobe", Metric::Kernel, 14),
+            ("trig-kprobe", Metric::KernelOverhead, 14)
+        ],
         "{}",
         render(&h, false)
     );
