@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, metric, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
@@ -155,6 +155,10 @@ vm_commands! {
     /// always prints it; the results files keep it either way)
     #[argh(switch)]
     pub tables: bool,
+    /// ab: what the kernels are compared on, as compare's --metric: rate,
+    /// overhead, both, kernel or kernel-overhead (default both)
+    #[argh(option)]
+    pub metric: Option<String>,
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
@@ -194,9 +198,9 @@ pub struct CompareCmd {
     /// percent (default: the meter's, 10 for time, 0.1 for icount)
     #[argh(option)]
     pub cv_limit: Option<f64>,
-    /// rate, overhead, both, or kernel (the kernel's instructions per
-    /// event of --profile'd results, comparable across trig-init builds);
-    /// default both
+    /// rate, overhead, both, kernel or kernel-overhead (the kernel's
+    /// instructions per event of --profile'd results, in all or over the
+    /// baseline's: comparable across trig-init builds); default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, email (plain text in 72 columns for a mailing
@@ -260,9 +264,9 @@ pub struct HistoryCmd {
     /// change points in the newest N results are new (default 3)
     #[argh(option, default = "3")]
     pub new: usize,
-    /// rate, overhead, both, or kernel (the kernel's instructions per
-    /// event of --profile'd results, comparable across trig-init builds);
-    /// default both
+    /// rate, overhead, both, kernel or kernel-overhead (the kernel's
+    /// instructions per event of --profile'd results, in all or over the
+    /// baseline's: comparable across trig-init builds); default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest
@@ -302,6 +306,11 @@ pub struct ReportCmd {
     /// median, so that 3% noise does not look like a 10% step
     #[argh(switch)]
     pub common_scale: bool,
+    /// the series drawn and the latest comparison's metrics, as compare's
+    /// --metric: rate, overhead, both, kernel or kernel-overhead (default:
+    /// every metric the results have; the comparison on both)
+    #[argh(option)]
+    pub metric: Option<String>,
 }
 
 /// The decisions of scripts/bisect.sh under `git bisect run`, from

@@ -6,12 +6,23 @@ use trig_init::analysis::changepoint;
 use trig_init::analysis::compare;
 use trig_init::analysis::history;
 use trig_init::analysis::input::Side;
-use trig_init::error::{infra, input, Error};
+use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::html;
 use trig_init::export::{write_file, Exporter, Html, Page};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
-    let metrics = compare::Metric::ALL;
+    // checked before the history is read
+    let chosen = cmd
+        .metric
+        .as_deref()
+        .map(compare::Metric::parse_choice)
+        .transpose()
+        .map_err(usage)?;
+    let mut settings = compare::Settings::default();
+    if let Some(m) = &chosen {
+        settings.metrics.clone_from(m);
+    }
+    let metrics = chosen.unwrap_or(compare::Metric::ALL.to_vec());
     let entries =
         history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     let latest = match entries.as_slice() {
@@ -19,21 +30,17 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
             let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
                 Side::of_file(p.file.as_ref(), sets.to_vec())
             };
-            compare::compare(
-                &side(pb, base),
-                &side(pn, new),
-                &compare::Settings::default(),
-            )
-            .map_err(|e| eprintln!("trig-init report: no latest comparison: {e}"))
-            .ok()
+            compare::compare(&side(pb, base), &side(pn, new), &settings)
+                .map_err(|e| eprintln!("trig-init report: no latest comparison: {e}"))
+                .ok()
         }
         _ => None,
     };
-    let settings = changepoint::Detection {
+    let detection = changepoint::Detection {
         min_change: history::default_min_change_pct(&entries) / 100.0,
         ..changepoint::Detection::default()
     };
-    let h = history::analyse(&cmd.dir, entries, &metrics, &settings, 3);
+    let h = history::analyse(&cmd.dir, entries, &metrics, &detection, 3);
     let page = Html(html::PageOptions {
         repo_url: cmd.repo_url.clone(),
         common_scale: cmd.common_scale,

@@ -28,6 +28,18 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     if compare_after && kernels.len() < 2 {
         return Err(usage("ab needs at least two kernels (-k A -k B)"));
     }
+    let settings = match (&cmd.metric, compare_after) {
+        (Some(_), false) => {
+            return Err(usage(
+                "--metric is ab's: vm compares nothing (trig-init compare --metric compares its results)",
+            ))
+        }
+        (Some(m), true) => compare::Settings {
+            metrics: compare::Metric::parse_choice(m).map_err(usage)?,
+            ..compare::Settings::default()
+        },
+        (None, _) => compare::Settings::default(),
+    };
     // checked before booting, so that a bad setting costs no boots
     let kcidb = match &cmd.export_kcidb {
         Some(path) => Some((
@@ -70,7 +82,6 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     let mut code = done.status;
     let mut comparisons = Vec::new();
     if compare_after {
-        let settings = compare::Settings::default();
         let base = Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
         for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
             let new = Side::of_file(file, vec![set.clone()]);
