@@ -753,3 +753,112 @@ fn misleading_messages_say_what_is_wrong() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&bare);
 }
+
+/// `--metric kernel-overhead` (issue 26) wherever --metric is taken: three
+/// nights of one trig-init build, three of another whose trig-kprobe rate
+/// is 1% lower (its own code), three of those on a kernel whose kprobe
+/// path is 3 instructions longer. compare and history take the two builds
+/// on it without --force and find the kernel's step alone, report draws
+/// it; a bad choice exits 2 naming the choices (ab's before any boot), and
+/// vm, which compares nothing, refuses --metric.
+#[test]
+fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
+    let dir = scratch("kernel-overhead");
+    let history = dir.join("history");
+    std::fs::create_dir_all(&history).unwrap();
+    let nights: Vec<String> = (0..9)
+        .map(|n| {
+            let (rev, kprobe, kernel) = match n {
+                0..=2 => ("aaaa", 0.8, 653.5),
+                3..=5 => ("bbbb", 0.792, 653.5),
+                _ => ("bbbb", 0.792, 656.5),
+            };
+            let created = format!("202611{:02}T000000Z", n + 1);
+            let doc = synth::profiled(&format!("c{n}"), &created, kprobe, kernel, rev);
+            let p = history.join(format!("{created}.json"));
+            std::fs::write(&p, doc.to_string()).unwrap();
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let stdout = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).to_string();
+    let o = trig_init(&["compare", &nights[2], &nights[3]]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("trig-init build"), "{}", stderr(&o));
+    let over = ["compare", "--metric", "kernel-overhead", "--color", "never"];
+    let o = trig_init(&[&over[..], &[&nights[2], &nights[3]]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("kernel insn/event over baseline"),
+        "{}",
+        stdout(&o)
+    );
+    let o = trig_init(&[&over[..], &[&nights[5], &nights[6]]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .contains("+3.00 insn/event in the kernel over the baseline regression of trig-kprobe"),
+        "{}",
+        stdout(&o)
+    );
+    let h = history.to_str().unwrap();
+    let args = [
+        "history",
+        h,
+        "--metric",
+        "kernel-overhead",
+        "--format",
+        "json",
+    ];
+    let o = trig_init(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found: Vec<(&str, &str, u64)> = doc["found"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap();
+            (s("bench"), s("metric"), f["at"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(found, [("trig-kprobe", "kernel-overhead", 6)]);
+    let page = dir.join("report.html");
+    let page_arg = page.to_str().unwrap();
+    let o = trig_init(&["report", h, "--metric", "kernel-overhead", "-o", page_arg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("kernel insn/event over baseline"), "{html}");
+    for args in [
+        &[
+            "compare",
+            "--metric",
+            "kernel-total",
+            &nights[0],
+            &nights[1],
+        ][..],
+        &["history", h, "--metric", "kernel-total"],
+        &["report", h, "--metric", "kernel-total", "-o", page_arg],
+        &[
+            "ab",
+            "--metric",
+            "kernel-total",
+            "-k",
+            "/nonexistent-a",
+            "-k",
+            "/nonexistent-b",
+        ],
+    ] {
+        let o = trig_init(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o)
+                .contains("rate, overhead, both, kernel or kernel-overhead, not 'kernel-total'"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = trig_init(&["vm", "--metric", "kernel", "-k", "/nonexistent-a"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--metric is ab's"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

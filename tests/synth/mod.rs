@@ -69,3 +69,31 @@ pub fn regressed_pair(dir: &std::path::Path) -> (std::path::PathBuf, std::path::
         ),
     )
 }
+
+/// An icount results file of one boot of trig-init build `rev`, profiled:
+/// trig-base with 316 of the kernel's instructions per event, trig-kprobe
+/// at `kprobe` M/Ginsn with `kernel` of them, and its overhead over
+/// trig-base as the guest fills it in.
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) -> Value {
+    use trig_init::report::{add_overheads, Profile};
+    let mut doc = results("6.1.0", commit, created, kprobe, 1, 0.0);
+    doc["vm"]["meter"] = "icount".into();
+    let report = &mut doc["runs"][0]["report"];
+    report["tool"]["git_rev"] = rev.into();
+    let mut rs: Vec<BenchResult> = serde_json::from_value(report["results"].take()).unwrap();
+    for r in &mut rs {
+        r.profile = Some(Profile {
+            total: 1e3 / r.summary.as_ref().unwrap().mean,
+            kernel: if r.name == "trig-kprobe" {
+                kernel
+            } else {
+                316.0
+            },
+            functions: Vec::new(),
+        });
+    }
+    add_overheads(&mut rs);
+    report["results"] = serde_json::to_value(rs).unwrap();
+    doc
+}
