@@ -155,14 +155,20 @@ fn bisect_lines(out: &mut String, h: &History, markdown: bool) {
 pub fn render(h: &History, markdown: bool) -> String {
     let mut out = String::new();
     render_head(&mut out, h, markdown);
+    let kernel_series = h.series.iter().any(|s| s.metric.build_independent());
     for b in &h.breaks {
         let _ = writeln!(
             out,
-            "{}results from #{} {} on are not comparable with those before ({}): change points are sought on each side alone",
+            "{}results from #{} {} on are not comparable with those before ({}): change points are sought on each side alone{}",
             if markdown { "\n" } else { "" },
             b.at + 1,
             h.points[b.at].label(),
-            b.why.join("; ")
+            b.why.join("; "),
+            if b.build_only && kernel_series {
+                ", but for the kernel's instructions (kernel, kernel-overhead), which trig-init's build does not count in"
+            } else {
+                ""
+            }
         );
     }
     for f in &h.found {
