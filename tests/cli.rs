@@ -754,31 +754,19 @@ fn misleading_messages_say_what_is_wrong() {
     let _ = std::fs::remove_dir_all(&bare);
 }
 
-/// `--metric kernel-overhead` (issue 26) wherever --metric is taken: three
-/// nights of one trig-init build, three of another whose trig-kprobe rate
-/// is 1% lower (its own code), three of those on a kernel whose kprobe
-/// path is 3 instructions longer. compare and history take the two builds
-/// on it without --force and find the kernel's step alone, report draws
-/// it; a bad choice exits 2 naming the choices (ab's before any boot), and
-/// vm, which compares nothing, refuses --metric.
+/// `--metric kernel-overhead` (issue 26) wherever --metric is taken, on
+/// `synth::updated_history`: compare and history take the two trig-init
+/// builds on it without --force and find the kernel's step alone, report
+/// draws it; a bad choice exits 2 naming the choices (ab's before any
+/// boot), and vm, which compares nothing, refuses --metric.
 #[test]
 fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
     let dir = scratch("kernel-overhead");
     let history = dir.join("history");
     std::fs::create_dir_all(&history).unwrap();
-    let nights: Vec<String> = (0..9)
-        .map(|n| {
-            let (rev, kprobe, kernel) = match n {
-                0..=2 => ("aaaa", 0.8, 653.5),
-                3..=5 => ("bbbb", 0.792, 653.5),
-                _ => ("bbbb", 0.792, 656.5),
-            };
-            let created = format!("202611{:02}T000000Z", n + 1);
-            let doc = synth::profiled(&format!("c{n}"), &created, kprobe, kernel, rev);
-            let p = history.join(format!("{created}.json"));
-            std::fs::write(&p, doc.to_string()).unwrap();
-            p.to_str().unwrap().to_string()
-        })
+    let nights: Vec<String> = synth::updated_history(&history)
+        .iter()
+        .map(|p| p.to_str().unwrap().to_string())
         .collect();
     let stdout = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).to_string();
     let o = trig_init(&["compare", &nights[2], &nights[3]]);

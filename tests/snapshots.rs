@@ -136,6 +136,39 @@ fn history_in_every_format() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The kernel's instructions over the baseline across an update of
+/// trig-init (`synth::updated_history`): compare's columns and headline,
+/// and history's break that the kernel's series run on across.
+#[test]
+fn kernel_overhead_across_an_update() {
+    let dir = std::env::temp_dir().join(format!("trig-snapshots-update-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("history")).unwrap();
+    synth::updated_history(&dir.join("history"));
+    let (before, after) = (
+        "history/20261106T000000Z.json",
+        "history/20261107T000000Z.json",
+    );
+    for format in ["table", "markdown"] {
+        let args = [
+            "compare",
+            "--metric",
+            "kernel-overhead",
+            before,
+            after,
+            "--format",
+            format,
+        ];
+        insta::assert_snapshot!(
+            format!("compare_kernel_overhead_{format}"),
+            run(&dir, &args, 1)
+        );
+    }
+    let args = ["history", "history", "--metric", "kernel-overhead"];
+    insta::assert_snapshot!("history_kernel_overhead", run(&dir, &args, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn report_page() {
     let dir = inputs("report");

@@ -74,8 +74,7 @@ pub fn regressed_pair(dir: &std::path::Path) -> (std::path::PathBuf, std::path::
 /// trig-base with 316 of the kernel's instructions per event, trig-kprobe
 /// at `kprobe` M/Ginsn with `kernel` of them, and its overhead over
 /// trig-base as the guest fills it in.
-#[allow(dead_code)] // not every test binary that includes synth uses it
-pub fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) -> Value {
+fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) -> Value {
     use trig_init::report::{add_overheads, Profile};
     let mut doc = results("6.1.0", commit, created, kprobe, 1, 0.0);
     doc["vm"]["meter"] = "icount".into();
@@ -96,4 +95,27 @@ pub fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str
     add_overheads(&mut rs);
     report["results"] = serde_json::to_value(rs).unwrap();
     doc
+}
+
+/// Nine profiled nights in `dir` (`profiled`), as the paths written:
+/// three of one trig-init build, three of another whose trig-kprobe rate
+/// is 1% lower (its own code), three of those on a kernel whose kprobe
+/// path is 3 instructions longer (issue 26).
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn updated_history(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    (0..9)
+        .map(|n| {
+            let (rev, kprobe, kernel) = match n {
+                0..=2 => ("aaaa", 0.8, 653.5),
+                3..=5 => ("bbbb", 0.792, 653.5),
+                // 3 more instructions an event
+                _ => ("bbbb", 1e3 / (1e3 / 0.792 + 3.0), 656.5),
+            };
+            let created = format!("202611{:02}T000000Z", n + 1);
+            let p = dir.join(format!("{created}.json"));
+            let doc = profiled(&format!("c{n}"), &created, kprobe, kernel, rev);
+            std::fs::write(&p, doc.to_string()).unwrap();
+            p
+        })
+        .collect()
 }

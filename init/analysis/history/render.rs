@@ -91,7 +91,7 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
         }
         let _ = writeln!(
             out,
-            "\n{:<44} {:<26} {:<8} {:>10} {:>10} {:>24} {:>6} {:<7} MOVED WITH",
+            "\n{:<44} {:<26} {:<15} {:>10} {:>10} {:>24} {:>6} {:<7} MOVED WITH",
             "FIRST RESULT AFTER",
             "BENCHMARK",
             "METRIC",
@@ -130,7 +130,7 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
     let _ = if markdown {
         writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p} | {new} | {with} |")
     } else {
-        writeln!(out, "{at:<44} {bench:<26} {metric:<8} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
+        writeln!(out, "{at:<44} {bench:<26} {metric:<15} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
     };
 }
 
