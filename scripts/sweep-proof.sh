@@ -90,7 +90,7 @@ for k in $(seq 1 "$commits"); do
       planted[$(git rev-parse HEAD)]="trig-kprobe improved kprobe_dispatcher" ;;
     *)
       echo "harmless change $k" >>Documentation/trig-sweep-proof.txt
-      git add Documentation/trig-sweep-proof.txt
+      git add -f Documentation/trig-sweep-proof.txt
       commit "Documentation: harmless change $k" ;;
   esac
 done
