@@ -23,9 +23,6 @@ pub const VERSION: (u32, u32) = (5, 3);
 /// The test tree's root: tests are `trig_init.BENCH.METRIC`.
 const PATH_ROOT: &str = "trig_init";
 
-/// The metrics a results file is exported with (the kernel's
-/// instructions where it was profiled).
-
 /// What the results do not say: who submits, and what was built from
 /// where.
 #[derive(Debug, Clone, PartialEq)]
@@ -304,6 +301,7 @@ impl<'a> Doc<'a> {
                 );
                 continue;
             }
+            // the kernel's instructions where it was profiled
             for metric in Metric::ALL {
                 let values: Vec<f64> = boots
                     .iter()
