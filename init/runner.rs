@@ -275,7 +275,6 @@ pub fn summary_line(r: &BenchResult) -> String {
 mod tests {
     use super::*;
     use crate::matrix::tests::ok;
-    use crate::report::Better;
 
     #[test]
     fn the_watchdog_reports_the_running_benchmark_and_keeps_overheads() {
@@ -289,13 +288,11 @@ mod tests {
         );
         run.done(ok("trig-base", "trig-base", 2.0));
         run.done(ok("trig-kprobe", "trig-kprobe", 1.0));
-        run.start(BenchResult::new(
-            "rename-base",
-            "rename-base",
-            "rename",
-            1,
-            Better::Higher,
-        ));
+        run.start(
+            crate::registry::find("rename-base")
+                .unwrap()
+                .result("rename-base", 1),
+        );
         assert!(run.finish(RunEnd::Watchdog, Some("watchdog: 1 s".into())));
         let r = run.lock();
         let cut = r.results.iter().find(|b| b.name == "rename-base");

@@ -209,13 +209,7 @@ fn test_run(fd: i32) -> std::io::Result<()> {
 /// reader needs to place its figures.
 pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     let bench = point.bench;
-    let mut result = BenchResult::new(
-        &point.name,
-        bench.name,
-        bench.family.name,
-        point.producers,
-        bench.better,
-    );
+    let mut result = bench.result(&point.name, point.producers);
     if let Some(len) = point.str_len {
         result.extra.insert("cmp_str_len".into(), len.to_string());
     }
@@ -350,7 +344,6 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::registry::find;
-    use crate::report::Better;
 
     #[test]
     fn points_expand_producers_and_lengths() {
@@ -386,7 +379,7 @@ pub(crate) mod tests {
                 cv: 0.0,
                 samples: 1,
             }),
-            ..BenchResult::new(name, bench, "x", 1, Better::Higher)
+            ..find(bench).expect("a benchmark").result(name, 1)
         }
     }
 

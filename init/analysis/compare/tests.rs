@@ -16,6 +16,9 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                 .iter()
                 .map(|(name, mean)| {
                     let mut r = BenchResult::new(name, name, "trigger", 1, Better::Higher);
+                    // the baseline and attach kind a guest records (every
+                    // benchmark named here was in schema 4's registry)
+                    upgrade::fill(&mut r);
                     if *mean < 0.0 {
                         r.status = Status::Unsupported;
                         r.reason = Some("no kprobe_multi (EOPNOTSUPP)".into());
@@ -353,6 +356,32 @@ fn malformed_files_are_named() {
     let sets = parse(&report).unwrap();
     assert_eq!(sets[0].runs.len(), 1);
     assert_eq!(sets[0].vm.accel, "unknown");
+}
+
+/// Results written before schema 5 are read with the baseline and attach
+/// kind that a guest records now, files and plain reports alike; a
+/// schema-5 result stands as it was recorded.
+#[test]
+fn older_results_read_with_what_guests_record_now() {
+    let mut old = set(&[&[("trig-base", 2.0), ("trig-kprobe", 0.8)]], None);
+    let report = old.runs[0].report.as_mut().unwrap();
+    report.schema_version = 4;
+    for r in &mut report.results {
+        (r.baseline, r.attach) = (None, None);
+    }
+    let plain = serde_json::to_string(report).unwrap();
+    for sets in [parse(&serde_json::to_string(&old).unwrap()), parse(&plain)] {
+        let r = &sets.unwrap()[0].runs[0].report.clone().unwrap().results[1];
+        assert_eq!(r.baseline.as_deref(), Some("trig-base"));
+        assert_eq!(r.attach.as_deref(), Some("kprobe"));
+    }
+    let mut new = set(&[&[("trig-kprobe", 0.8)]], None);
+    new.runs[0].report.as_mut().unwrap().results[0].baseline = None;
+    let sets = parse(&serde_json::to_string(&new).unwrap()).unwrap();
+    assert_eq!(
+        sets[0].runs[0].report.as_ref().unwrap().results[0].baseline,
+        None
+    );
 }
 
 #[test]
