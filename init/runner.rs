@@ -35,14 +35,6 @@ pub struct Run {
     sink: Sink,
 }
 
-pub fn tool() -> Tool {
-    Tool {
-        name: env!("CARGO_PKG_NAME").into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        git_rev: env!("TRIG_GIT_REV").into(),
-    }
-}
-
 pub fn system(pid1: bool) -> System {
     let uts = nix::sys::utsname::uname().ok();
     let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
@@ -84,7 +76,7 @@ impl Run {
     ) -> Run {
         let report = Report {
             schema_version: SCHEMA_VERSION,
-            tool: tool(),
+            tool: Tool::this_build(),
             system: system(pid1),
             capabilities: caps::probe(),
             params: opts.params(points),

@@ -7,6 +7,7 @@
 
 pub mod frame;
 pub mod identity;
+pub mod params;
 pub mod upgrade;
 
 use serde::{Deserialize, Serialize};
@@ -58,6 +59,17 @@ pub struct Tool {
     pub git_rev: String,
 }
 
+impl Tool {
+    /// This build of trig-init.
+    pub fn this_build() -> Tool {
+        Tool {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_rev: env!("TRIG_GIT_REV").into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct System {
     pub release: String,
@@ -95,8 +107,7 @@ pub struct Capability {
     pub detail: String,
 }
 
-/// The knobs a run used (made, with their signature, by the options table).
-pub use crate::options::Params;
+pub use params::Params;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MountOutcome {

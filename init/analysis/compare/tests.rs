@@ -58,7 +58,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                 }),
                 report: Some(Report {
                     schema_version: SCHEMA_VERSION,
-                    tool: crate::runner::tool(),
+                    tool: Tool::this_build(),
                     system: System {
                         release: "6.1.0-test".into(),
                         version: String::new(),
@@ -73,7 +73,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                         }),
                     },
                     capabilities: BTreeMap::new(),
-                    params: crate::options::RunOptions::default().params(3),
+                    params: Params::run_defaults(),
                     mounts: vec![],
                     results,
                     harness: None,
