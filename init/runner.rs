@@ -2,8 +2,9 @@
 //! for the host (PID 1), or as a plain JSON document (a command).
 
 use crate::caps;
-use crate::matrix::{self, RunPoint};
+use crate::matrix;
 use crate::options::RunOptions;
+use crate::registry::RunPoint;
 use crate::report::{
     frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System, Tool,
     SCHEMA_VERSION,
