@@ -11,8 +11,8 @@
 # commit 7 fixes that and slows bpf_strncmp() down (strncmp-helper), commit
 # 10 removes BASE's slowdown (a speed-up of trig-kprobe). Each slowdown is
 # N (5) increments of a volatile counter. Then sweeps BASE..TIP in three
-# slices, one after another (as three runners would, each with its own
-# build directory, seeded from one build of BASE), merges them, and checks
+# slices, one after another (as three runners would, each starting from
+# one build of BASE, restored as a CI cache is), merges them, and checks
 # that the report names exactly commits 3, 7 and 10, each with its
 # benchmark and its top mover (the function planted in), that commit 6 is
 # skipped and commit 7 measured across it; then sweeps it again as one
@@ -20,8 +20,9 @@
 # merged one's. Prints per-commit costs and wall times.
 # --reduced (CI): 4 commits (1 the rename slowdown, 2 does not build, 3
 # fixes it with the strncmp slowdown, 4 the speed-up), two slices, no
-# one-slice sweep; it reuses bisect-proof's tree and build directory when
-# they are there, so no kernel is built from scratch.
+# one-slice sweep. Both use bisect-proof's tree (target/bisect-tree) and
+# start BASE's build from bisect-proof's when there, so no kernel is
+# built from scratch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 reduced=0; tree=""; spins=5; work=""
@@ -34,11 +35,10 @@ while [ $# -gt 0 ]; do
     *) echo "sweep-proof: unknown option $1" >&2; exit 2 ;;
   esac
 done
+tree=${tree:-$top/target/bisect-tree}
 if [ "$reduced" = 1 ]; then
-  tree=${tree:-$top/target/bisect-tree}
   slices=2; rename_at=1; broken_at=2; strncmp_at=3; speedup_at=4; commits=4
 else
-  tree=${tree:-$top/target/sweep-tree}
   slices=3; rename_at=3; broken_at=6; strncmp_at=7; speedup_at=10; commits=12
 fi
 work=${work:-$top/target/sweep-proof}
@@ -90,39 +90,44 @@ for k in $(seq 1 "$commits"); do
       planted[$(git rev-parse HEAD)]="trig-kprobe improved kprobe_dispatcher" ;;
     *)
       echo "harmless change $k" >>Documentation/trig-sweep-proof.txt
-      git add Documentation/trig-sweep-proof.txt
+      git add -f Documentation/trig-sweep-proof.txt
       commit "Documentation: harmless change $k" ;;
   esac
 done
 range="$(git rev-parse --short=12 "sweep-proof~$commits")..$(git rev-parse --short=12 sweep-proof)"
 git log --oneline --reverse "sweep-proof~$((commits + 1))..sweep-proof"
 
-# one build that every slice's build directory starts from, as a CI
-# runner would restore it from a cache: bisect-proof's, when there (of a
-# commit near BASE), else BASE's
+# one build of BASE that every slice starts from, restored where it was
+# built, as a CI runner restores its cache: kbuild's tools record their
+# build directory's absolute path, so a copy elsewhere rebuilds objtool
+# and with it every object objtool checked (628 of 1,256 objects here).
+# It starts from bisect-proof's build when there (a commit near BASE), so
+# no kernel is built from scratch.
 git_dir=$(git rev-parse --absolute-git-dir)
 state=$git_dir/trig-sweep
+build=$state/build
 seed=$state/seed
 seed_s=0
-if [ "$reduced" = 1 ] && [ -d "$git_dir/trig-bisect/build" ]; then
-  seed=$git_dir/trig-bisect/build
-else
-  git checkout -q "sweep-proof~$commits"
-  t0=$(now)
-  mkdir -p "$state"
-  "$top/scripts/build-kernel.sh" "$tree" --out "$seed" >/dev/null 2>"$state/seed.log" ||
-    { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
-  seed_s=$(( $(now) - t0 ))
-  git checkout -q sweep-proof
-fi
-echo "sweep-proof: slices start from $seed (built in $seed_s s)"
+mkdir -p "$state"
+rm -rf "$build" "$seed" "$state"/build-*
+[ -d "$git_dir/trig-bisect/build" ] && cp -a "$git_dir/trig-bisect/build" "$build"
+git checkout -q "sweep-proof~$commits"
+t0=$(now)
+"$top/scripts/build-kernel.sh" "$tree" --out "$build" >/dev/null 2>"$state/seed.log" ||
+  { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
+seed_s=$(( $(now) - t0 ))
+git checkout -q sweep-proof
+cp -a "$build" "$seed"
+echo "sweep-proof: every slice starts from BASE's build in $build (built in $seed_s s)"
 
-rm -rf "$work" "$state"/build-*
+rm -rf "$work"
 mkdir -p "$work"
 # sweep NAME K/N: one slice into $work/NAME, timed
 sweep() {
   local t0; t0=$(now)
-  "$top/scripts/sweep.sh" "$tree" "$range" --slice "$2" --out "$work/$1" --seed-build "$seed" \
+  rm -rf "$build"
+  cp -a "$seed" "$build"
+  "$top/scripts/sweep.sh" "$tree" "$range" --slice "$2" --out "$work/$1" --build "$build" \
     "${benches[@]}" "${run_opts[@]}"
   echo "$1 $(( $(now) - t0 ))" >>"$work/times"
 }

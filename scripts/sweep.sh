@@ -19,8 +19,10 @@
 # stepped (docs/sweep.md).
 # --build DIR: the slice's build directory (default
 # TREE/.git/trig-sweep/build-K-of-N); --seed-build DIR: when that does not
-# exist yet, start it as a copy of DIR (a build of a nearby commit, a CI
-# cache), so that the first build is incremental too. --make passes a
+# exist yet, start it as a copy of DIR (a build of a nearby commit), so
+# that the first build is incremental too; a build restored at the path
+# it was built at (a CI cache) is incremental on the whole, a copy
+# elsewhere rebuilds objtool and what it checked. --make passes a
 # make variable to scripts/build-kernel.sh (--make CC="ccache gcc").
 # TREE is left on the commit it was on. Exit: 0 done (whatever was
 # skipped), 2 usage or a tree that cannot be swept.
@@ -63,6 +65,13 @@ if [ ! -d "$build" ] && [ -n "$seed" ]; then
   mkdir -p "$(dirname "$build")"
   # -a keeps the objects' times, which make compares with the sources'
   cp -a "$seed" "$build" || exit 2
+  # kbuild's tools record the absolute path they were built at
+  stamp="$build/tools/objtool/.fixdep.o.cmd"
+  if [ -f "$stamp" ] && ! grep -qF "$build/" "$stamp"; then
+    echo "sweep.sh: the seed was built at another path than $build: kbuild rebuilds objtool there," \
+      "and with it every object objtool checked (about half a build); restore it where it was built" \
+      "(as a CI cache is), or give that path as --build" | tee -a "$out/sweep.log" >&2
+  fi
 fi
 # a checkout would carry them to every commit measured
 git -C "$tree" diff --quiet HEAD -- ||

@@ -551,14 +551,15 @@ fn report_lines(fake: &Fake) -> PathBuf {
 }
 
 /// Runs `command` with `fake.out` on a fresh 1 MiB tmpfs of its own
-/// mount namespace, which the fake QEMU fills; returns the output and the
-/// listing (`ls -A`) of the directory as the command left it, or None
-/// where namespaces are not allowed.
-fn on_a_full_disk(fake: &Fake, command: &Command) -> Option<(Output, String)> {
+/// mount namespace, after the shell commands `before` (which may fill
+/// it, or the fake QEMU does); returns the output and the listing (`ls
+/// -A`) of the directory as the command left it, or None where
+/// namespaces are not allowed.
+fn on_a_full_disk(fake: &Fake, before: &str, command: &Command) -> Option<(Output, String)> {
     std::fs::create_dir_all(&fake.out).unwrap();
     let listing = fake.dir.join("listing");
     let script = format!(
-        "mount -t tmpfs -o size=1m tmpfs '{out}' || exit 99; \"$@\"; rc=$?; ls -A '{out}' > '{listing}'; exit $rc",
+        "mount -t tmpfs -o size=1m tmpfs '{out}' || exit 99; {before}; \"$@\"; rc=$?; ls -A '{out}' > '{listing}'; exit $rc",
         out = fake.out.display(),
         listing = listing.display()
     );
@@ -594,7 +595,7 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
         ),
     )
     .unwrap();
-    let Some((o, listing)) = on_a_full_disk(&fake, &fake.command(&[])) else {
+    let Some((o, listing)) = on_a_full_disk(&fake, ":", &fake.command(&[])) else {
         return;
     };
     let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
@@ -613,6 +614,40 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
         listing.lines().all(|f| !f.starts_with('.')),
         "temporary files left: {listing}"
     );
+}
+
+/// `history --alert` whose alerts file cannot be saved (the disk filled)
+/// exits 4, "could not write", after printing the history: not 2.
+#[test]
+fn an_alerts_file_that_cannot_be_saved_exits_4() {
+    let fake = Fake::new("alerts-full", "");
+    let nights = fake.dir.join("nights");
+    std::fs::create_dir_all(&nights).unwrap();
+    // ten nights at 0.8 M/s, then three at 0.68: a change point to alert on
+    for night in 1..=13 {
+        let created = format!("202611{night:02}T000000Z");
+        let kprobe = if night <= 10 { 0.8 } else { 0.68 };
+        let doc = synth::results("6.1.0", &format!("c{night}"), &created, kprobe, 5, 0.01);
+        std::fs::write(nights.join(format!("{created}.json")), doc.to_string()).unwrap();
+    }
+    let fill = format!(
+        "cp '{}'/*.json '{out}' && cat /dev/zero > '{out}/fill' 2>/dev/null",
+        nights.display(),
+        out = fake.out.display()
+    );
+    let mut history = Command::new(env!("CARGO_BIN_EXE_trig-init"));
+    history.args(["history", "--alert"]).arg(&fake.out);
+    let Some((o, listing)) = on_a_full_disk(&fake, &fill, &history) else {
+        return;
+    };
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{out}{err}");
+    assert!(
+        err.contains("alerts.json") && err.contains("No space left on device"),
+        "says what and why: {err}"
+    );
+    assert!(out.contains("trig-kprobe"), "the history is printed: {out}");
+    assert!(!listing.contains("alerts.json"), "{listing}");
 }
 
 #[test]

@@ -31,7 +31,7 @@ impl<'a> Setup<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
     /// A KVM that may still fail boots alone, since falling back to TCG
     /// changes how every later boot runs; then `--jobs` boots go side by
-    /// side.
+    /// side, the one that found KVM wanting among them.
     pub(super) fn boot_all(
         &mut self,
         targets: &mut [Target],
@@ -44,8 +44,11 @@ impl<'a> Setup<'a> {
                 return Ok(None);
             };
             let counts = self.launcher().counts_file(&this)?;
-            let b =
-                self.boot_with_fallback(&targets[this.k], &this, initrd, counts.as_ref(), events)?;
+            let Some(b) = self.try_kvm(&targets[this.k], &this, initrd, counts.as_ref(), events)?
+            else {
+                let all = std::iter::once(this).chain(todo).collect();
+                return self.side_by_side(targets, all, initrd, events);
+            };
             let sig = self.record(&mut targets[this.k], &this, b, counts, events);
             if sig.is_some() || self.unsaved.is_some() {
                 return Ok(sig);
@@ -181,49 +184,47 @@ impl<'a> Setup<'a> {
         b.interrupted
     }
 
-    /// One boot; a KVM that cannot reach /init is given up for TCG, and
-    /// the boot made again there.
-    fn boot_with_fallback(
+    /// One boot under KVM; None when KVM cannot reach /init, which is
+    /// then given up for TCG (the caller boots it again there).
+    fn try_kvm(
         &mut self,
         target: &Target,
         this: &Scheduled,
         initrd: &TempFile,
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
-    ) -> Result<Boot, Error> {
-        loop {
-            let kvm = self.accel == Accel::Kvm;
-            let cmdline = self.cmdline(this.k);
-            let b =
-                self.launcher()
-                    .launch(&target.kernel, &cmdline, this, initrd, counts, events)?;
-            if !kvm || b.console.reached_init || b.interrupted.is_some() {
-                self.kvm_works |= kvm && b.console.reached_init;
-                return Ok(b);
-            }
-            let why = b
-                .qemu_stderr
-                .lines()
-                .last()
-                .unwrap_or("the guest never reached /init")
-                .to_string();
-            if let Some(refusal) = qemu_refusal(&b.qemu_stderr) {
-                return Err(infra(format!("QEMU refused to start: {refusal}")));
-            }
-            self.accel = Accel::Tcg;
-            self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
-            // a machine without usable KVM says so on every run: one quiet
-            // line, QEMU's (often an assertion) behind -v
-            let said = if self.opts.verbose {
-                format!("; QEMU said: {why}")
-            } else {
-                " (-v says why)".into()
-            };
-            let _ = events.send(BootEvent::Notice(format!(
-                "KVM cannot run this guest here: using TCG, meter {}{said}",
-                self.guest.meter.as_str()
-            )));
+    ) -> Result<Option<Boot>, Error> {
+        let cmdline = self.cmdline(this.k);
+        let b = self
+            .launcher()
+            .launch(&target.kernel, &cmdline, this, initrd, counts, events)?;
+        if b.console.reached_init || b.interrupted.is_some() {
+            self.kvm_works |= b.console.reached_init;
+            return Ok(Some(b));
         }
+        if let Some(refusal) = qemu_refusal(&b.qemu_stderr) {
+            return Err(infra(format!("QEMU refused to start: {refusal}")));
+        }
+        let why = b
+            .qemu_stderr
+            .lines()
+            .last()
+            .unwrap_or("the guest never reached /init")
+            .to_string();
+        self.accel = Accel::Tcg;
+        self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
+        // a machine without usable KVM says so on every run: one quiet
+        // line, QEMU's (often an assertion) behind -v
+        let said = if self.opts.verbose {
+            format!("; QEMU said: {why}")
+        } else {
+            " (-v says why)".into()
+        };
+        let _ = events.send(BootEvent::Notice(format!(
+            "KVM cannot run this guest here: using TCG, meter {}{said}",
+            self.guest.meter.as_str()
+        )));
+        Ok(None)
     }
 }
 
