@@ -11,8 +11,8 @@
 use serde_json::json;
 use std::path::PathBuf;
 use trig_init::options::RunOptions;
-use trig_init::report::{BenchResult, Better, Overhead, RunSet, Sample, Summary};
-use trig_init::{matrix, registry};
+use trig_init::registry;
+use trig_init::report::{BenchResult, Overhead, RunSet, Sample, Summary};
 
 /// The rate of a point of benchmark `name` on night `i` of `n`, in M events/s.
 fn rate(name: &str, base: f64, i: usize, n: usize, rng: &mut fastrand::Rng) -> f64 {
@@ -29,7 +29,7 @@ fn rate(name: &str, base: f64, i: usize, n: usize, rng: &mut fastrand::Rng) -> f
 fn night(i: usize, n: usize, meter: &str, rng: &mut fastrand::Rng) -> RunSet {
     let opts = RunOptions::default();
     let benches: Vec<_> = registry::all().collect();
-    let results: Vec<BenchResult> = matrix::points(&benches, &opts)
+    let results: Vec<BenchResult> = registry::points(&benches, &opts.producers, &opts.cmp_str_lens)
         .iter()
         .enumerate()
         .map(|(k, p)| {
@@ -57,13 +57,7 @@ fn night(i: usize, n: usize, meter: &str, rng: &mut fastrand::Rng) -> RunSet {
                     baseline: b.name.into(),
                     ns_per_event: 1e3 / mean,
                 }),
-                ..BenchResult::new(
-                    &p.name,
-                    p.bench.name,
-                    p.bench.family.name,
-                    p.producers,
-                    Better::Higher,
-                )
+                ..p.bench.result(&p.name, p.producers)
             }
         })
         .collect();

@@ -42,8 +42,8 @@ impl Error {
         }
     }
 
-    /// README's exit statuses: 2 for what the caller got wrong, 4 for what
-    /// the host could not do.
+    /// The exit statuses of docs/faults.md: 2 for what the caller got
+    /// wrong, 4 for what the host could not do.
     pub fn status(&self) -> u8 {
         match self.class {
             Class::Usage | Class::Input => exit::USAGE,
@@ -65,7 +65,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn classes_map_to_readme_statuses() {
+    fn classes_map_to_the_documented_statuses() {
         assert_eq!(usage("u").status(), 2);
         assert_eq!(input("i").status(), 2);
         assert_eq!(infra("w").status(), 4);

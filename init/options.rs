@@ -2,7 +2,10 @@
 //! run` or from `trig.*` kernel parameters, which the host writes with
 //! [`RunOptions::to_kernel_args`] and the guest reads back. Every option
 //! is one row of the table below, from which the flag, the parameter,
-//! the check, the recorded [`Params`] and compare's signature all come.
+//! the check and the value recorded in the report's [`Params`] all come
+//! (that type, and compare's signature of it, are the report schema's).
+
+use crate::report::Params;
 
 pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
 pub const MAX_STR_LEN: u32 = 4095;
@@ -18,10 +21,10 @@ pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 /// (the `cli` part: help text, argh attributes, field), its field and
 /// default in [`RunOptions`], its `trig.*` kernel parameter (`parse` and
 /// `show`, by default its type's [`Param`] ones; `emit`, by default only
-/// when not the default value), its `check`, and, for
-/// the ones a report records, its [`Params`] field and its part in the
-/// signature `compare` requires to match. A row may lack the `cli` part
-/// (set only by the host) or everything else (a flag of `run` alone).
+/// when not the default value), its `check`, and, for the ones a report
+/// records, the value of its [`Params`] field. A row may lack the `cli`
+/// part (set only by the host) or everything else (a flag of `run`
+/// alone).
 macro_rules! run_options {
     ($(
         {
@@ -33,10 +36,7 @@ macro_rules! run_options {
                 $( show $show:expr ; )?
                 $( emit $emit:expr ; )?
                 $( check $check:expr ; )?
-                $(
-                    record $(#[$pmeta:meta])* $pfield:ident : $pty:ty = $record:expr ;
-                    $( signature $sig:expr ; )?
-                )?
+                $( record $pfield:ident = $record:expr ; )?
             )?
         }
     )*) => {
@@ -56,12 +56,6 @@ macro_rules! run_options {
             fn default() -> Self {
                 RunOptions { $($( $field: $default, )?)* }
             }
-        }
-
-        /// The knobs a run used; two reports are comparable only if these match.
-        #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq)]
-        pub struct Params {
-            $($($( $(#[$pmeta])* pub $pfield: $pty, )?)?)*
         }
 
         /// The `trig.*` keys, as [`RunOptions::set`] takes them.
@@ -131,24 +125,11 @@ macro_rules! run_options {
                 Params {
                     $($($(
                         $pfield: {
-                            let record: fn(&RunOptions, usize) -> $pty = $record;
+                            let record: fn(&RunOptions, usize) -> _ = $record;
                             record(self, points)
                         },
                     )?)?)*
                 }
-            }
-        }
-
-        impl Params {
-            /// The recorded parameters that must match for two reports'
-            /// figures to be comparable, as `compare` names them.
-            pub fn signature(&self) -> String {
-                let mut parts: Vec<String> = Vec::new();
-                $($($($(
-                    let part: fn(&Params) -> String = $sig;
-                    parts.push(part(self));
-                )?)?)?)*
-                parts.join(", ")
             }
         }
     };
@@ -295,7 +276,7 @@ run_options! {
                 None => Ok(()),
             }
         };
-        record filter: Vec<String> = |o, _| o.filter.clone();
+        record filter = |o, _| o.filter.clone();
     }
     {
         cli
@@ -308,8 +289,7 @@ run_options! {
         key warmup;
         emit Emit::Always;
         check |&w| seconds_in("warmup", w, 0.0);
-        record warmup_s: f64 = |o, _| o.warmup;
-        signature |p| format!("warmup {} s", p.warmup_s);
+        record warmup_s = |o, _| o.warmup;
     }
     {
         cli
@@ -321,8 +301,7 @@ run_options! {
         key duration;
         emit Emit::Always;
         check |&d| seconds_in("duration", d, MIN_DURATION);
-        record duration_s: f64 = |o, _| o.duration;
-        signature |p| format!("duration {} s", p.duration_s);
+        record duration_s = |o, _| o.duration;
     }
     {
         cli
@@ -339,8 +318,7 @@ run_options! {
                 Ok(())
             }
         };
-        record producers: Vec<usize> = |o, _| o.producers.clone();
-        signature |p| format!("producers {:?}", p.producers);
+        record producers = |o, _| o.producers.clone();
     }
     {
         cli
@@ -349,8 +327,7 @@ run_options! {
         affinity: [bool];
         option affinity: bool = false;
         key affinity;
-        record affinity: bool = |o, _| o.affinity;
-        signature |p| format!("affinity {}", p.affinity);
+        record affinity = |o, _| o.affinity;
     }
     {
         cli
@@ -367,8 +344,7 @@ run_options! {
                 Err(format!("batch_iters {b} is not in 1..1000"))
             }
         };
-        record batch_iters: u32 = |o, _| o.batch_iters;
-        signature |p| format!("batch iters {}", p.batch_iters);
+        record batch_iters = |o, _| o.batch_iters;
     }
     {
         cli
@@ -385,8 +361,7 @@ run_options! {
                 Ok(())
             }
         };
-        record cmp_str_lens: Vec<u32> = |o, _| o.cmp_str_lens.clone();
-        signature |p| format!("string lengths {:?}", p.cmp_str_lens);
+        record cmp_str_lens = |o, _| o.cmp_str_lens.clone();
     }
     {
         cli
@@ -400,8 +375,7 @@ run_options! {
         parse |_, v| parse_rename_thread(v);
         show |&main| rename_thread_name(main).into();
         emit Emit::Always;
-        record rename_thread: String = |o, _| o.rename_thread().into();
-        signature |p| format!("rename thread {}", p.rename_thread);
+        record rename_thread = |o, _| o.rename_thread().into();
     }
     {
         cli
@@ -419,7 +393,7 @@ run_options! {
                 Ok(())
             }
         };
-        record timeout_s: u32 = |o, points| o.watchdog_secs(points);
+        record timeout_s = |o, points| o.watchdog_secs(points);
     }
     {
         cli
@@ -467,10 +441,7 @@ run_options! {
         /// triggered call in the named benchmarks' producers.
         inject: Vec<Inject> = Vec::new();
         key inject;
-        record
-        /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        inject: Option<String> = |o, _| (!o.inject.is_empty()).then(|| o.inject_list());
+        record inject = |o, _| (!o.inject.is_empty()).then(|| o.inject_list());
     }
 }
 
@@ -680,6 +651,7 @@ mod tests {
             "warmup 1 s, duration 5 s, producers [1], affinity false, batch iters 100, \
              string lengths [1, 8, 64, 512, 2048, 4095], rename thread worker"
         );
+        assert_eq!(RunOptions::default().params(1), Params::run_defaults());
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
             r#"{"filter":[],"warmup_s":1.0,"duration_s":5.0,"producers":[1],"affinity":false,"batch_iters":100,"cmp_str_lens":[1,8,64,512,2048,4095],"rename_thread":"worker","timeout_s":92}"#

@@ -1,17 +1,14 @@
-//! The benchmark registry: one row per family and one per benchmark. A new
-//! benchmark is one row here plus its program in `bpf/`; a new family is its
-//! BPF file, its row in [`FAMILIES`] and its runner in `matrix/`. `list`,
-//! filtering, capability checks, baselines, attach points (from the
-//! programs' sections) and the JSON names all come from these tables.
+//! The benchmark registry: one row per family and one per benchmark, and
+//! the points a selection expands to. A new benchmark is one row here plus
+//! its program in `bpf/`; a new family is its BPF file, its row in
+//! [`FAMILIES`] and its runner in `matrix/`. `list`, filtering, capability
+//! checks, baselines, attach points (from the programs' sections) and the
+//! JSON names all come from these tables. Data only: the runners use it,
+//! not the other way round, so that the host can plan without them.
 
-use crate::bpf::{skel::SECTIONS, Failure};
+use crate::bpf::skel::SECTIONS;
 use crate::caps::Feature;
-use crate::matrix::{self, Ctx};
-use crate::report::Better;
-use crate::sampler::Measured;
-
-/// Opens a family's BPF object, sets its knobs, and measures one point.
-pub type Runner = fn(&Ctx) -> Result<Measured, Failure>;
+use crate::report::{BenchResult, Better};
 
 /// A family of benchmarks: one BPF object and its runner, and the rules its
 /// benchmarks share.
@@ -21,7 +18,7 @@ pub struct Family {
     pub name: &'static str,
     /// What the name of each of its benchmarks starts with.
     pub prefix: &'static str,
-    pub run: Runner,
+    pub runner: Runner,
     /// Parameters swept besides the producer count.
     pub sweep: Sweep,
     pub producers: Producers,
@@ -33,6 +30,14 @@ impl PartialEq for Family {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
     }
+}
+
+/// Which runner of `matrix/` opens the family's object and measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    Trigger,
+    Rename,
+    Strncmp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +72,7 @@ pub enum Baseline {
 pub static TRIGGER: Family = Family {
     name: "trigger",
     prefix: "trig-",
-    run: matrix::trigger::run,
+    runner: Runner::Trigger,
     sweep: Sweep::None,
     producers: Producers::Any,
     baseline: Baseline::SameTrigger,
@@ -76,7 +81,7 @@ pub static TRIGGER: Family = Family {
 pub static RENAME: Family = Family {
     name: "rename",
     prefix: "rename-",
-    run: matrix::rename::run,
+    runner: Runner::Rename,
     sweep: Sweep::None,
     producers: Producers::One,
     baseline: Baseline::SameTrigger,
@@ -85,7 +90,7 @@ pub static RENAME: Family = Family {
 pub static STRNCMP: Family = Family {
     name: "strncmp",
     prefix: "strncmp-",
-    run: matrix::strncmp::run,
+    runner: Runner::Strncmp,
     sweep: Sweep::CmpStrLen,
     producers: Producers::Any,
     // does all but the comparison
@@ -236,6 +241,29 @@ impl Bench {
                 format!("{section} trig_uprobe_target_{t:?}").to_lowercase()
             }
             _ => section.into(),
+        }
+    }
+
+    /// How the program under test attaches: the kind that its section
+    /// gives libbpf (`kprobe`, `fentry`, `tp`, `raw_tp`, `uprobe.multi`,
+    /// `usdt`, ...), or `none`.
+    pub fn attach_kind(&self) -> &'static str {
+        match self.attach {
+            Attach::None => "none",
+            _ => self
+                .section()
+                .map_or("?", |s| s.split_once('/').map_or(s, |(kind, _)| kind)),
+        }
+    }
+
+    /// A result of this benchmark at point `name`, nothing measured yet,
+    /// with what readers of results take from the registry: its family
+    /// (`group`), baseline, attach kind and better direction.
+    pub fn result(&self, name: &str, producers: usize) -> BenchResult {
+        BenchResult {
+            baseline: self.baseline().map(|b| b.name.into()),
+            attach: Some(self.attach_kind().into()),
+            ..BenchResult::new(name, self.name, self.family.name, producers, self.better)
         }
     }
 
@@ -420,6 +448,51 @@ pub fn all() -> impl Iterator<Item = &'static Bench> {
 
 pub fn find(name: &str) -> Option<&'static Bench> {
     all().find(|b| b.name == name)
+}
+
+/// One run of one benchmark.
+#[derive(Debug, Clone)]
+pub struct RunPoint {
+    pub bench: &'static Bench,
+    pub producers: usize,
+    pub str_len: Option<u32>,
+    /// Name in the report: the benchmark plus its parameters.
+    pub name: String,
+}
+
+/// Every point of `benches`: one per producer count (named `/p=N` when
+/// several are asked for) and per value of the family's sweep (string
+/// lengths `cmp_str_lens`).
+pub fn points(
+    benches: &[&'static Bench],
+    producers: &[usize],
+    cmp_str_lens: &[u32],
+) -> Vec<RunPoint> {
+    let mut out = Vec::new();
+    for &bench in benches {
+        let lens: Vec<Option<u32>> = match bench.family.sweep {
+            Sweep::CmpStrLen => cmp_str_lens.iter().copied().map(Some).collect(),
+            Sweep::None => vec![None],
+        };
+        for &p in producers {
+            for &str_len in &lens {
+                let mut name = bench.name.to_string();
+                if producers.len() > 1 {
+                    name.push_str(&format!("/p={p}"));
+                }
+                if let Some(len) = str_len {
+                    name.push_str(&format!("/len={len}"));
+                }
+                out.push(RunPoint {
+                    bench,
+                    producers: p,
+                    str_len,
+                    name,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Shell-style glob with `*` and `?`.
@@ -633,6 +706,46 @@ mod tests {
         assert_eq!(name("trig-kprobe", (6, 12)), None);
         assert_eq!(name("trig-batch-kprobe", (6, 12)), Some("trig-kprobe"));
         assert_eq!(name("trig-batch-kprobe", (6, 1)), None);
+    }
+
+    /// A result of an older file reads as one of today's guest: schema
+    /// 4's table was transcribed from these rows (all 46 of them then;
+    /// benchmarks added since are in no older file).
+    #[test]
+    fn older_results_get_what_the_guest_records() {
+        let mut known = 0;
+        for bench in BENCHES {
+            let mut old =
+                BenchResult::new(bench.name, bench.name, bench.family.name, 1, bench.better);
+            crate::report::upgrade::fill(&mut old);
+            if old.attach.is_some() {
+                assert_eq!(old, bench.result(bench.name, 1), "{}", bench.name);
+                known += 1;
+            }
+        }
+        assert_eq!(known, 46);
+    }
+
+    #[test]
+    fn points_expand_producers_and_lengths() {
+        let sel = [find("trig-base").unwrap(), find("strncmp-helper").unwrap()];
+        let names: Vec<String> = points(&sel, &[1, 4], &[8, 64])
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "trig-base/p=1",
+                "trig-base/p=4",
+                "strncmp-helper/p=1/len=8",
+                "strncmp-helper/p=1/len=64",
+                "strncmp-helper/p=4/len=8",
+                "strncmp-helper/p=4/len=64"
+            ]
+        );
+        let one = points(&[find("trig-base").unwrap()], &[1], &[8]);
+        assert_eq!(one[0].name, "trig-base");
     }
 
     #[test]

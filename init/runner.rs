@@ -2,8 +2,9 @@
 //! for the host (PID 1), or as a plain JSON document (a command).
 
 use crate::caps;
-use crate::matrix::{self, RunPoint};
+use crate::matrix;
 use crate::options::RunOptions;
+use crate::registry::RunPoint;
 use crate::report::{
     frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System, Tool,
     SCHEMA_VERSION,
@@ -33,14 +34,6 @@ pub struct Run {
     running: Arc<Mutex<Option<BenchResult>>>,
     emitted: Arc<AtomicBool>,
     sink: Sink,
-}
-
-pub fn tool() -> Tool {
-    Tool {
-        name: env!("CARGO_PKG_NAME").into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        git_rev: env!("TRIG_GIT_REV").into(),
-    }
 }
 
 pub fn system(pid1: bool) -> System {
@@ -84,7 +77,7 @@ impl Run {
     ) -> Run {
         let report = Report {
             schema_version: SCHEMA_VERSION,
-            tool: tool(),
+            tool: Tool::this_build(),
             system: system(pid1),
             capabilities: caps::probe(),
             params: opts.params(points),
@@ -275,7 +268,6 @@ pub fn summary_line(r: &BenchResult) -> String {
 mod tests {
     use super::*;
     use crate::matrix::tests::ok;
-    use crate::report::Better;
 
     #[test]
     fn the_watchdog_reports_the_running_benchmark_and_keeps_overheads() {
@@ -289,13 +281,11 @@ mod tests {
         );
         run.done(ok("trig-base", "trig-base", 2.0));
         run.done(ok("trig-kprobe", "trig-kprobe", 1.0));
-        run.start(BenchResult::new(
-            "rename-base",
-            "rename-base",
-            "rename",
-            1,
-            Better::Higher,
-        ));
+        run.start(
+            crate::registry::find("rename-base")
+                .unwrap()
+                .result("rename-base", 1),
+        );
         assert!(run.finish(RunEnd::Watchdog, Some("watchdog: 1 s".into())));
         let r = run.lock();
         let cut = r.results.iter().find(|b| b.name == "rename-base");

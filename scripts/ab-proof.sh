@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Reproduces the README's figures for interleaved comparisons: one kernel
-# booted as A, A again, and A with a known slowdown of growing size
-# injected into some benchmarks (a ladder), all interleaved N times over
+# Reproduces docs/compare.md's figures for interleaved comparisons ("How
+# far the verdicts can be trusted here"): one kernel booted as A, A again,
+# and A with a known slowdown of growing size injected into some
+# benchmarks (a ladder), all interleaved N times over
 # the whole trigger and rename matrices; then
 #   - A/A: how many benchmarks compare flags, paired and unpaired, the
 #     per-boot CV against the CV of paired ratios, and how wide the change

@@ -18,6 +18,10 @@
 # `-- CC="ccache gcc"` through ccache (the kernel's Makefile sets CC, so
 # only the command line overrides it). SRC must not be configured in tree
 # (a .config in SRC makes O= builds refuse): `make mrproper` there first.
+# The build is reproducible: the kernel's banner carries the commit's time
+# and fixed user, host and build count (KBUILD_BUILD_* from the
+# environment win), so one commit gives one image, and one figure, in any
+# build directory on any runner.
 # Exit: 0 built, 1 build failed, 2 usage, 3 options dropped.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,6 +138,20 @@ progress() {
     { if (tty && n) printf "\n" > "/dev/stderr"; print > "/dev/stderr" }
     END { if (tty && n) printf "\n" > "/dev/stderr" }'
 }
+# a reproducible build (the kernel's Documentation/kbuild/reproducible-builds.rst):
+# the banner and `uname -v` otherwise carry the build's time, count, user
+# and host, and the guest's figures move with them: one commit built in
+# two build directories gave other samples and instruction counts, and so
+# would two CI runners. The time is the commit's (the Makefile's without
+# git); each can be set from outside.
+export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-trig-init}
+export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-trig-init}
+export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
+if [ -z "${KBUILD_BUILD_TIMESTAMP:-}" ]; then
+  when=$(git -C "$src" log -1 --format=%ct 2>/dev/null) || when=$(stat -c %Y "$src/Makefile")
+  KBUILD_BUILD_TIMESTAMP=$(LC_ALL=C date -u -d "@$when" '+%a %b %e %H:%M:%S UTC %Y')
+  export KBUILD_BUILD_TIMESTAMP
+fi
 start=$(date +%s)
 echo "build-kernel: building $target in $out with $(nproc) jobs (a first build of tinyconfig 6.1 takes about 6 min on 2 cores, a rebuild after a small change under a minute)" >&2
 if ! make "${make_args[@]}" -j"$(nproc)" "$target" 2>&1 | progress; then

@@ -15,7 +15,7 @@
 # Every target is linked static and not position-independent
 # (relocation-model=static in .cargo/config.toml): mapped at its link
 # address, below the process's other mappings, which keeps the kernel's
-# per-uprobe VMA lookup short and steady (README, "Harness parity").
+# per-uprobe VMA lookup short and steady (docs/parity.md).
 # aarch64: aarch64-unknown-linux-musl through zig (cargo-zigbuild), which
 # brings the cross C toolchain and kernel headers.
 set -euo pipefail

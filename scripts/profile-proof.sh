@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures behind `vm --profile` (README, "Where the instructions went"):
+# The figures behind `vm --profile` (docs/profile.md, its measured table):
 # boots kernel A unprofiled once and profiled twice, and kernel B profiled
 # once, on the same benchmarks, all under the icount meter, then prints
 #   - the cost: wall time of a profiled boot over the unprofiled one

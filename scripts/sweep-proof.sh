@@ -109,14 +109,19 @@ build=$state/build
 seed=$state/seed
 seed_s=0
 mkdir -p "$state"
-rm -rf "$build" "$seed" "$state"/build-*
-[ -d "$git_dir/trig-bisect/build" ] && cp -a "$git_dir/trig-bisect/build" "$build"
+rm -rf "$build" "$state"/build-*
+if [ -d "$seed" ]; then
+  cp -a "$seed" "$build"    # an earlier proof's, built at this path
+elif [ -d "$git_dir/trig-bisect/build" ]; then
+  cp -a "$git_dir/trig-bisect/build" "$build"
+fi
 git checkout -q "sweep-proof~$commits"
 t0=$(now)
 "$top/scripts/build-kernel.sh" "$tree" --out "$build" >/dev/null 2>"$state/seed.log" ||
   { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
 seed_s=$(( $(now) - t0 ))
 git checkout -q sweep-proof
+rm -rf "$seed"
 cp -a "$build" "$seed"
 echo "sweep-proof: every slice starts from BASE's build in $build (built in $seed_s s)"
 

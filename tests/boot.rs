@@ -128,14 +128,10 @@ fn whole_matrix_on_debian_6_1() {
         assert_ne!(m["status"], "failed", "{m}");
     }
     // every benchmark ran, at every point of its family's sweep
-    let opts = trig_init::options::RunOptions {
-        cmp_str_lens: vec![8, 512],
-        ..Default::default()
-    };
     let all = trig_init::registry::select(&[]).unwrap();
     assert_eq!(
         results(&doc).len(),
-        trig_init::matrix::points(&all, &opts).len()
+        trig_init::registry::points(&all, &[1], &[8, 512]).len()
     );
     ok_or_cleanly_unsupported(&doc);
     // what Debian's 6.1 can and cannot do
@@ -538,4 +534,41 @@ fn guest_watchdog_keeps_finished_results() {
     let report = &doc["runs"][0]["report"];
     assert_eq!(report["outcome"]["status"], "watchdog");
     assert_eq!(find(&doc, "trig-base")["status"], "ok");
+}
+
+/// The guest records in each result what readers take from the registry:
+/// its family (`group`), attach kind and baseline, from which the
+/// overhead is made (schema 5).
+#[test]
+fn results_carry_family_attach_and_baseline() {
+    let (code, err, doc) = vm(
+        &[],
+        &[
+            "-w",
+            "0",
+            "-d",
+            "0.2",
+            "--filter",
+            "trig-kprobe",
+            "--filter",
+            "trig-uprobe-nop",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(doc["runs"][0]["report"]["schema_version"], 5);
+    let recorded = |name: &str| {
+        let r = find(&doc, name);
+        [&r["group"], &r["attach"], &r["baseline"]].map(|v| v.as_str().unwrap_or("-"))
+    };
+    assert_eq!(recorded("trig-base"), ["trigger", "none", "-"]);
+    assert_eq!(recorded("trig-kprobe"), ["trigger", "kprobe", "trig-base"]);
+    assert_eq!(recorded("trig-usermode-count"), ["trigger", "none", "-"]);
+    assert_eq!(
+        recorded("trig-uprobe-nop"),
+        ["trigger", "uprobe", "trig-usermode-count"]
+    );
+    assert_eq!(
+        find(&doc, "trig-uprobe-nop")["overhead_ns"]["baseline"],
+        "trig-usermode-count"
+    );
 }

@@ -565,8 +565,8 @@ fn ab_proof_reads_an_ab_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Each class of error gives its status on each command (README's exit
-/// table): what the caller got wrong (usage, bad input) exits 2, an
+/// Each class of error gives its status on each command (docs/faults.md,
+/// "Exit statuses"): what the caller got wrong (usage, bad input) exits 2, an
 /// output that cannot be written exits 4. The unwritable paths are under
 /// a directory that does not exist, which holds for root too.
 #[test]

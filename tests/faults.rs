@@ -1,4 +1,4 @@
-//! The fault catalogue (README): how `vm` and `run` behave when things go
+//! The fault catalogue (docs/faults.md): how `vm` and `run` behave when things go
 //! wrong, with a stand-in for QEMU, a shell script first in PATH whose
 //! console output each test writes, so that no kernel boots.
 

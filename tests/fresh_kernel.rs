@@ -186,7 +186,7 @@ fn through_vmtest(vm_args: &[&str], bin: &str) {
     );
 }
 
-/// vmtest.toml's target `name` as the README runs it (`vmtest -c -f`): the
+/// vmtest.toml's target `name` as docs/kernels.md runs it (`vmtest -c -f`): the
 /// kernel, root and binary paths it names are the ones kernel-test.sh
 /// builds; the whole matrix's JSON must come back complete.
 fn toml_target(name: &str) {

@@ -2,6 +2,7 @@
 //! files (one kernel, or the array that `ab --json` writes), plain
 //! `trig-init run` reports, or directories of them.
 
+use crate::report::upgrade::upgrade;
 use crate::report::{BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
 use std::path::{Path, PathBuf};
 
@@ -39,18 +40,21 @@ pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
         }
     })?;
     let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
-    let sets: Vec<RunSet> = if value.is_array() {
+    let mut sets: Vec<RunSet> = if value.is_array() {
         serde_json::from_value(value).map_err(shape)?
     } else if value.get("runs").is_some() {
         vec![serde_json::from_value(value).map_err(shape)?]
     } else {
-        return report_only(value);
+        report_only(value)?
     };
-    for s in &sets {
+    for s in &mut sets {
         readable_version("results", s.schema_version)?;
-        for r in s.runs.iter().filter_map(|r| r.report.as_ref()) {
+        for r in s.runs.iter_mut().filter_map(|r| r.report.as_mut()) {
             readable_version("report", r.schema_version)?;
             positive_rates(r)?;
+            // every results file comes through here: the one place where
+            // older reports get what newer guests record
+            upgrade(r);
         }
     }
     Ok(sets)
@@ -85,8 +89,6 @@ fn report_only(value: serde_json::Value) -> Result<Vec<RunSet>, String> {
     if value.get("results").is_some() {
         // a plain run: one boot-less "run" on whatever kernel it ran on
         let report: Report = serde_json::from_value(value).map_err(shape)?;
-        readable_version("report", report.schema_version)?;
-        positive_rates(&report)?;
         return Ok(vec![from_report(report)]);
     }
     Err(

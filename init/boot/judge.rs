@@ -82,7 +82,7 @@ fn add_cut_short(r: &mut Report, progress: Option<&(usize, usize, String)>, why:
     let Some(bench) = crate::registry::find(name.split('/').next().unwrap_or(name)) else {
         return;
     };
-    let mut cut = BenchResult::new(name, bench.name, bench.family.name, 1, bench.better);
+    let mut cut = bench.result(name, 1);
     cut.status = Status::Failed;
     cut.reason = Some(format!("running when the guest stopped: {why}"));
     r.results.push(cut);

@@ -139,7 +139,8 @@ pub fn kernel_cmdline(arch: Arch, run_args: &[String], kaslr: bool, extra: &str)
     // A layout randomised at every boot (text, direct map, vmalloc) is a
     // new set of cache and TLB aliases at every boot: one source of
     // boot-to-boot spread that a benchmark of kernels does not want. (Under
-    // TCG here it was lost in the host's own noise: README.)
+    // TCG here it was lost in the host's own noise: docs/meter.md, "The
+    // accelerator and KASLR".)
     if !kaslr {
         parts.push("nokaslr".into());
     }

@@ -57,7 +57,7 @@ pub fn execute(
     });
     let points = selection
         .as_ref()
-        .map(|s| matrix::points(s, opts))
+        .map(|s| registry::points(s, &opts.producers, &opts.cmp_str_lens))
         .unwrap_or_default();
     let run = Run::new(sink, opts, points.len(), mounts, pid1);
     if let Err(e) = selection {

@@ -1,5 +1,5 @@
-//! The matrices: expanding the selected benchmarks into points (producer
-//! counts, string lengths), running each point, and the derived figures.
+//! The matrices: running each point of the selection (registry::points)
+//! with its family's runner, and the figures derived from a measurement.
 
 pub mod rename;
 pub mod strncmp;
@@ -8,7 +8,7 @@ pub mod utarget;
 
 use crate::bpf::Failure;
 use crate::options::RunOptions;
-use crate::registry::{Bench, Producers, Sweep, Trigger, Version};
+use crate::registry::{Bench, Producers, RunPoint, Runner, Trigger, Version};
 use crate::report::{BenchResult, Capability, HitCheck, Status, Summary};
 use crate::sampler::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::stats;
@@ -17,46 +17,6 @@ use libbpf_rs::Object;
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Arc, OnceLock};
-
-/// One run of one benchmark.
-#[derive(Debug, Clone)]
-pub struct RunPoint {
-    pub bench: &'static Bench,
-    pub producers: usize,
-    pub str_len: Option<u32>,
-    /// Name in the report: the benchmark plus its parameters.
-    pub name: String,
-}
-
-/// Every point of `benches` under `opts`: one per producer count (named
-/// `/p=N` when several are asked for) and per value of the family's sweep.
-pub fn points(benches: &[&'static Bench], opts: &RunOptions) -> Vec<RunPoint> {
-    let mut out = Vec::new();
-    for &bench in benches {
-        let lens: Vec<Option<u32>> = match bench.family.sweep {
-            Sweep::CmpStrLen => opts.cmp_str_lens.iter().copied().map(Some).collect(),
-            Sweep::None => vec![None],
-        };
-        for &producers in &opts.producers {
-            for &str_len in &lens {
-                let mut name = bench.name.to_string();
-                if opts.producers.len() > 1 {
-                    name.push_str(&format!("/p={producers}"));
-                }
-                if let Some(len) = str_len {
-                    name.push_str(&format!("/len={len}"));
-                }
-                out.push(RunPoint {
-                    bench,
-                    producers,
-                    str_len,
-                    name,
-                });
-            }
-        }
-    }
-    out
-}
 
 /// BPF's hit slots in a loaded skeleton's .bss (`hits` of bpf/common.h).
 macro_rules! hit_slots {
@@ -209,13 +169,7 @@ fn test_run(fd: i32) -> std::io::Result<()> {
 /// reader needs to place its figures.
 pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     let bench = point.bench;
-    let mut result = BenchResult::new(
-        &point.name,
-        bench.name,
-        bench.family.name,
-        point.producers,
-        bench.better,
-    );
+    let mut result = bench.result(&point.name, point.producers);
     if let Some(len) = point.str_len {
         result.extra.insert("cmp_str_len".into(), len.to_string());
     }
@@ -239,11 +193,20 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     result
 }
 
+/// Opens the family's BPF object, sets its knobs, and measures one point.
+fn run(ctx: &Ctx) -> Result<Measured, Failure> {
+    match ctx.bench().family.runner {
+        Runner::Trigger => trigger::run(ctx),
+        Runner::Rename => rename::run(ctx),
+        Runner::Strncmp => strncmp::run(ctx),
+    }
+}
+
 /// Runs the family's measurement; a failure or a panic becomes the status
 /// and reason of the result.
 fn measure_point(ctx: &Ctx) -> Result<Measured, (Status, String)> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        producers_allowed(ctx).and_then(|()| (ctx.bench().family.run)(ctx))
+        producers_allowed(ctx).and_then(|()| run(ctx))
     }));
     match outcome {
         Ok(Ok(m)) => Ok(m),
@@ -350,31 +313,6 @@ pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::registry::find;
-    use crate::report::Better;
-
-    #[test]
-    fn points_expand_producers_and_lengths() {
-        let opts = RunOptions {
-            producers: vec![1, 4],
-            cmp_str_lens: vec![8, 64],
-            ..Default::default()
-        };
-        let sel = [find("trig-base").unwrap(), find("strncmp-helper").unwrap()];
-        let names: Vec<String> = points(&sel, &opts).into_iter().map(|p| p.name).collect();
-        assert_eq!(
-            names,
-            [
-                "trig-base/p=1",
-                "trig-base/p=4",
-                "strncmp-helper/p=1/len=8",
-                "strncmp-helper/p=1/len=64",
-                "strncmp-helper/p=4/len=8",
-                "strncmp-helper/p=4/len=64"
-            ]
-        );
-        let one = points(&[find("trig-base").unwrap()], &RunOptions::default());
-        assert_eq!(one[0].name, "trig-base");
-    }
 
     /// An ok result of `bench` at `mean` M/s.
     pub(crate) fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
@@ -386,7 +324,7 @@ pub(crate) mod tests {
                 cv: 0.0,
                 samples: 1,
             }),
-            ..BenchResult::new(name, bench, "x", 1, Better::Higher)
+            ..find(bench).expect("a benchmark").result(name, 1)
         }
     }
 

@@ -10,7 +10,8 @@
 //! producer is `call; jmp` around the target, and a compiled Rust loop
 //! (an up-counter compared against the batch) cost one or two
 //! instructions more per call. Ours counts down: `call`, the target,
-//! `dec`, `jnz`; README ("The producer loops") shows the disassembly.
+//! `dec`, `jnz`; docs/parity.md ("The producer loops") shows the
+//! disassembly.
 
 use crate::registry::UTarget;
 

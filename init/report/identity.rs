@@ -195,7 +195,7 @@ mod tests {
                         "cmdline": "", "cpus": 1, "pid1": true,
                         "cpu": {"model": "Haswell", "flags": ["fpu"], "cpuid": "1.0:306c1"}},
                     "capabilities": {},
-                    "params": crate::options::RunOptions::default().params(1),
+                    "params": crate::report::Params::run_defaults(),
                     "mounts": [], "results": [], "outcome": {"status": "complete"}}}]
         }))
         .unwrap()

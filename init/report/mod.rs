@@ -2,10 +2,13 @@
 //! writes it and the host that reads, stores and compares it.
 //!
 //! Bump [`SCHEMA_VERSION`] on any change that an older reader would
-//! misinterpret; added optional fields do not need a bump.
+//! misinterpret; added optional fields do not need a bump, unless this
+//! reader fills them in for older files ([`upgrade`]).
 
 pub mod frame;
 pub mod identity;
+pub mod params;
+pub mod upgrade;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,7 +20,10 @@ use std::collections::BTreeMap;
 /// 4: the emulated machine (`vm.qemu`, `vm.machine`, `vm.cpu`,
 /// `system.cpu`), part of an icount result's identity: a version-3 reader
 /// would mix results of different machines without a word.
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5: each result's `attach` and `baseline`, recorded by the guest. A
+/// version-4 reader would read them right, but the version tells this
+/// one which results to fill in from schema 4's tables ([`upgrade`]).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -51,6 +57,17 @@ pub struct Tool {
     pub name: String,
     pub version: String,
     pub git_rev: String,
+}
+
+impl Tool {
+    /// This build of trig-init.
+    pub fn this_build() -> Tool {
+        Tool {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_rev: env!("TRIG_GIT_REV").into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -90,8 +107,7 @@ pub struct Capability {
     pub detail: String,
 }
 
-/// The knobs a run used (made, with their signature, by the options table).
-pub use crate::options::Params;
+pub use params::Params;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MountOutcome {
@@ -149,7 +165,18 @@ pub struct BenchResult {
     pub name: String,
     /// The registry entry this came from.
     pub bench: String,
+    /// Its family in the registry (`trigger`, `rename`, `strncmp`): the
+    /// BPF object it runs from.
     pub group: String,
+    /// How its program attaches (`kprobe`, `fentry`, `tp`, `raw_tp`,
+    /// `uprobe`, `usdt`, ..., or `none`), as the registry knows it; absent
+    /// only for a benchmark of an old file that this build does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attach: Option<String>,
+    /// The benchmark its overhead is measured against (a registry name),
+    /// absent for a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     pub producers: usize,
     /// Which way the rate improves; `compare` judges by it.
     #[serde(default)]
@@ -168,7 +195,7 @@ pub struct BenchResult {
     pub summary: Option<Summary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hits: Option<HitCheck>,
-    /// Per-event cost added over the registry's baseline, in ns.
+    /// Per-event cost added over the baseline, in ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_ns: Option<Overhead>,
     /// The profiled window of the measured samples (`trig.profile=1`),
@@ -332,6 +359,8 @@ impl BenchResult {
             name: name.into(),
             bench: bench.into(),
             group: group.into(),
+            attach: None,
+            baseline: None,
             producers,
             better,
             status: Status::Ok,
@@ -529,9 +558,9 @@ pub struct Pairing {
     pub round: usize,
 }
 
-/// Fills in each result's per-event overhead against its registry
-/// baseline at the same parameters, from the same run: 1e3/rate -
-/// 1e3/baseline rate, in ns with rates in M/s.
+/// Fills in each result's per-event overhead against its baseline at the
+/// same parameters, from the same run: 1e3/rate - 1e3/baseline rate, in ns
+/// with rates in M/s.
 pub fn add_overheads(results: &mut [BenchResult]) {
     let rates: BTreeMap<String, f64> = results
         .iter()
@@ -539,10 +568,10 @@ pub fn add_overheads(results: &mut [BenchResult]) {
         .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
         .collect();
     for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
-        let Some(base) = crate::registry::find(&r.bench).and_then(|b| b.baseline()) else {
+        let Some(base) = &r.baseline else {
             continue;
         };
-        let base_name = r.name.replacen(&r.bench, base.name, 1);
+        let base_name = r.name.replacen(&r.bench, base, 1);
         if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
             if base_rate > 0.0 && s.mean > 0.0 {
                 r.overhead_ns = Some(Overhead {

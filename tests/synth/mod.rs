@@ -82,6 +82,10 @@ fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) ->
     report["tool"]["git_rev"] = rev.into();
     let mut rs: Vec<BenchResult> = serde_json::from_value(report["results"].take()).unwrap();
     for r in &mut rs {
+        // the baseline a guest records
+        r.baseline = trig_init::registry::find(&r.bench)
+            .and_then(|b| b.baseline())
+            .map(|b| b.name.to_string());
         r.profile = Some(Profile {
             total: 1e3 / r.summary.as_ref().unwrap().mean,
             kernel: if r.name == "trig-kprobe" {

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 pub const TOP: usize = 8;
 
 /// Smaller changes are not listed: two boots of one kernel move no
-/// function by more than this (README, "Attribution").
+/// function by more than this (docs/profile.md, the A/A of
+/// `scripts/profile-proof.sh`).
 pub const MIN_MOVE: f64 = 0.05;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

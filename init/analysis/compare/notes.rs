@@ -3,7 +3,6 @@
 //! baseline did not run.
 
 use crate::analysis::input::Side;
-use crate::registry;
 use crate::report::Status;
 
 /// The notes of a comparison, in the order they are shown.
@@ -42,14 +41,14 @@ fn no_overhead(which: &str, side: &Side) -> Option<String> {
     let mut missing: Vec<String> = Vec::new();
     for r in side.runs().filter_map(|r| r.report.as_ref()) {
         for b in r.results.iter().filter(|b| b.status == Status::Ok) {
-            let Some(base) = registry::find(&b.bench).and_then(|x| x.baseline()) else {
+            let Some(base) = &b.baseline else {
                 continue;
             };
             let ran = r
                 .results
                 .iter()
-                .any(|x| x.bench == base.name && x.status == Status::Ok);
-            let line = format!("{} (no {})", b.name, base.name);
+                .any(|x| &x.bench == base && x.status == Status::Ok);
+            let line = format!("{} (no {base})", b.name);
             if b.overhead_ns.is_none() && !ran && !missing.contains(&line) {
                 missing.push(line);
             }

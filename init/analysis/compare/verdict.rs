@@ -8,8 +8,8 @@ use serde::Serialize;
 
 /// The largest difference between two boots of one kernel under the
 /// icount meter, in percent, over every `ok` benchmark of the whole matrix
-/// (x86-64 Debian 6.1 and 6.12, arm64 Debian 6.1; README): the noise that
-/// its verdicts are sized from.
+/// (x86-64 Debian 6.1 and 6.12, arm64 Debian 6.1; docs/meter.md,
+/// "Determinism, measured"): the noise that its verdicts are sized from.
 pub const ICOUNT_AA_PCT: f64 = 0.05;
 
 /// The thresholds a verdict uses, fit for the meter's noise.

@@ -43,7 +43,7 @@ pub fn nights_of(
                 "runs": [{"index": 1, "status": "ok", "console_log": "", "wall_s": 1.0,
                     "report": {"schema_version": 1, "tool": {"name": "t", "version": "0", "git_rev": "x"},
                       "system": {"release": "r", "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 2, "pid1": true},
-                      "capabilities": {}, "params": serde_json::to_value(crate::options::RunOptions::default().params(1)).unwrap(),
+                      "capabilities": {}, "params": serde_json::to_value(Params::run_defaults()).unwrap(),
                       "mounts": [], "results": serde_json::to_value(&results).unwrap(), "outcome": {"status": "complete"}}}]
             });
             let set: RunSet = serde_json::from_value(json).unwrap();
@@ -344,6 +344,8 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
                 kernel,
                 functions: Vec::new(),
             });
+            // the baseline a guest records
+            crate::report::upgrade::fill(r);
         }
         crate::report::add_overheads(&mut rep.results);
     }

@@ -20,8 +20,8 @@ use crate::boot::signals;
 use crate::boot::ui::Ui;
 use crate::error::{infra, usage, Error};
 use crate::files::{self, TempFile};
+use crate::registry;
 use crate::report::RunSet;
-use crate::{matrix, registry};
 use options::check;
 use setup::Setup;
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
     let selected = registry::select(&opts.run.filter).map_err(usage)?;
-    let points = matrix::points(&selected, &opts.run).len();
+    let points = registry::points(&selected, &opts.run.producers, &opts.run.cmp_str_lens).len();
     if opts.kernels.is_empty() {
         return Err(usage("no kernel given"));
     }

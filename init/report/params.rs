@@ -1,0 +1,60 @@
+//! What a report records of the run options: the type is the schema's,
+//! the values come from the options table (`init/options.rs`, each row's
+//! `record`), so that readers of reports need not know the options.
+
+use serde::{Deserialize, Serialize};
+
+/// The knobs a run used; two reports are comparable only if their
+/// [`Params::signature`]s match.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Params {
+    pub filter: Vec<String>,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub producers: Vec<usize>,
+    pub affinity: bool,
+    pub batch_iters: u32,
+    pub cmp_str_lens: Vec<u32>,
+    pub rename_thread: String,
+    pub timeout_s: u32,
+    /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inject: Option<String>,
+}
+
+impl Params {
+    /// The recorded parameters that must match for two reports' figures
+    /// to be comparable, as `compare` names them.
+    pub fn signature(&self) -> String {
+        [
+            format!("warmup {} s", self.warmup_s),
+            format!("duration {} s", self.duration_s),
+            format!("producers {:?}", self.producers),
+            format!("affinity {}", self.affinity),
+            format!("batch iters {}", self.batch_iters),
+            format!("string lengths {:?}", self.cmp_str_lens),
+            format!("rename thread {}", self.rename_thread),
+        ]
+        .join(", ")
+    }
+}
+
+#[cfg(test)]
+impl Params {
+    /// What a run of one benchmark at `trig-init run`'s defaults records
+    /// (options.rs checks that it is), for the tests of what reads reports.
+    pub fn run_defaults() -> Params {
+        Params {
+            filter: Vec::new(),
+            warmup_s: 1.0,
+            duration_s: 5.0,
+            producers: vec![1],
+            affinity: false,
+            batch_iters: 100,
+            cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
+            rename_thread: "worker".into(),
+            timeout_s: 76,
+            inject: None,
+        }
+    }
+}
