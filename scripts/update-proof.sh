@@ -16,6 +16,9 @@
 # a night of trig-base, trig-kprobe, rename-base and rename-kprobe: N (3)
 # nights of this checkout's build on KERNEL-A, N of the spun build on
 # KERNEL-A (the update), N of the spun build on KERNEL-B (the kernel step).
+# KERNEL-A and KERNEL-B default to this project's development machine's
+# /work/wt/kernels/good.vmlinux and bad-rename.vmlinux; where those are
+# missing it says how to make a pair with scripts/bisect-proof.sh.
 # KERNEL-B must be KERNEL-A with a few more instructions in
 # __set_task_comm, which every rename-* benchmark goes through: a step on
 # the common path, so in both rename benchmarks' kernel counts and in
