@@ -16,9 +16,9 @@
 # a night of trig-base, trig-kprobe, rename-base and rename-kprobe: N (3)
 # nights of this checkout's build on KERNEL-A, N of the spun build on
 # KERNEL-A (the update), N of the spun build on KERNEL-B (the kernel step).
-# KERNEL-A and KERNEL-B default to this project's development machine's
-# /work/wt/kernels/good.vmlinux and bad-rename.vmlinux; where those are
-# missing it says how to make a pair with scripts/bisect-proof.sh.
+# KERNEL-A and KERNEL-B default to the GOOD and BAD images that
+# scripts/bisect-proof.sh leaves (target/bisect-tree/.git/trig-bisect/
+# good.img, bad.img: BAD has its slowdown planted in __set_task_comm).
 # KERNEL-B must be KERNEL-A with a few more instructions in
 # __set_task_comm, which every rename-* benchmark goes through: a step on
 # the common path, so in both rename benchmarks' kernel counts and in
@@ -40,12 +40,13 @@ while [ $# -gt 0 ]; do
     *) kernels+=("$1"); shift ;;
   esac
 done
-a=${kernels[0]:-/work/wt/kernels/good.vmlinux}
-b=${kernels[1]:-/work/wt/kernels/bad-rename.vmlinux}
+pair=$top/target/bisect-tree/.git/trig-bisect
+a=${kernels[0]:-$pair/good.img}
+b=${kernels[1]:-$pair/bad.img}
 for k in "$a" "$b"; do
   [ -f "$k" ] && continue
   echo "update-proof: no kernel $k. Give KERNEL-A and KERNEL-B, B the same tree with a slowdown in __set_task_comm:" \
-    "scripts/bisect-proof.sh --commits 2 --plant 2 leaves them as target/bisect-tree/.git/trig-bisect/good.img and bad.img" >&2
+    "scripts/bisect-proof.sh leaves such a pair as $pair/good.img and bad.img" >&2
   exit 2
 done
 work=$top/target/update-proof
