@@ -70,14 +70,25 @@ fn readable_version(what: &str, v: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// A rate at or below zero is no measurement (a guest counts events): it
-/// would read as `no-change`, so the file is refused instead.
+/// A rate at or below zero, or instructions counted below zero, is no
+/// measurement (a guest counts events, the plugin instructions): it would
+/// read as `no-change`, so the file is refused instead.
 fn positive_rates(r: &Report) -> Result<(), String> {
     for b in r.results.iter().filter(|b| b.status == Status::Ok) {
         if let Some(mean) = b.summary.as_ref().map(|s| s.mean).filter(|m| *m <= 0.0) {
             return Err(format!(
                 "invalid input: {} has rate {mean}; an ok result's rate is above 0",
                 b.name
+            ));
+        }
+        if let Some(p) = b
+            .profile
+            .as_ref()
+            .filter(|p| p.total < 0.0 || p.kernel < 0.0)
+        {
+            return Err(format!(
+                "invalid input: {} has {} instructions per event, {} of them the kernel's; counted instructions are 0 or more",
+                b.name, p.total, p.kernel
             ));
         }
     }

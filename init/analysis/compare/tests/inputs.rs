@@ -127,3 +127,23 @@ fn zero_and_negative_rates_are_invalid_input() {
         assert!(e.contains("invalid input: trig-base has rate"), "{e}");
     }
 }
+
+/// An instruction count below zero is no measurement either: a kernel
+/// count of -5 insn/event read as a figure that has no ratio and was
+/// judged `no-change` against 512.
+#[test]
+fn negative_instruction_counts_are_invalid_input() {
+    for (total, kernel) in [(500.0, -5.0), (-1.0, 400.0)] {
+        let mut s = set(&[&[("trig-base", 2.0)]], None);
+        s.runs[0].report.as_mut().unwrap().results[0].profile = Some(Profile {
+            total,
+            kernel,
+            functions: Vec::new(),
+        });
+        let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
+        assert!(
+            e.contains("invalid input: trig-base has") && e.contains("instructions"),
+            "{e}"
+        );
+    }
+}
