@@ -340,3 +340,87 @@ fn plan_refuses_bad_ranges_and_slices() {
     ]);
     assert!(stderr(&o).contains("holds another sweep"), "{}", stderr(&o));
 }
+
+/// More slices than commits: scripts/sweep.sh of a slice that takes no
+/// commit leaves its manifest and log alone, no `.skip` of an empty
+/// commit (which made the merge of every slice fail: "not a commit of
+/// the range"). Nothing is built: the slice has nothing to build.
+#[test]
+fn a_slice_without_commits_is_merged_with_the_others() {
+    let dir = scratch("empty-slice");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    let commits = history(&tree, 1);
+    let range = format!("{}..HEAD", commits[0]);
+    let empty = dir.join("slice-3");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep.sh");
+    let o = Command::new(script)
+        .args([s(&tree), &range, "--slice", "3/3", "--out", s(&empty)])
+        .env("TRIG_INIT", env!("CARGO_BIN_EXE_trig-init"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut left: Vec<String> = std::fs::read_dir(&empty)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["sweep.json", "sweep.log"]);
+    let (a, b) = (dir.join("slice-1"), dir.join("slice-2"));
+    measure(
+        &a,
+        &plan(&tree, &range, "1/3", &a),
+        &commits,
+        &[Some(0.8); 2],
+    );
+    measure(
+        &b,
+        &plan(&tree, &range, "2/3", &b),
+        &commits,
+        &[Some(0.8); 2],
+    );
+    let o = merge(&dir.join("all"), &[&a, &b, &empty]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A sweep with fewer than two commits measured (every build failed)
+/// compared nothing: exit 2, saying so, after the report of what was
+/// not measured, where it said "0 steps" and exited 0.
+#[test]
+fn a_sweep_that_compared_nothing_exits_2() {
+    let dir = scratch("nothing");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    let commits = history(&tree, 2);
+    let range = format!("{}..HEAD", commits[0]);
+    for (name, kprobe) in [("none", [None; 3]), ("one", [Some(0.8), None, None])] {
+        let out = dir.join(name);
+        measure(&out, &plan(&tree, &range, "1/1", &out), &commits, &kprobe);
+        let o = trig_init(&["sweep", "report", s(&out)]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains("nothing compared"), "{}", stderr(&o));
+        assert!(String::from_utf8(o.stdout)
+            .unwrap()
+            .contains("skipped: build failed (planted)"));
+    }
+}
+
+/// `--out` (plan) or `-o` (merge) that is a file is named as such, not
+/// "File exists".
+#[test]
+fn an_out_that_is_a_file_is_named() {
+    let dir = scratch("out-file");
+    let (_, range, a, b) = two_slices(&dir);
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    let tree = dir.join("tree");
+    let args = ["sweep", "plan", s(&tree), &range, "--out", s(&file)];
+    for o in [trig_init(&args), merge(&file, &[&a, &b])] {
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("is a file, not a directory"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
