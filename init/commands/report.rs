@@ -26,7 +26,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     let entries =
         history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
     if let Some(why) = history::no_figures(&entries, &metrics) {
-        return Err(input(format!("{}: {why}", cmd.dir)));
+        return Err(input(format!("{} {why}", cmd.dir)));
     }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
