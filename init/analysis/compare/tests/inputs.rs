@@ -147,3 +147,25 @@ fn negative_instruction_counts_are_invalid_input() {
         );
     }
 }
+
+/// A hand-edited field of the wrong type is named with its line in the
+/// file, in results files and plain reports alike: "invalid type:
+/// integer `5`, expected a string" alone left a 40 KB file to search.
+#[test]
+fn a_field_of_the_wrong_type_is_named_with_its_line() {
+    let s = set(&[&[("trig-base", 2.0), ("trig-kprobe", 0.8)]], None);
+    let report = s.runs[0].report.clone().unwrap();
+    for good in [
+        serde_json::to_string_pretty(&s).unwrap(),
+        serde_json::to_string_pretty(&vec![s]).unwrap(),
+        serde_json::to_string_pretty(&report).unwrap(),
+    ] {
+        let bad = good.replace("\"baseline\": \"trig-base\"", "\"baseline\": 5");
+        let line = bad.lines().position(|l| l.contains("\"baseline\": 5"));
+        let e = parse(&bad).unwrap_err();
+        assert!(
+            e.contains("expected a string") && e.contains(&format!("line {}", line.unwrap() + 1)),
+            "{e}"
+        );
+    }
+}
