@@ -20,8 +20,9 @@
 # (a .config in SRC makes O= builds refuse): `make mrproper` there first.
 # The build is reproducible: the kernel's banner carries the commit's time
 # and fixed user, host and build count (KBUILD_BUILD_* from the
-# environment win), so one commit gives one image, and one figure, in any
-# build directory on any runner.
+# environment win) and pahole encodes BTF in one thread
+# (scripts/pahole-serial), so one commit gives one image, and one figure,
+# in any build directory on any runner.
 # Exit: 0 built, 1 build failed, 2 usage, 3 options dropped.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,8 @@ make_args=(-C "$src" O="$out" ARCH="$karch")
 if [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
   make_args+=(CROSS_COMPILE=aarch64-linux-gnu-)
 fi
+# BTF encoded in one thread, the same every build (scripts/pahole-serial)
+make_args+=(PAHOLE="$top/scripts/pahole-serial")
 make_args+=(${make_vars[@]+"${make_vars[@]}"})
 frags=("$top/kconfigs/common.config" "$top/kconfigs/$frag.config")
 [ "$vmtest" = 1 ] && frags+=("$top/kconfigs/vmtest.config")
