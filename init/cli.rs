@@ -101,7 +101,7 @@ vm_commands! {
     /// guest memory (default 1G)
     #[argh(option, default = "String::from(\"1G\")")]
     pub memory: String,
-    /// boots of each kernel (default 1)
+    /// boots of each kernel (default 1; at most 10000 boots in all)
     #[argh(option, default = "1")]
     pub runs: usize,
     /// boots run side by side (default under the icount meter: the

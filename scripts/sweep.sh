@@ -77,9 +77,14 @@ fi
 git -C "$tree" diff --quiet HEAD -- ||
   { echo "sweep.sh: $tree has uncommitted changes; commit or stash them" >&2; exit 2; }
 plan=$("$trig" sweep plan "$tree" "$range" --slice "$slice" --out "$out") || exit 2
+log="$out/sweep.log"
+if [ -z "$plan" ]; then
+  # more slices than commits: the manifest alone says this slice is done
+  echo "sweep.sh: $range slice $slice takes no commit of the range; nothing to measure" | tee -a "$log" >&2
+  exit 0
+fi
 head=$(git -C "$tree" symbolic-ref -q --short HEAD || git -C "$tree" rev-parse HEAD) || exit 2
 trap 'git -C "$tree" checkout -q "$head"' EXIT
-log="$out/sweep.log"
 now() { date +%s; }
 echo "sweep.sh: $range slice $slice: $(wc -l <<<"$plan") commits into $out, building in $build" | tee -a "$log" >&2
 while read -r commit stem; do

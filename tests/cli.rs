@@ -850,3 +850,43 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
     assert!(stderr(&o).contains("--metric is ab's"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The kernel metrics of results that were not profiled: compare,
+/// history and report exit 2 naming --profile, where they said
+/// `no-change` or found no change point and exited 0; ab refuses
+/// `--metric kernel` without --profile before any boot.
+#[test]
+fn the_kernel_metrics_of_unprofiled_results_are_refused() {
+    let dir = scratch("unprofiled");
+    let (base, new) = regressed_pair(&dir);
+    let (d, page) = (dir.to_str().unwrap(), dir.join("page.html"));
+    for metric in ["kernel", "kernel-overhead"] {
+        for args in [
+            &["compare", "--metric", metric, &base, &new][..],
+            &["history", "--metric", metric, d],
+            &[
+                "report",
+                "--metric",
+                metric,
+                d,
+                "-o",
+                page.to_str().unwrap(),
+            ],
+            &[
+                "ab",
+                "--metric",
+                metric,
+                "-k",
+                "/nonexistent-a",
+                "-k",
+                "/nonexistent-b",
+            ],
+        ] {
+            let o = trig_init(args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--profile"), "{args:?}: {}", stderr(&o));
+        }
+    }
+    assert!(!page.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

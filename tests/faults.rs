@@ -362,6 +362,13 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
             "--json /nonexistent/x.json",
         ),
         (&["--runs", "0"], "--runs"),
+        // its schedule of boots ran out of memory and aborted, leaving
+        // the initramfs behind
+        (
+            &["--runs", "18446744073709551615"],
+            "--runs 18446744073709551615: 18446744073709551615 boots",
+        ),
+        (&["--runs", "10001"], "at most 10000"),
         (&["--jobs", "0"], "--jobs must be at least 1"),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),

@@ -17,13 +17,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A git tree of `n` commits after a base: returns their hashes, base
-/// first.
-fn history(dir: &Path, n: usize) -> Vec<String> {
+/// A git tree of `n` commits after a base, made as `dir/tree`: returns
+/// it and the commits' hashes, base first.
+fn history(dir: &Path, n: usize) -> (PathBuf, Vec<String>) {
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
     let git = |args: &[&str]| {
         let o = Command::new("git")
             .arg("-C")
-            .arg(dir)
+            .arg(&tree)
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
             .args(args)
             .output()
@@ -32,14 +34,15 @@ fn history(dir: &Path, n: usize) -> Vec<String> {
         String::from_utf8(o.stdout).unwrap().trim().to_string()
     };
     git(&["init", "-q"]);
-    (0..=n)
+    let commits = (0..=n)
         .map(|k| {
-            std::fs::write(dir.join("f"), k.to_string()).unwrap();
+            std::fs::write(tree.join("f"), k.to_string()).unwrap();
             git(&["add", "f"]);
             git(&["commit", "-qm", &format!("change {k}")]);
             git(&["rev-parse", "HEAD"])
         })
-        .collect()
+        .collect();
+    (tree, commits)
 }
 
 fn s(p: &Path) -> &str {
@@ -108,9 +111,7 @@ const KPROBE: [Option<f64>; 6] = [
 
 /// A range of five commits swept in two slices.
 fn two_slices(dir: &Path) -> (Vec<String>, String, PathBuf, PathBuf) {
-    let tree = dir.join("tree");
-    std::fs::create_dir_all(&tree).unwrap();
-    let commits = history(&tree, 5);
+    let (tree, commits) = history(dir, 5);
     let range = format!("{}..{}", &commits[0][..10], &commits[5][..10]);
     let (a, b) = (dir.join("slice-1"), dir.join("slice-2"));
     let la = plan(&tree, &range, "1/2", &a);
@@ -200,16 +201,19 @@ fn slices_merge_into_the_range_and_the_report_names_its_steps() {
     }
 }
 
-#[test]
-fn a_range_without_a_step_exits_0_and_says_so() {
-    let dir = scratch("flat");
-    let tree = dir.join("tree");
-    std::fs::create_dir_all(&tree).unwrap();
-    let commits = history(&tree, 2);
+/// `sweep report` of a range of `kprobe.len() - 1` commits after BASE,
+/// swept in one slice into `dir` and measured at `kprobe` (`measure`).
+fn report_of_one_slice(dir: &Path, kprobe: &[Option<f64>]) -> std::process::Output {
+    let (tree, commits) = history(dir, kprobe.len() - 1);
     let out = dir.join("one");
     let lines = plan(&tree, &format!("{}..HEAD", commits[0]), "1/1", &out);
-    measure(&out, &lines, &commits, &[Some(0.8); 3]);
-    let o = trig_init(&["sweep", "report", s(&out)]);
+    measure(&out, &lines, &commits, kprobe);
+    trig_init(&["sweep", "report", s(&out)])
+}
+
+#[test]
+fn a_range_without_a_step_exits_0_and_says_so() {
+    let o = report_of_one_slice(&scratch("flat"), &[Some(0.8); 3]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8(o.stdout)
         .unwrap()
@@ -302,9 +306,7 @@ fn a_missing_slice_leaves_its_commits_named() {
 #[test]
 fn plan_refuses_bad_ranges_and_slices() {
     let dir = scratch("plan");
-    let tree = dir.join("tree");
-    std::fs::create_dir_all(&tree).unwrap();
-    let commits = history(&tree, 1);
+    let (tree, commits) = history(&dir, 1);
     let out = dir.join("o");
     for (range, slice, why) in [
         ("HEAD", "1/1", "must be BASE..TIP"),
@@ -339,4 +341,83 @@ fn plan_refuses_bad_ranges_and_slices() {
         s(&out),
     ]);
     assert!(stderr(&o).contains("holds another sweep"), "{}", stderr(&o));
+}
+
+/// More slices than commits: scripts/sweep.sh of a slice that takes no
+/// commit leaves its manifest and log alone, no `.skip` of an empty
+/// commit (which made the merge of every slice fail: "not a commit of
+/// the range"). Nothing is built: the slice has nothing to build.
+#[test]
+fn a_slice_without_commits_is_merged_with_the_others() {
+    let dir = scratch("empty-slice");
+    let (tree, commits) = history(&dir, 1);
+    let range = format!("{}..HEAD", commits[0]);
+    let empty = dir.join("slice-3");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep.sh");
+    let o = Command::new(script)
+        .args([s(&tree), &range, "--slice", "3/3", "--out", s(&empty)])
+        .env("TRIG_INIT", env!("CARGO_BIN_EXE_trig-init"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut left: Vec<String> = std::fs::read_dir(&empty)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["sweep.json", "sweep.log"]);
+    let (a, b) = (dir.join("slice-1"), dir.join("slice-2"));
+    measure(
+        &a,
+        &plan(&tree, &range, "1/3", &a),
+        &commits,
+        &[Some(0.8); 2],
+    );
+    measure(
+        &b,
+        &plan(&tree, &range, "2/3", &b),
+        &commits,
+        &[Some(0.8); 2],
+    );
+    let o = merge(&dir.join("all"), &[&a, &b, &empty]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// A sweep with fewer than two commits measured (every build failed)
+/// compared nothing: exit 2, saying so, after the report of what was
+/// not measured, where it said "0 steps" and exited 0.
+#[test]
+fn a_sweep_that_compared_nothing_exits_2() {
+    let dir = scratch("nothing");
+    for (name, kprobe) in [("none", [None; 3]), ("one", [Some(0.8), None, None])] {
+        let o = report_of_one_slice(&dir.join(name), &kprobe);
+        let (code, text) = (o.status.code(), String::from_utf8_lossy(&o.stdout));
+        let e = stderr(&o);
+        assert!(
+            code == Some(2) && e.contains("nothing compared"),
+            "{name}: {e}"
+        );
+        // what was not measured, and why, is still said
+        assert!(text.contains("skipped: build failed (planted)"), "{text}");
+    }
+}
+
+/// `--out` (plan) or `-o` (merge) that is a file is named as such, not
+/// "File exists".
+#[test]
+fn an_out_that_is_a_file_is_named() {
+    let dir = scratch("out-file");
+    let (_, range, a, b) = two_slices(&dir);
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    let tree = dir.join("tree");
+    let args = ["sweep", "plan", s(&tree), &range, "--out", s(&file)];
+    for o in [trig_init(&args), merge(&file, &[&a, &b])] {
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("is a file, not a directory"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

@@ -4,6 +4,7 @@
 
 use crate::report::upgrade::upgrade;
 use crate::report::{BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
+use serde::de::IgnoredAny;
 use std::path::{Path, PathBuf};
 
 /// One side: every boot of every results file given for it.
@@ -30,22 +31,34 @@ impl Side {
     }
 }
 
+/// The top level of an object: what tells a results file from a report.
+#[derive(serde::Deserialize)]
+struct Top {
+    runs: Option<IgnoredAny>,
+    results: Option<IgnoredAny>,
+}
+
 /// Parses one results document; the error says what is wrong with it.
 pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str::<IgnoredAny>(text).map_err(|e| {
         if e.is_eof() {
             format!("truncated JSON ({e})")
         } else {
             format!("malformed JSON ({e})")
         }
     })?;
+    // read from the text, not a parsed value, so that an error names its line
     let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
-    let mut sets: Vec<RunSet> = if value.is_array() {
-        serde_json::from_value(value).map_err(shape)?
-    } else if value.get("runs").is_some() {
-        vec![serde_json::from_value(value).map_err(shape)?]
+    let top = || serde_json::from_str::<Top>(text).ok();
+    let mut sets: Vec<RunSet> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).map_err(shape)?
+    } else if top().is_some_and(|t| t.runs.is_some()) {
+        vec![serde_json::from_str(text).map_err(shape)?]
+    } else if top().is_some_and(|t| t.results.is_some()) {
+        // a plain run: one boot-less "run" on whatever kernel it ran on
+        vec![from_report(serde_json::from_str(text).map_err(shape)?)]
     } else {
-        report_only(value)?
+        return Err("not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)".into());
     };
     for s in &mut sets {
         readable_version("results", s.schema_version)?;
@@ -70,8 +83,9 @@ fn readable_version(what: &str, v: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// A rate at or below zero is no measurement (a guest counts events): it
-/// would read as `no-change`, so the file is refused instead.
+/// A rate at or below zero, or instructions counted below zero, is no
+/// measurement (a guest counts events, the plugin instructions): it would
+/// read as `no-change`, so the file is refused instead.
 fn positive_rates(r: &Report) -> Result<(), String> {
     for b in r.results.iter().filter(|b| b.status == Status::Ok) {
         if let Some(mean) = b.summary.as_ref().map(|s| s.mean).filter(|m| *m <= 0.0) {
@@ -80,21 +94,18 @@ fn positive_rates(r: &Report) -> Result<(), String> {
                 b.name
             ));
         }
+        if let Some(p) = b
+            .profile
+            .as_ref()
+            .filter(|p| p.total < 0.0 || p.kernel < 0.0)
+        {
+            return Err(format!(
+                "invalid input: {} has {} instructions per event, {} of them the kernel's; counted instructions are 0 or more",
+                b.name, p.total, p.kernel
+            ));
+        }
     }
     Ok(())
-}
-
-fn report_only(value: serde_json::Value) -> Result<Vec<RunSet>, String> {
-    let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
-    if value.get("results").is_some() {
-        // a plain run: one boot-less "run" on whatever kernel it ran on
-        let report: Report = serde_json::from_value(value).map_err(shape)?;
-        return Ok(vec![from_report(report)]);
-    }
-    Err(
-        "not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)"
-            .into(),
-    )
 }
 
 fn from_report(report: Report) -> RunSet {
@@ -169,7 +180,7 @@ pub fn load_file(path: &Path) -> Result<Vec<RunSet>, String> {
 fn load_found(path: &Path) -> Result<Option<Vec<RunSet>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let cut = text.trim().is_empty()
-        || serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err_and(|e| e.is_eof());
+        || serde_json::from_str::<IgnoredAny>(&text).is_err_and(|e| e.is_eof());
     if cut {
         eprintln!(
             "trig-init: warning: skipped {}: empty or cut off ({} bytes), not a whole results file",

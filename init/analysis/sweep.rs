@@ -173,7 +173,7 @@ pub fn plan(
         commits: range_commits(tree, range)?,
         slices: vec![slice],
     };
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    make_dir("--out", out)?;
     if out.join(MANIFEST).exists() {
         let old = Manifest::read(out)?;
         if old != m {
@@ -194,6 +194,18 @@ pub fn plan(
         .filter(|&i| slice.contains(i))
         .map(|i| (m.commits[i].commit.clone(), m.stem(i)))
         .collect())
+}
+
+/// Makes the directory `out` (`flag`'s), naming a file in the way as
+/// such.
+fn make_dir(flag: &str, out: &Path) -> Result<(), String> {
+    if out.exists() && !out.is_dir() {
+        return Err(format!(
+            "{flag} {} is a file, not a directory",
+            out.display()
+        ));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// What a sweep directory has for one commit.
@@ -334,7 +346,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
         merged.slices.extend(m.slices);
     }
     merged.slices.sort();
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    make_dir("-o", out)?;
     let occupied = std::fs::read_dir(out)
         .map_err(|e| format!("{}: {e}", out.display()))?
         .next()
@@ -445,6 +457,14 @@ pub struct SweepReport {
 impl SweepReport {
     pub fn regressed(&self) -> bool {
         self.steps.iter().any(CommitStep::regressed)
+    }
+
+    /// The commits measured.
+    pub fn measured(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o, CommitOutcome::Measured(_)))
+            .count()
     }
 
     pub fn short(&self, index: usize) -> &str {

@@ -24,6 +24,9 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     };
     let dir: &Path = cmd.dir.as_ref();
     let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
+    if let Some(why) = history::no_figures(&entries, &metrics) {
+        return Err(input(format!("{} {why}", dir.display())));
+    }
     let settings = changepoint::Detection {
         alpha: cmd.alpha,
         min_change: cmd

@@ -25,6 +25,9 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     let metrics = chosen.unwrap_or(compare::Metric::ALL.to_vec());
     let entries =
         history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
+    if let Some(why) = history::no_figures(&entries, &metrics) {
+        return Err(input(format!("{} {why}", cmd.dir)));
+    }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
             let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {

@@ -57,6 +57,15 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             for (exporter, path) in files {
                 write_file(path, &exporter.export(&s)).map_err(infra)?;
             }
+            // every build failed, say: "0 steps" would read as a pass
+            if s.compared == 0 {
+                return Err(input(format!(
+                    "{}: nothing compared: a step needs two measured commits, and {} of the {} were measured",
+                    c.dir,
+                    s.measured(),
+                    s.outcomes.len()
+                )));
+            }
             Ok(regressed(s.regressed()))
         }
     }

@@ -34,10 +34,19 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
                 "--metric is ab's: vm compares nothing (trig-init compare --metric compares its results)",
             ))
         }
-        (Some(m), true) => compare::Settings {
-            metrics: compare::Metric::parse_choice(m).map_err(usage)?,
-            ..compare::Settings::default()
-        },
+        (Some(m), true) => {
+            let metrics = compare::Metric::parse_choice(m).map_err(usage)?;
+            // the comparison would find no figure, after every boot
+            if !cmd.profile && metrics.iter().any(|m| m.needs_profile()) {
+                return Err(usage(format!(
+                    "--metric {m} compares the kernel's instructions, which only --profile counts: add --profile"
+                )));
+            }
+            compare::Settings {
+                metrics,
+                ..compare::Settings::default()
+            }
+        }
         (None, _) => compare::Settings::default(),
     };
     // checked before booting, so that a bad setting costs no boots

@@ -61,11 +61,7 @@ fn against(s: &SweepReport, step: &CommitStep) -> String {
 /// with what moved, each commit not measured with why.
 fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
     let m = &s.manifest;
-    let measured = s
-        .outcomes
-        .iter()
-        .filter(|o| matches!(o, CommitOutcome::Measured(_)))
-        .count();
+    let measured = s.measured();
     let regressions = s.steps.iter().filter(|st| st.regressed()).count();
     let title = format!(
         "trig-init sweep of {}: {} commits (BASE and {} after), {measured} measured; {} steps beyond the threshold, {regressions} with a regression",

@@ -62,19 +62,19 @@ impl Assessor<'_> {
         new: &Observed,
         seed: u64,
     ) -> BenchComparison {
-        let missing = |side: &str| BenchComparison {
+        let missing = |reason: String| BenchComparison {
             name: name.into(),
             verdict: Verdict::Missing,
             basis: Vec::new(),
-            reason: Some(format!("not in {side}")),
+            reason: Some(reason),
             metrics: Vec::new(),
             movers: None,
         };
         if base.is_empty() {
-            return missing("BASE");
+            return missing("not in BASE".into());
         }
         if new.is_empty() {
-            return missing("NEW");
+            return missing("not in NEW".into());
         }
         let problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
             .into_iter()
@@ -102,6 +102,19 @@ impl Assessor<'_> {
             .iter()
             .filter_map(|&m| self.metric(m, base, new, seed))
             .collect();
+        // nothing compared, though one side had a figure: not `no-change`
+        if metrics.is_empty() {
+            let one_sided = self.s.metrics.iter().find_map(|&m| {
+                match (values(m, base).is_empty(), values(m, new).is_empty()) {
+                    (true, false) => Some((m, "BASE")),
+                    (false, true) => Some((m, "NEW")),
+                    _ => None,
+                }
+            });
+            if let Some((m, side)) = one_sided {
+                return missing(format!("no {} figure in {side}", m.as_str()));
+            }
+        }
         let mut b = BenchComparison {
             name: name.into(),
             verdict: Verdict::NoChange,

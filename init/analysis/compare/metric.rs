@@ -67,6 +67,11 @@ impl Metric {
         matches!(self, Metric::Kernel | Metric::KernelOverhead)
     }
 
+    /// Whether its figures are counted by `--profile` alone.
+    pub fn needs_profile(self) -> bool {
+        matches!(self, Metric::Kernel | Metric::KernelOverhead)
+    }
+
     /// Whether it is a cost over the baseline, which can be about zero
     /// and then has no relative change.
     pub fn over_baseline(self) -> bool {
@@ -93,6 +98,18 @@ impl Metric {
         }
     }
 
+    /// What results need for a figure of it.
+    fn needs(self) -> &'static str {
+        match self {
+            Metric::Rate => "an ok result",
+            Metric::Overhead => "a benchmark and its baseline ok in one boot",
+            Metric::Kernel => "results booted with --profile (the icount meter)",
+            Metric::KernelOverhead => {
+                "results booted with --profile (the icount meter), a benchmark and its baseline ok in one boot"
+            }
+        }
+    }
+
     /// The rate improves as the benchmark says (`rate`); a cost always
     /// downwards.
     pub fn better(self, rate: Better) -> Better {
@@ -101,6 +118,30 @@ impl Metric {
             Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => Better::Lower,
         }
     }
+}
+
+/// Why `boots` (each one boot's results) give no figure of any of
+/// `metrics` though some result is ok: asked for figures that results
+/// cannot have (the kernel's of results not profiled), a comparison or
+/// a history would find nothing and say nothing moved. None when a
+/// figure is there, or no result is ok (its verdicts say why).
+pub fn unmeasured(metrics: &[Metric], boots: &[&[BenchResult]]) -> Option<String> {
+    let any_ok = boots
+        .iter()
+        .flat_map(|b| b.iter())
+        .any(|r| r.status == Status::Ok);
+    let measured = boots.iter().any(|b| {
+        b.iter()
+            .any(|r| metrics.iter().any(|m| m.value(r, b).is_some()))
+    });
+    (any_ok && !measured).then(|| {
+        let names: Vec<&str> = metrics.iter().map(|m| m.as_str()).collect();
+        let needs: Vec<String> = metrics
+            .iter()
+            .map(|m| format!("{} needs {}", m.as_str(), m.needs()))
+            .collect();
+        format!("has no {} figure: {}", names.join(" or "), needs.join("; "))
+    })
 }
 
 #[cfg(test)]

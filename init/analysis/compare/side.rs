@@ -2,7 +2,7 @@
 //! and the results each holds for a benchmark.
 
 use super::assess::Seen;
-use super::Metric;
+use super::{unmeasured, Metric};
 use crate::analysis::input::Side;
 use crate::report::identity::{Field, Identity};
 use crate::report::Meter;
@@ -122,6 +122,16 @@ pub(super) fn comparable(
         return Err(format!(
             "{which} has no boot with a report: nothing to compare"
         ));
+    }
+    for (which, side) in [("BASE", base), ("NEW", new)] {
+        let boots: Vec<&[_]> = side
+            .runs()
+            .filter_map(|r| r.report.as_ref())
+            .map(|r| r.results.as_slice())
+            .collect();
+        if let Some(why) = unmeasured(metrics, &boots) {
+            return Err(format!("{which} {why}"));
+        }
     }
     // a directory vm's default --out filled with several kernels: pooled,
     // their boots would read as one kernel's noise

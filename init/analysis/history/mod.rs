@@ -17,7 +17,7 @@ pub use alerts::{load_alerts, match_alerts, save_alerts, Alert, ALERTS_FILE};
 pub use analysis::{analyse, breaks, default_min_change_pct, Break, ChangePointOut, Found};
 pub use load::{load, Point};
 pub use render::{needs, no_change_points, render};
-pub use series::{series, Series};
+pub use series::{no_figures, series, Series};
 
 use crate::report::Meter;
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! One series per benchmark and metric: its figure on each result.
 
 use super::Point;
-use crate::analysis::compare::Metric;
+use crate::analysis::compare::{unmeasured, Metric};
 use crate::report::{Better, RunSet};
 use crate::stats;
 use serde::Serialize;
@@ -16,6 +16,20 @@ pub struct Series {
     pub medians: Vec<Option<f64>>,
     /// Lowest and highest boot of each result.
     pub spread: Vec<Option<(f64, f64)>>,
+}
+
+/// Why the history has no figure of any of `metrics` though some result
+/// is ok (`compare::unmeasured`): it would find no change point and say
+/// nothing moved.
+pub fn no_figures(entries: &[(Point, Vec<RunSet>)], metrics: &[Metric]) -> Option<String> {
+    let boots: Vec<&[_]> = entries
+        .iter()
+        .flat_map(|(_, sets)| sets)
+        .flat_map(|s| &s.runs)
+        .filter_map(|r| r.report.as_ref())
+        .map(|r| r.results.as_slice())
+        .collect();
+    unmeasured(metrics, &boots)
 }
 
 /// Every benchmark and metric's series over the history.

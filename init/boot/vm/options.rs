@@ -110,6 +110,14 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     if opts.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
+    let boots = opts.runs.saturating_mul(opts.kernels.len().max(1));
+    if boots > MAX_BOOTS {
+        return Err(format!(
+            "--runs {}: {boots} boots of {} kernel(s); at most {MAX_BOOTS} in one command (split the runs over several --out)",
+            opts.runs,
+            opts.kernels.len().max(1)
+        ));
+    }
     if opts.jobs == Some(0) {
         return Err("--jobs must be at least 1".into());
     }
@@ -166,6 +174,11 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The most boots one command takes: more than a day at 10 s a boot,
+/// and every results file holds all its boots and is rewritten after
+/// each; beyond it a typo (`--runs 1000000`) would plan boots for years.
+const MAX_BOOTS: usize = 10_000;
 
 /// Below this a kernel does not get as far as /init.
 const MIN_MEMORY_MIB: f64 = 128.0;

@@ -205,3 +205,43 @@ fn the_kernel_overhead_metric_compares_across_builds_and_sees_the_kernel() {
         "{head}"
     );
 }
+
+/// A side with no figure of the metric asked for (results not profiled,
+/// for the kernel metrics) is refused, naming the side and what the
+/// metric needs, not judged `no-change` benchmark by benchmark; a
+/// benchmark with a figure on one side only is `missing` (NEW lost
+/// trig-kprobe's profile, and with it both its kernel metrics).
+#[test]
+fn a_metric_without_figures_is_refused_or_missing_not_unchanged() {
+    let base = profiled_build(1.0, 653.6157, "aaaa");
+    let unprofiled = side(counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0));
+    for m in [Metric::Kernel, Metric::KernelOverhead] {
+        let s = Settings {
+            metrics: vec![m],
+            ..Settings::default()
+        };
+        let e = compare(&base, &unprofiled, &s).unwrap_err();
+        assert!(
+            e.starts_with("NEW has no") && e.contains("--profile"),
+            "{e}"
+        );
+        let e = compare(&unprofiled, &base, &s).unwrap_err();
+        assert!(e.starts_with("BASE has no"), "{e}");
+    }
+    let mut new = profiled_build(1.0, 653.6157, "aaaa");
+    for r in &mut new.sets[0].runs[0].report.as_mut().unwrap().results {
+        if r.name == "trig-kprobe" {
+            r.profile = None;
+        }
+    }
+    let kernel = Settings {
+        metrics: vec![Metric::Kernel],
+        ..Settings::default()
+    };
+    let c = compare(&base, &new, &kernel).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+    let kprobe = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+    assert_eq!(kprobe.verdict, Verdict::Missing);
+    let why = kprobe.reason.as_deref().unwrap_or_default();
+    assert_eq!(why, "no kernel figure in NEW");
+}

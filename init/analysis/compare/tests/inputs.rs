@@ -127,3 +127,45 @@ fn zero_and_negative_rates_are_invalid_input() {
         assert!(e.contains("invalid input: trig-base has rate"), "{e}");
     }
 }
+
+/// An instruction count below zero is no measurement either: a kernel
+/// count of -5 insn/event read as a figure that has no ratio and was
+/// judged `no-change` against 512.
+#[test]
+fn negative_instruction_counts_are_invalid_input() {
+    for (total, kernel) in [(500.0, -5.0), (-1.0, 400.0)] {
+        let mut s = set(&[&[("trig-base", 2.0)]], None);
+        s.runs[0].report.as_mut().unwrap().results[0].profile = Some(Profile {
+            total,
+            kernel,
+            functions: Vec::new(),
+        });
+        let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
+        assert!(
+            e.contains("invalid input: trig-base has") && e.contains("instructions"),
+            "{e}"
+        );
+    }
+}
+
+/// A hand-edited field of the wrong type is named with its line in the
+/// file, in results files and plain reports alike: "invalid type:
+/// integer `5`, expected a string" alone left a 40 KB file to search.
+#[test]
+fn a_field_of_the_wrong_type_is_named_with_its_line() {
+    let s = set(&[&[("trig-base", 2.0), ("trig-kprobe", 0.8)]], None);
+    let report = s.runs[0].report.clone().unwrap();
+    for good in [
+        serde_json::to_string_pretty(&s).unwrap(),
+        serde_json::to_string_pretty(&vec![s]).unwrap(),
+        serde_json::to_string_pretty(&report).unwrap(),
+    ] {
+        let bad = good.replace("\"baseline\": \"trig-base\"", "\"baseline\": 5");
+        let line = bad.lines().position(|l| l.contains("\"baseline\": 5"));
+        let e = parse(&bad).unwrap_err();
+        assert!(
+            e.contains("expected a string") && e.contains(&format!("line {}", line.unwrap() + 1)),
+            "{e}"
+        );
+    }
+}
