@@ -175,6 +175,10 @@ pub fn render(h: &History, markdown: bool) -> String {
         found_row(&mut out, h, f, markdown);
     }
     if h.found.is_empty() {
+        // Markdown: a line right under a table is one more row of it
+        if markdown {
+            out.push('\n');
+        }
         out.push_str(&no_change_points(h));
         out.push('\n');
     }

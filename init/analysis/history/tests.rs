@@ -313,6 +313,11 @@ fn a_flat_history_has_none() {
     );
     assert!(h.found.is_empty(), "{}", render(&h, false));
     assert!(render(&h, false).contains("no change points"));
+    // in Markdown a blank line ends the table first, or the sentence
+    // renders as one more row of it
+    let md = render(&h, true);
+    let at = md.find("no change points").unwrap();
+    assert!(md[..at].ends_with("|\n\n"), "{md}");
 }
 
 /// An update of trig-init at result 8 moves trig-kprobe's rate (its own
