@@ -421,3 +421,33 @@ fn an_out_that_is_a_file_is_named() {
         );
     }
 }
+
+/// A merge brings each skip's build log along (it stays beside the skip,
+/// as docs/sweep.md says), and a merge that fails part-way leaves its
+/// directory empty, so that a rerun is not refused as "not empty" (it
+/// left what it had copied).
+#[test]
+fn merge_brings_build_logs_and_a_failed_one_leaves_nothing() {
+    let dir = scratch("merge-logs");
+    let (commits, _, a, b) = two_slices(&dir);
+    let log = b.join(format!("003-{}.build.log", &commits[3][..12]));
+    std::fs::write(&log, "error: planted\n").unwrap();
+    let all = dir.join("all");
+    let o = merge(&all, &[&a, &b]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let copied = all.join(log.file_name().unwrap());
+    assert_eq!(std::fs::read_to_string(copied).unwrap(), "error: planted\n");
+    // a log that cannot be read, after three results were copied
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink("/proc/self/mem", &log).unwrap();
+    let again = dir.join("again");
+    let o = merge(&again, &[&a, &b]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("build.log"), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&again).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    std::fs::remove_file(&log).unwrap();
+    let o = merge(&again, &[&a, &b]);
+    assert!(o.status.success(), "a rerun: {}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

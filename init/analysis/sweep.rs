@@ -357,19 +357,43 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
             out.display()
         ));
     }
+    // each measured file, each skip and the build log beside it
+    let mut files = Vec::new();
     for (i, o) in all.iter().enumerate() {
-        let src = match o {
-            CommitOutcome::Measured(p) => p.clone(),
-            CommitOutcome::Skipped(_) => from[i]
-                .expect("a skip has a directory")
-                .join(format!("{}.skip", merged.stem(i))),
-            CommitOutcome::Missing => continue,
-        };
-        let dst = out.join(src.file_name().expect("a file"));
-        std::fs::copy(&src, &dst)
-            .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
+        match o {
+            CommitOutcome::Measured(p) => files.push(p.clone()),
+            CommitOutcome::Skipped(_) => {
+                let dir = from[i].expect("a skip has a directory");
+                files.push(dir.join(format!("{}.skip", merged.stem(i))));
+                let log = dir.join(format!("{}.build.log", merged.stem(i)));
+                if log.is_file() {
+                    files.push(log);
+                }
+            }
+            CommitOutcome::Missing => {}
+        }
     }
-    merged.write(out)?;
+    let mut written = Vec::new();
+    let copied = files
+        .iter()
+        .try_for_each(|src| {
+            let dst = out.join(src.file_name().expect("a file"));
+            written.push(dst.clone());
+            std::fs::copy(src, &dst)
+                .map(drop)
+                .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))
+        })
+        .and_then(|()| {
+            written.push(out.join(MANIFEST));
+            merged.write(out)
+        });
+    if let Err(e) = copied {
+        // the directory was empty: leave it so, or a rerun refuses it
+        for f in &written {
+            let _ = std::fs::remove_file(f);
+        }
+        return Err(e);
+    }
     Ok((0..all.len())
         .filter(|&i| all[i] == CommitOutcome::Missing)
         .collect())
