@@ -890,3 +890,24 @@ fn the_kernel_metrics_of_unprofiled_results_are_refused() {
     assert!(!page.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A history whose newest night was not profiled (a nightly that lost its
+/// plugin) warns that the kernel series end before it, where it said
+/// nothing and found no change (hostile trial).
+#[test]
+fn a_newest_result_without_kernel_figures_is_named() {
+    let dir = scratch("newest-unprofiled");
+    synth::updated_history(&dir);
+    let d = dir.to_str().unwrap();
+    let o = trig_init(&["history", "--metric", "kernel", d]);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let night = synth::results("6.1.0", "c9", "20261110T000000Z", 0.792, 1, 0.0);
+    std::fs::write(dir.join("20261110T000000Z.json"), night.to_string()).unwrap();
+    let o = trig_init(&["history", "--metric", "kernel", d]);
+    let e = stderr(&o);
+    assert!(
+        e.contains("warning: the newest result, #10") && e.contains("--profile"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,6 +27,16 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if let Some(why) = history::no_figures(&entries, &metrics) {
         return Err(input(format!("{} {why}", dir.display())));
     }
+    // a nightly that stopped profiling would end the kernel series unseen
+    if let Some((last, rest)) = entries.split_last() {
+        if let Some(why) = history::no_figures(std::slice::from_ref(last), &metrics) {
+            eprintln!(
+                "trig-init: warning: the newest result, #{} {}, {why}; its series end before it",
+                rest.len() + 1,
+                last.0.label()
+            );
+        }
+    }
     let settings = changepoint::Detection {
         alpha: cmd.alpha,
         min_change: cmd
