@@ -121,9 +121,11 @@ fn compile(out: &Path, arch: &str, clang: &OsStr) {
             .unwrap();
         }
     }
-    let generated = format!(
-        "{modules}\n/// (object, program, section) of every BPF program, as compiled.\n\
+    fs::write(out.join("skels.rs"), modules).expect("writing skels.rs");
+    // apart from the skeletons: the registry reads it without the loader
+    let sections = format!(
+        "/// (object, program, section) of every BPF program, as compiled.\n\
          pub const SECTIONS: &[(&str, &str, &str)] = &[\n{sections}];\n"
     );
-    fs::write(out.join("skels.rs"), generated).expect("writing skels.rs");
+    fs::write(out.join("sections.rs"), sections).expect("writing sections.rs");
 }

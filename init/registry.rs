@@ -6,9 +6,16 @@
 //! JSON names all come from these tables. Data only: the runners use it,
 //! not the other way round, so that the host can plan without them.
 
-use crate::bpf::skel::SECTIONS;
 use crate::caps::Feature;
 use crate::report::{BenchResult, Better};
+
+/// `SECTIONS`, the ELF section of every BPF program as compiled, written by
+/// build.rs beside the skeletons but apart from them: the registry is data
+/// and imports nothing of the loader (bpf.rs), which imports it.
+mod sections {
+    include!(concat!(env!("OUT_DIR"), "/sections.rs"));
+}
+use sections::SECTIONS;
 
 /// A family of benchmarks: one BPF object and its runner, and the rules its
 /// benchmarks share.
