@@ -107,7 +107,6 @@ git_dir=$(git rev-parse --absolute-git-dir)
 state=$git_dir/trig-sweep
 build=$state/build
 seed=$state/seed
-seed_s=0
 mkdir -p "$state"
 rm -rf "$build" "$state"/build-*
 if [ -d "$seed" ]; then

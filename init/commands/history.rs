@@ -28,11 +28,11 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
         return Err(input(format!("{} {why}", dir.display())));
     }
     // a nightly that stopped profiling would end the kernel series unseen
-    if let Some((last, rest)) = entries.split_last() {
+    if let Some(last) = entries.last() {
         if let Some(why) = history::no_figures(std::slice::from_ref(last), &metrics) {
             eprintln!(
                 "trig-init: warning: the newest result, #{} {}, {why}; its series end before it",
-                rest.len() + 1,
+                entries.len(),
                 last.0.label()
             );
         }
