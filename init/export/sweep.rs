@@ -39,7 +39,13 @@ fn said(m: &Moved) -> String {
 }
 
 fn commit(s: &SweepReport, i: usize) -> String {
-    format!("{} {}", s.short(i), s.manifest.commits[i].subject)
+    // a subject is the committer's text: one line of it
+    let subject: String = s.manifest.commits[i]
+        .subject
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("{} {subject}", s.short(i))
 }
 
 /// Which commit a step was measured against, and the unmeasured commits

@@ -6,7 +6,7 @@ use crate::analysis::changepoint;
 use crate::analysis::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
 use crate::analysis::input::Side;
 use crate::analysis::steps;
-use crate::report::{Meter, RunSet};
+use crate::report::{Meter, RunSet, Status};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -203,11 +203,21 @@ fn newest_unmeasured(entries: &[(Point, Vec<RunSet>)], kinds: &[usize]) -> Vec<B
         force: true,
         ..Settings::default()
     };
+    // what the newest result measured: a failure before it that it
+    // recovered from is no failure of its own
+    let measured: Vec<&str> = new
+        .runs()
+        .filter_map(|r| r.report.as_ref())
+        .flat_map(|r| &r.results)
+        .filter(|b| b.status == Status::Ok)
+        .map(|b| b.name.as_str())
+        .collect();
     match compare::compare(&base, &new, &settings) {
         Ok(c) => c
             .benches
             .into_iter()
             .filter(|b| matches!(b.verdict, Verdict::Failed | Verdict::Missing))
+            .filter(|b| !measured.contains(&b.name.as_str()))
             .collect(),
         // no boot of it left a report
         Err(why) => vec![BenchComparison {
@@ -221,10 +231,33 @@ fn newest_unmeasured(entries: &[(Point, Vec<RunSet>)], kinds: &[usize]) -> Vec<B
     }
 }
 
+/// Whether a series has figures on two results of one kind: something
+/// compared.
+fn compared_within_a_kind(sr: &Series, kinds: &Kinds) -> bool {
+    let of = kinds.of(sr.metric);
+    let mut seen = std::collections::BTreeSet::new();
+    sr.medians
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_some())
+        .any(|(i, _)| !seen.insert(of[i]))
+}
+
 /// Every result's lineage, with and without trig-init's build.
 struct Kinds {
     strict: Vec<usize>,
     build_free: Vec<usize>,
+}
+
+impl Kinds {
+    /// The lineages a series of `metric` follows.
+    fn of(&self, metric: Metric) -> &[usize] {
+        if metric.build_independent() {
+            &self.build_free
+        } else {
+            &self.strict
+        }
+    }
 }
 
 fn found_in(
@@ -246,21 +279,13 @@ fn found_in(
         return None;
     }
     let mut found = Vec::new();
-    let of = if sr.metric.build_independent() {
-        &kinds.build_free
-    } else {
-        &kinds.strict
-    };
-    let newest = commits.len().saturating_sub(1);
+    let of = kinds.of(sr.metric);
     for l in 0..=of.iter().copied().max().unwrap_or(0) {
         let at: Vec<usize> = (0..idx.len()).filter(|&k| of[idx[k]] == l).collect();
-        if at.is_empty() {
-            continue;
-        }
-        // a lineage a newer kind of result followed has seen its last
-        let open = of[newest] == l;
+        // a step at a lineage's last result waits for the next of its kind,
+        // which a result of another kind is not
         let ys: Vec<f64> = at.iter().map(|&k| xs[k]).collect();
-        for d in detect(meter, &ys, s, open) {
+        for d in detect(meter, &ys, s, true) {
             let (at, good) = (idx[at[d.index]], idx[at[d.from]]);
             found.push(Found {
                 bench: sr.bench.clone(),
@@ -313,6 +338,10 @@ pub fn analyse(
         build_free: lineages(&entries, true),
     };
     let newest = newest_unmeasured(&entries, &kinds.strict);
+    let compared = series
+        .iter()
+        .filter(|sr| compared_within_a_kind(sr, &kinds))
+        .count();
     let meter = meter_of(&entries);
     let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
     let commits: Vec<Option<String>> = points.iter().map(|p| p.commit.clone()).collect();
@@ -326,6 +355,7 @@ pub fn analyse(
     History {
         dir: dir.into(),
         newest,
+        compared,
         meter,
         points,
         series,

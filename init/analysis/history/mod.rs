@@ -30,6 +30,8 @@ pub struct History {
     /// The benchmarks the newest result failed, or has no figure of that
     /// the previous result of its kind had.
     pub newest: Vec<BenchComparison>,
+    /// The series with figures on two results of one kind.
+    pub compared: usize,
     pub points: Vec<Point>,
     pub series: Vec<Series>,
     pub found: Vec<Found>,
@@ -56,14 +58,9 @@ impl History {
     /// the new ones), the newest result's failures and missing benchmarks,
     /// and every series compared across two results of a kind as decided.
     pub fn tally(&self, alerted: impl Iterator<Item = bool>) -> Tally {
-        let compared = self
-            .series
-            .iter()
-            .filter(|s| s.medians.iter().flatten().count() >= 2)
-            .count();
         let mut t = Tally::of(self.newest.iter().map(|b| b.verdict));
         t.regressed = alerted.filter(|&regression| regression).count();
-        t.decided = compared;
+        t.decided = self.compared;
         t.pending = self.found.iter().filter(|f| f.pending).count();
         t
     }
