@@ -314,7 +314,8 @@ mod tests {
     /// the main thread powered off while the watchdog's was being written.
     #[test]
     fn a_second_finish_waits_for_the_first_report_to_be_written() {
-        let path = std::env::temp_dir().join(format!("trig-runner-two-{}.json", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("trig-runner-two-{}.json", std::process::id()));
         let run = Run::new(
             Sink::Plain(path.display().to_string()),
             &RunOptions::default(),

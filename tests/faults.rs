@@ -802,7 +802,10 @@ fn a_guest_still_writing_past_the_timeout_is_read_whole() {
 /// warning) makes no progress: hung after the timeout, not run forever.
 #[test]
 fn a_guest_repeating_kernel_messages_makes_no_progress() {
-    let fake = Fake::new("noise", &format!("{INIT}; exec yes '[ 1.0] WARNING: noise'"));
+    let fake = Fake::new(
+        "noise",
+        &format!("{INIT}; exec yes '[ 1.0] WARNING: noise'"),
+    );
     let o = fake.vm(&["--timeout", "2"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
@@ -827,7 +830,14 @@ fn the_console_never_refuses_a_write_however_late_the_host_reads() {
     for i in 0..16_000 {
         text.push_str(&format!("{i:>8} {}\n", "k".repeat(190)));
     }
-    text.push_str(report.lines().skip(1).collect::<Vec<_>>().join("\n").as_str());
+    text.push_str(
+        report
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_str(),
+    );
     text.push('\n');
     let console = fake.dir.join("burst.txt");
     std::fs::write(&console, text).unwrap();

@@ -412,19 +412,31 @@ mod tests {
                 qemu_exit,
             }
         };
-        let killed = judge_boot(1, &boot(Some(ExitStatusExt::from_raw(9)), ""), Duration::ZERO);
+        let killed = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(9)), ""),
+            Duration::ZERO,
+        );
         assert_eq!(killed.status, BootStatus::BadOutput);
         let m = killed.message.unwrap();
         assert!(m.contains("QEMU ended with signal: 9"), "{m}");
         let said = "qemu-system-x86_64: terminating on signal 15 from pid 7";
-        let m = judge_boot(1, &boot(Some(ExitStatusExt::from_raw(0)), said), Duration::ZERO)
-            .message
-            .unwrap();
+        let m = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(0)), said),
+            Duration::ZERO,
+        )
+        .message
+        .unwrap();
         assert!(m.ends_with(&format!("QEMU said: {said}")), "{m}");
         // a power-off says nothing more
-        let m = judge_boot(1, &boot(Some(ExitStatusExt::from_raw(0)), ""), Duration::ZERO)
-            .message
-            .unwrap();
+        let m = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(0)), ""),
+            Duration::ZERO,
+        )
+        .message
+        .unwrap();
         assert!(!m.contains("QEMU"), "{m}");
     }
 }

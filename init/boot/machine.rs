@@ -11,8 +11,8 @@ use crate::report::BootStatus;
 use nix::sys::signal::Signal;
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::FileExt;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -158,10 +158,7 @@ fn console_file() -> std::io::Result<(File, File)> {
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    let qemu_end = File::options()
-        .append(true)
-        .create_new(true)
-        .open(&path)?;
+    let qemu_end = File::options().append(true).create_new(true).open(&path)?;
     let host_end = File::open(&path);
     // gone with its last descriptor, however trig-init ends
     let _ = std::fs::remove_file(&path);
@@ -188,7 +185,9 @@ impl Read for Follow {
             if self.end.is_none() && self.ended.load(Ordering::SeqCst) {
                 self.end = Some(self.file.metadata()?.len());
             }
-            let room = self.end.map_or(buf.len() as u64, |e| e.saturating_sub(self.pos));
+            let room = self
+                .end
+                .map_or(buf.len() as u64, |e| e.saturating_sub(self.pos));
             let take = buf.len().min(room.try_into().unwrap_or(usize::MAX));
             let n = self.file.read_at(&mut buf[..take], self.pos)?;
             if n > 0 || self.end.is_some() {

@@ -8,7 +8,7 @@ mod output;
 mod schedule;
 mod setup;
 
-pub use guest::{default_cpus, progress_timeout, default_jobs, meter_conflict};
+pub use guest::{default_cpus, default_jobs, meter_conflict, progress_timeout};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
