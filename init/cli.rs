@@ -120,9 +120,11 @@ vm_commands! {
     /// under KVM, icount under TCG; the default)
     #[argh(option, default = "String::from(\"auto\")")]
     pub meter: String,
-    /// seconds a boot may take before QEMU is killed (default: the
-    /// guest's watchdog plus two minutes; under icount 20 s for each
-    /// measured guest second, 10 s a benchmark and 5 minutes)
+    /// seconds a guest may go without progress (no line of trig-init's
+    /// on its console) before it is hung and QEMU killed; a guest still
+    /// writing is never cut, however long its boot (default: 5 minutes
+    /// plus, for each measured second of a benchmark, 20 s under icount
+    /// and 1 s under the time meter)
     #[argh(option)]
     pub timeout: Option<u64>,
     /// the static binary to use as /init (default: this one)

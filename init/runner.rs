@@ -11,7 +11,6 @@ use crate::report::{
 };
 use crate::sampler;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Where the report goes.
@@ -25,14 +24,18 @@ pub enum Sink {
 }
 
 /// The report being built, shared with the watchdog so that whatever ends
-/// the run, the results so far are emitted exactly once.
+/// the run, the results so far are emitted exactly once, and whole.
 #[derive(Clone)]
 pub struct Run {
     pub report: Arc<Mutex<Report>>,
     /// The benchmark running now: what ends the run early reports it as
     /// cut short instead of leaving it out.
     running: Arc<Mutex<Option<BenchResult>>>,
-    emitted: Arc<AtomicBool>,
+    /// Whether the report was emitted; held while it is, so that what
+    /// ends the run second (the main thread's power-off after the
+    /// watchdog's report, the watchdog's after the main thread's) waits
+    /// for it to be written whole.
+    emitted: Arc<Mutex<bool>>,
     sink: Sink,
 }
 
@@ -92,7 +95,7 @@ impl Run {
         Run {
             report: Arc::new(Mutex::new(report)),
             running: Arc::default(),
-            emitted: Arc::new(AtomicBool::new(false)),
+            emitted: Arc::default(),
             sink,
         }
     }
@@ -176,11 +179,14 @@ impl Run {
     }
 
     /// Sets the outcome and emits the report, once; later calls (the
-    /// watchdog after a normal end, or the reverse) do nothing.
+    /// watchdog after a normal end, or the reverse) do nothing once it is
+    /// out.
     pub fn finish(&self, status: RunEnd, message: Option<String>) -> bool {
-        if self.emitted.swap(true, Ordering::SeqCst) {
+        let mut emitted = self.emitted.lock().unwrap_or_else(|e| e.into_inner());
+        if *emitted {
             return false;
         }
+        *emitted = true;
         let report = {
             let mut r = self.lock();
             // the benchmark the watchdog (a signal, a panic) cut short
@@ -301,6 +307,37 @@ mod tests {
             .as_ref()
             .expect("overhead against trig-base");
         assert!((o.ns_per_event - 500.0).abs() < 1e-9, "{o:?}");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// What ends the run second waits until the first's report is out:
+    /// the main thread powered off while the watchdog's was being written.
+    #[test]
+    fn a_second_finish_waits_for_the_first_report_to_be_written() {
+        let path =
+            std::env::temp_dir().join(format!("trig-runner-two-{}.json", std::process::id()));
+        let run = Run::new(
+            Sink::Plain(path.display().to_string()),
+            &RunOptions::default(),
+            1,
+            Vec::new(),
+            false,
+        );
+        // the first finish is kept from emitting here
+        let held = run.lock();
+        let finish = |status| {
+            let run = run.clone();
+            std::thread::spawn(move || run.finish(status, None))
+        };
+        let first = finish(RunEnd::Watchdog);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let second = finish(RunEnd::Complete);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(!second.is_finished(), "back before the report was out");
+        drop(held);
+        let (a, b) = (first.join().unwrap(), second.join().unwrap());
+        assert!(a ^ b, "emitted once: {a} {b}");
+        assert!(path.exists());
         let _ = std::fs::remove_file(&path);
     }
 }

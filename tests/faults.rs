@@ -30,17 +30,6 @@ impl Fake {
         let dir = std::env::temp_dir().join(format!("trig-faults-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("bin")).unwrap();
-        let qemu = dir.join("bin/qemu-system-x86_64");
-        std::fs::write(
-            &qemu,
-            format!(
-                "#!/bin/sh\n{VERSION}\necho $$ >> '{}/pids'\n{script}\n",
-                dir.display()
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&qemu, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
         // an x86-64 ELF header with no program headers: a "vmlinux" to
         // -k and a "static executable" to --init
         let mut elf = vec![0u8; 64];
@@ -48,7 +37,24 @@ impl Fake {
         elf[18] = 62;
         std::fs::write(dir.join("elf"), elf).unwrap();
         let out = dir.join("out");
-        Fake { dir, out }
+        let fake = Fake { dir, out };
+        fake.script(script);
+        fake
+    }
+
+    /// Makes the fake QEMU run `script`.
+    fn script(&self, script: &str) {
+        let qemu = self.dir.join("bin/qemu-system-x86_64");
+        std::fs::write(
+            &qemu,
+            format!(
+                "#!/bin/sh\n{VERSION}\necho $$ >> '{}/pids'\n{script}\n",
+                self.dir.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&qemu, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
     }
 
     fn command(&self, vm_args: &[&str]) -> Command {
@@ -339,7 +345,7 @@ fn quiet_hang_still_says_why() {
     let o = fake.vm(&["-q", "--timeout", "2"]);
     assert_eq!(o.status.code(), Some(3));
     assert!(
-        stderr(&o).contains("did not finish within 2 s"),
+        stderr(&o).contains("made no progress for 2 s"),
         "{}",
         stderr(&o)
     );
@@ -768,4 +774,79 @@ fn a_qemu_refusal_under_kvm_is_not_blamed_on_kvm() {
     assert!(!e.contains("KVM is present but unusable"), "{e}");
     assert_eq!(fake.qemus().len(), 1, "not tried again under TCG");
     assert!(fake.results().is_empty(), "{:?}", fake.files());
+}
+
+/// A guest still writing when `--timeout` has passed is read to its end:
+/// the timeout bounds a silence, not the boot (a profiled boot under load
+/// was cut inside its 3 MiB of kernel symbols).
+#[test]
+fn a_guest_still_writing_past_the_timeout_is_read_whole() {
+    let fake = Fake::new("slow", "");
+    let console = report_lines(&fake);
+    let lines = std::fs::read_to_string(&console).unwrap().lines().count();
+    // a line every 0.7 s: twice the timeout or more, never silent for it
+    assert!(lines >= 6, "{lines}");
+    fake.script(&format!(
+        "while IFS= read -r l; do printf '%s\\n' \"$l\"; sleep 0.7; done < '{}'",
+        console.display()
+    ));
+    let o = fake.vm(&["--timeout", "2"]);
+    let docs = fake.results();
+    let run = &docs[0]["runs"][0];
+    assert_eq!(run["status"], "ok", "{run}\n{}", stderr(&o));
+    assert_eq!(run["report"]["outcome"]["status"], "complete");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A guest that writes only what is not trig-init's (a kernel repeating a
+/// warning) makes no progress: hung after the timeout, not run forever.
+#[test]
+fn a_guest_repeating_kernel_messages_makes_no_progress() {
+    let fake = Fake::new(
+        "noise",
+        &format!("{INIT}; exec yes '[ 1.0] WARNING: noise'"),
+    );
+    let o = fake.vm(&["--timeout", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("made no progress for 2 s"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// QEMU makes its stdout non-blocking, and a serial port whose write is
+/// refused leaves the guest waiting while icount jumps its clock: the
+/// host's load became guest time (a watchdog that fired, a report cut).
+/// The console is a file that takes every write, however late the host
+/// reads it: here `dd oflag=nonblock` writes as QEMU does, in 1 MiB
+/// writes, and dies at the first refused one.
+#[test]
+fn the_console_never_refuses_a_write_however_late_the_host_reads() {
+    let fake = Fake::new("nonblock", "");
+    let report = std::fs::read_to_string(report_lines(&fake)).unwrap();
+    let mut text = String::from("trig-init 0.1.0 as PID 1\n");
+    // a kernel's symbols: 3 MiB of lines
+    for i in 0..16_000 {
+        text.push_str(&format!("{i:>8} {}\n", "k".repeat(190)));
+    }
+    text.push_str(
+        report
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_str(),
+    );
+    text.push('\n');
+    let console = fake.dir.join("burst.txt");
+    std::fs::write(&console, text).unwrap();
+    fake.script(&format!(
+        "dd if='{}' oflag=nonblock bs=1M status=none",
+        console.display()
+    ));
+    let o = fake.vm(&[]);
+    let docs = fake.results();
+    let run = &docs[0]["runs"][0];
+    assert_eq!(run["status"], "ok", "{run}\n{}", stderr(&o));
 }

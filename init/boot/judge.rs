@@ -44,6 +44,11 @@ pub fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
 pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
     let parsed = report_from_frames(&b.console.frames);
     let (status, mut message) = verdict(b, &parsed, timeout);
+    if status == BootStatus::BadOutput {
+        if let Some(how) = qemu_end(b) {
+            append(&mut message, how);
+        }
+    }
     if b.console.dropped > 0 {
         let note = format!(
             "console output over {} MiB: {} bytes not kept",
@@ -123,7 +128,7 @@ fn verdict(
         (
             BootStatus::Hung,
             format!(
-                "guest did not finish within {} s{at}; QEMU killed",
+                "guest made no progress for {} s{at}; QEMU killed",
                 timeout.as_secs()
             ),
         )
@@ -136,6 +141,24 @@ fn verdict(
         return report_verdict(b, parsed);
     };
     (status, Some(why))
+}
+
+/// How QEMU ended a boot that it was not killed in, where that says more
+/// than a power-off: a signal from elsewhere or a failure, and its last
+/// words.
+fn qemu_end(b: &Boot) -> Option<String> {
+    let status = b
+        .qemu_exit
+        .filter(|s| !s.success())
+        .map(|s| format!("QEMU ended with {s}"));
+    let said = b
+        .qemu_stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(|l| format!("QEMU said: {}", l.chars().take(200).collect::<String>()));
+    let both: Vec<String> = status.into_iter().chain(said).collect();
+    (!both.is_empty()).then(|| both.join(", "))
 }
 
 /// Why a guest never reached /init: QEMU's messages, or else the last
@@ -352,6 +375,7 @@ mod tests {
             wall: 1.0,
             boot_s: None,
             qemu_stderr: String::new(),
+            qemu_exit: None,
         };
         let rec = judge_boot(1, &b, Duration::from_secs(60));
         assert_eq!(rec.status, BootStatus::Crashed);
@@ -363,5 +387,56 @@ mod tests {
             cut.reason.as_deref().unwrap().contains("Fatal exception"),
             "{cut:?}"
         );
+    }
+
+    /// A guest cut short without a panic: how QEMU ended is in the
+    /// message (a QEMU killed from elsewhere looked like a guest that
+    /// stopped writing).
+    #[test]
+    fn a_boot_cut_short_says_how_qemu_ended() {
+        use std::os::unix::process::ExitStatusExt;
+        let boot = |qemu_exit, qemu_stderr: &str| {
+            let mut console = console::Console::default();
+            console.feed("trig-init 0.1.0 as PID 1");
+            for l in encode(frame::HEADER, &header()) {
+                console.feed(l.trim_end());
+            }
+            console.close();
+            Boot {
+                console,
+                hung: false,
+                interrupted: None,
+                wall: 1.0,
+                boot_s: None,
+                qemu_stderr: qemu_stderr.into(),
+                qemu_exit,
+            }
+        };
+        let killed = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(9)), ""),
+            Duration::ZERO,
+        );
+        assert_eq!(killed.status, BootStatus::BadOutput);
+        let m = killed.message.unwrap();
+        assert!(m.contains("QEMU ended with signal: 9"), "{m}");
+        let said = "qemu-system-x86_64: terminating on signal 15 from pid 7";
+        let m = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(0)), said),
+            Duration::ZERO,
+        )
+        .message
+        .unwrap();
+        assert!(m.ends_with(&format!("QEMU said: {said}")), "{m}");
+        // a power-off says nothing more
+        let m = judge_boot(
+            1,
+            &boot(Some(ExitStatusExt::from_raw(0)), ""),
+            Duration::ZERO,
+        )
+        .message
+        .unwrap();
+        assert!(!m.contains("QEMU"), "{m}");
     }
 }

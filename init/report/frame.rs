@@ -42,6 +42,12 @@ pub const PROGRESS: &str = "@@TRIG-PROGRESS ";
 /// the host that /init was reached.
 pub const INIT_MARKER: &str = "as PID 1";
 
+/// Whether a console line is trig-init's: its first words, a progress
+/// line or a frame's (the host's measure of a guest's progress).
+pub fn is_ours(line: &str) -> bool {
+    line.contains("@@TRIG") || line.contains(INIT_MARKER)
+}
+
 /// The progress line of the `i`-th (from 1) of `n` benchmarks.
 pub fn progress_line(i: usize, n: usize, name: &str) -> String {
     format!("{PROGRESS}{i}/{n} {name}\n")

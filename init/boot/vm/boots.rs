@@ -212,7 +212,7 @@ impl<'a> Setup<'a> {
             .unwrap_or("the guest never reached /init")
             .to_string();
         self.accel = Accel::Tcg;
-        self.guest = guest(self.opts, self.meter_choice, self.points, self.accel)?;
+        self.guest = guest(self.opts, self.meter_choice, self.accel)?;
         // a machine without usable KVM says so on every run: one quiet
         // line, QEMU's (often an assertion) behind -v
         let said = if self.opts.verbose {

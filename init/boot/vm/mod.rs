@@ -8,7 +8,7 @@ mod output;
 mod schedule;
 mod setup;
 
-pub use guest::{boot_timeout, default_cpus, default_jobs, meter_conflict};
+pub use guest::{default_cpus, default_jobs, meter_conflict, progress_timeout};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
@@ -38,8 +38,7 @@ pub struct Done {
 pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     check(opts).map_err(usage)?;
     opts.run.validate().map_err(usage)?;
-    let selected = registry::select(&opts.run.filter).map_err(usage)?;
-    let points = registry::points(&selected, &opts.run.producers, &opts.run.cmp_str_lens).len();
+    registry::select(&opts.run.filter).map_err(usage)?;
     if opts.kernels.is_empty() {
         return Err(usage("no kernel given"));
     }
@@ -58,7 +57,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
             kernels.len()
         )));
     }
-    let mut plan = Setup::new(opts, points, stem)?;
+    let mut plan = Setup::new(opts, stem)?;
     let mut targets = plan.targets(kernels)?;
     plan.plugin = plugin(opts)?;
     // undocumented: extra files for scripts/upstream-bench.sh

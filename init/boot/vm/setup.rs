@@ -18,8 +18,6 @@ pub(super) struct Setup<'a> {
     pub(super) opts: &'a VmOptions,
     /// `--meter`, with `auto` resolved for `--profile`.
     pub(super) meter_choice: MeterChoice,
-    /// Benchmarks (with their parameter points) each boot runs.
-    pub(super) points: usize,
     pub(super) accel: Accel,
     pub(super) guest: Guest,
     /// The command's start, in its results' names.
@@ -55,7 +53,7 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
 }
 
 impl<'a> Setup<'a> {
-    pub(super) fn new(opts: &'a VmOptions, points: usize, stem: String) -> Result<Self, Error> {
+    pub(super) fn new(opts: &'a VmOptions, stem: String) -> Result<Self, Error> {
         // a profile counts instructions: --profile asks for the icount meter
         let meter_choice = match opts.meter {
             MeterChoice::Auto if opts.profile => MeterChoice::Icount,
@@ -67,12 +65,11 @@ impl<'a> Setup<'a> {
             ));
         }
         let accel = first_accel(opts, meter_choice);
-        let guest = guest(opts, meter_choice, points, accel)?;
+        let guest = guest(opts, meter_choice, accel)?;
         let session = format!("{stem}-{}", std::process::id());
         Ok(Setup {
             opts,
             meter_choice,
-            points,
             accel,
             guest,
             stem,
