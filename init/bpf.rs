@@ -155,24 +155,45 @@ pub fn program<'a>(obj: &'a Object, name: &str) -> Result<ProgramMut<'a>, Failur
         .ok_or_else(|| Failure::Failed(format!("BPF object has no program {name}")))
 }
 
-/// Attaches the benchmark's program; `uprobe_offset` is the file offset of
-/// the trigger's target in /proc/self/exe for uprobe benchmarks.
+/// The links of an attached benchmark, held for as long as it runs.
+pub struct Links(Vec<Link>);
+
+/// Where a benchmark's programs attach besides their sections.
+#[derive(Default)]
+pub struct Targets {
+    /// The file offset of the trigger's target in /proc/self/exe, for
+    /// uprobe benchmarks.
+    pub uprobe_offset: Option<usize>,
+    /// The functions that the `-all` benchmarks' empty program probes.
+    pub everywhere: Vec<String>,
+}
+
+/// Attaches the benchmark's program `prog` (the registry's, or its
+/// stack-walking twin).
 pub fn attach(
     obj: &Object,
     bench: &Bench,
-    uprobe_offset: Option<usize>,
+    prog: Option<&str>,
+    targets: Targets,
     caps: &BTreeMap<String, Capability>,
-) -> Result<Option<Link>, Failure> {
-    let Some(name) = bench.prog else {
-        return Ok(None);
+) -> Result<Links, Failure> {
+    let Some(name) = prog else {
+        return Ok(Links(Vec::new()));
     };
     let prog = program(obj, name)?;
+    let mut links = Vec::new();
     clear_log();
     let link = match bench.attach {
-        Attach::None => return Ok(None),
+        Attach::None => return Ok(Links(links)),
         Attach::Section => prog.attach(),
+        Attach::AlsoEverywhere { empty } => {
+            links.push(attach_everywhere(obj, bench, empty, targets.everywhere, caps)?);
+            clear_log();
+            prog.attach()
+        }
         Attach::Uprobe { ret, multi } => {
-            let offset = uprobe_offset
+            let offset = targets
+                .uprobe_offset
                 .ok_or_else(|| Failure::Failed("uprobe without a target offset".into()))?;
             if multi {
                 let opts = UprobeMultiOpts {
@@ -186,6 +207,30 @@ pub fn attach(
             }
         }
     };
-    link.map(Some)
-        .map_err(|e| classify("attach", &e, bench, caps))
+    links.push(link.map_err(|e| classify("attach", &e, bench, caps))?);
+    Ok(Links(links))
+}
+
+/// Attaches `empty` to every function the kernel can trace (but the
+/// attach point) in one kprobe_multi link, probing entry or return as its
+/// section says.
+fn attach_everywhere(
+    obj: &Object,
+    bench: &Bench,
+    empty: &str,
+    functions: Vec<String>,
+    caps: &BTreeMap<String, Capability>,
+) -> Result<Link, Failure> {
+    let prog = program(obj, empty)?;
+    let ret = prog.section().to_string_lossy().contains("kretprobe");
+    clear_log();
+    let count = functions.len();
+    prog.attach_kprobe_multi(ret, functions).map_err(|e| {
+        classify(
+            &format!("attach to all {count} traceable functions"),
+            &e,
+            bench,
+            caps,
+        )
+    })
 }
