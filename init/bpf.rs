@@ -155,9 +155,6 @@ pub fn program<'a>(obj: &'a Object, name: &str) -> Result<ProgramMut<'a>, Failur
         .ok_or_else(|| Failure::Failed(format!("BPF object has no program {name}")))
 }
 
-/// The links of an attached benchmark, held for as long as it runs.
-pub struct Links(Vec<Link>);
-
 /// Where a benchmark's programs attach besides their sections.
 #[derive(Default)]
 pub struct Targets {
@@ -169,22 +166,22 @@ pub struct Targets {
 }
 
 /// Attaches the benchmark's program `prog` (the registry's, or its
-/// stack-walking twin).
+/// stack-walking twin): the links to hold for as long as it runs.
 pub fn attach(
     obj: &Object,
     bench: &Bench,
     prog: Option<&str>,
     targets: Targets,
     caps: &BTreeMap<String, Capability>,
-) -> Result<Links, Failure> {
+) -> Result<Vec<Link>, Failure> {
     let Some(name) = prog else {
-        return Ok(Links(Vec::new()));
+        return Ok(Vec::new());
     };
     let prog = program(obj, name)?;
     let mut links = Vec::new();
     clear_log();
     let link = match bench.attach {
-        Attach::None => return Ok(Links(links)),
+        Attach::None => return Ok(links),
         Attach::Section => prog.attach(),
         Attach::AlsoEverywhere { empty } => {
             links.push(attach_everywhere(obj, bench, empty, targets.everywhere, caps)?);
@@ -208,7 +205,7 @@ pub fn attach(
         }
     };
     links.push(link.map_err(|e| classify("attach", &e, bench, caps))?);
-    Ok(Links(links))
+    Ok(links)
 }
 
 /// Attaches `empty` to every function the kernel can trace (but the

@@ -371,7 +371,8 @@ fn no_package(arch: Arch, prefix: &str, searched: &[String]) -> String {
     )
 }
 
-/// Downloads `package` into `dir` and unpacks it under `dir/root`.
+/// Downloads `package` into `dir` and unpacks it under `dir/root`, which
+/// appears only once complete.
 fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let pkg = if arch == Arch::host() {
@@ -392,30 +393,47 @@ fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "deb"))
         .ok_or("apt-get download left no .deb")?;
+    let partial = dir.join("root.partial");
+    let _ = std::fs::remove_dir_all(&partial);
     run(
-        Command::new("dpkg-deb")
-            .arg("-x")
-            .arg(&deb)
-            .arg(dir.join("root")),
+        Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&partial),
         "dpkg-deb -x",
     )?;
+    std::fs::rename(&partial, dir.join("root")).map_err(|e| format!("{}: {e}", dir.display()))?;
     let _ = std::fs::remove_file(deb);
     Ok(())
+}
+
+/// The kernel image in an unpacked package: `boot/vmlinuz-ABI` up to
+/// Debian 13, `usr/lib/modules/ABI/vmlinuz*` in the newer packages.
+fn image_in(root: &Path) -> Result<PathBuf, String> {
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    };
+    let named = |p: &PathBuf, head: &str| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(head))
+    };
+    let modules = entries(&root.join("usr/lib/modules"));
+    entries(&root.join("boot"))
+        .into_iter()
+        .find(|p| named(p, "vmlinuz-"))
+        .or_else(|| {
+            modules
+                .iter()
+                .flat_map(|m| entries(m))
+                .find(|p| named(p, "vmlinuz"))
+        })
+        .ok_or_else(|| format!("no vmlinuz in {} or {}/usr/lib/modules/*", root.join("boot").display(), root.display()))
 }
 
 /// The image to boot from an unpacked package: its vmlinuz, or on x86-64
 /// the vmlinux ELF extracted from it (cached next to it), which boots
 /// faster under TCG.
 fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
-    let boot = dir.join("root/boot");
-    let image = std::fs::read_dir(&boot)
-        .map_err(|e| format!("{}: {e}", boot.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-"))
-        })
-        .ok_or_else(|| format!("no vmlinuz in {}", boot.display()))?;
+    let image = image_in(&dir.join("root"))?;
     if arch != Arch::X86_64 {
         return Ok(image);
     }
@@ -452,6 +470,7 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
     };
     let mut searched = Vec::new();
     let mut errors = Vec::new();
+    let mut found: Option<(String, &Apt)> = None;
     for (suite, apt) in &sources {
         if let Err(e) = apt.prepare(*suite) {
             errors.push(e);
@@ -461,8 +480,18 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
         let Some(package) = apt.find(arch, prefix) else {
             continue;
         };
+        let abi = |p: &str| version_key(image_abi(p, arch).unwrap_or(""));
+        if found.as_ref().is_none_or(|(f, _)| abi(&package) > abi(f)) {
+            found = Some((package, apt));
+        }
+        // the host's own kernel wins; else the newest of the suites'
+        if suite.is_none() {
+            break;
+        }
+    }
+    if let Some((package, apt)) = found {
         let dir = cache.join("kernels").join(&package);
-        if !dir.join("root/boot").exists() {
+        if !dir.join("root").exists() {
             unpack_package(&dir, &package, arch, apt)?;
         }
         let image = boot_image(&dir, arch)?;
