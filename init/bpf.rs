@@ -184,7 +184,13 @@ pub fn attach(
         Attach::None => return Ok(links),
         Attach::Section => prog.attach(),
         Attach::AlsoEverywhere { empty } => {
-            links.push(attach_everywhere(obj, bench, empty, targets.everywhere, caps)?);
+            links.push(attach_everywhere(
+                obj,
+                bench,
+                empty,
+                targets.everywhere,
+                caps,
+            )?);
             clear_log();
             prog.attach()
         }

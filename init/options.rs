@@ -511,7 +511,9 @@ pub fn parse_cpu_set(v: &str) -> Result<Vec<usize>, String> {
             return Err(bad(&format!("'{part}' is not a CPU or a range")));
         };
         if lo > hi || hi > MAX_CPU {
-            return Err(bad(&format!("'{part}' is not a range of CPUs 0..{MAX_CPU}")));
+            return Err(bad(&format!(
+                "'{part}' is not a range of CPUs 0..{MAX_CPU}"
+            )));
         }
         for cpu in lo..=hi {
             if cpus.contains(&cpu) {
@@ -782,7 +784,10 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("3 CPUs for 4 producers"), "{e}");
         let o = RunOptions::from_kernel_cmdline("trig.producers=2 trig.prod_affinity=3,1").unwrap();
-        assert_eq!((o.producer_cpu(0, 4), o.producer_cpu(1, 4)), (Some(3), Some(1)));
+        assert_eq!(
+            (o.producer_cpu(0, 4), o.producer_cpu(1, 4)),
+            (Some(3), Some(1))
+        );
         // it implies -a in what the report records
         let p = o.params(1);
         assert!(p.affinity);

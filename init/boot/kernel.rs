@@ -188,7 +188,10 @@ fn version_key(v: &str) -> Vec<u64> {
 /// The unsigned image packages' names: `linux-image-ABI-ARCH-unsigned`
 /// up to Debian 13, `linux-binary-unsigned-ABI-ARCH` in testing and
 /// unstable since (where `linux-image-ABI-ARCH` is a meta-package).
-const NAMINGS: &[(&str, &str)] = &[("linux-image-", "-unsigned"), ("linux-binary-unsigned-", "")];
+const NAMINGS: &[(&str, &str)] = &[
+    ("linux-image-", "-unsigned"),
+    ("linux-binary-unsigned-", ""),
+];
 
 /// The ABI of an unsigned image package of `arch`, in either naming.
 fn image_abi<'n>(name: &'n str, arch: Arch) -> Option<&'n str> {
@@ -278,7 +281,10 @@ impl Apt {
     fn suite(suite: &str, arch: Arch, cache: &Path) -> Apt {
         let dir = cache.join(format!("apt-{suite}-{}", arch.debian()));
         let mut opts = vec![
-            format!("-oDir::Etc::SourceList={}", dir.join("sources.list").display()),
+            format!(
+                "-oDir::Etc::SourceList={}",
+                dir.join("sources.list").display()
+            ),
             "-oDir::Etc::SourceParts=-".into(),
             format!("-oDir::State::Lists={}", dir.join("lists").display()),
             format!("-oDir::Cache={}", dir.join("cache").display()),
@@ -307,7 +313,8 @@ impl Apt {
         let Some(lists) = &self.lists else {
             return Ok(());
         };
-        let mkdir = |d: &Path| std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()));
+        let mkdir =
+            |d: &Path| std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()));
         if let Some(suite) = suite {
             if !Path::new(KEYRING).exists() {
                 return Err(format!(
@@ -315,7 +322,9 @@ impl Apt {
                     self.name
                 ));
             }
-            let dir = lists.parent().expect("a suite's lists are in its directory");
+            let dir = lists
+                .parent()
+                .expect("a suite's lists are in its directory");
             mkdir(&dir.join("cache/archives/partial"))?;
             crate::files::replace(&dir.join("sources.list"), Self::sources(suite).as_bytes())
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -324,7 +333,10 @@ impl Apt {
         let mark = lists.with_extension("updated");
         let fresh = std::fs::metadata(&mark)
             .and_then(|m| m.modified())
-            .is_ok_and(|t| self.max_age.is_none_or(|age| t.elapsed().is_ok_and(|e| e < age)));
+            .is_ok_and(|t| {
+                self.max_age
+                    .is_none_or(|age| t.elapsed().is_ok_and(|e| e < age))
+            });
         if !fresh {
             mkdir(&lists.join("partial"))?;
             run(
@@ -338,12 +350,7 @@ impl Apt {
 
     /// The newest unsigned image package apt knows for `prefix`.
     fn find(&self, arch: Arch, prefix: &str) -> Option<String> {
-        // a regular expression: the prefix's dots and pluses are literal
-        let literal: String = prefix
-            .chars()
-            .flat_map(|c| (!c.is_ascii_alphanumeric()).then_some('\\').into_iter().chain([c]))
-            .collect();
-        let pattern = format!("^linux-(image|binary-unsigned)-{literal}.*-{}", arch.debian());
+        let pattern = search_pattern(prefix, arch);
         let found = run(
             Command::new("apt-cache")
                 .args(&self.opts)
@@ -357,6 +364,24 @@ impl Apt {
             .collect();
         pick_package(&names, arch, prefix)
     }
+}
+
+/// apt-cache's regular expression for the image packages of `prefix`, in
+/// which the prefix's dots and pluses (`7.2.13+deb14`) are literal.
+fn search_pattern(prefix: &str, arch: Arch) -> String {
+    let literal: String = prefix
+        .chars()
+        .flat_map(|c| {
+            (!c.is_ascii_alphanumeric())
+                .then_some('\\')
+                .into_iter()
+                .chain([c])
+        })
+        .collect();
+    format!(
+        "^linux-(image|binary-unsigned)-{literal}.*-{}",
+        arch.debian()
+    )
 }
 
 /// Why no package was found for `prefix` in any of `searched`: its
@@ -380,7 +405,11 @@ fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<()
     } else {
         format!("{package}:{}", arch.debian())
     };
-    eprintln!("trig-init: fetching {pkg} from {} into {}", apt.name, dir.display());
+    eprintln!(
+        "trig-init: fetching {pkg} from {} into {}",
+        apt.name,
+        dir.display()
+    );
     run(
         Command::new("apt-get")
             .args(&apt.opts)
@@ -426,7 +455,13 @@ fn image_in(root: &Path) -> Result<PathBuf, String> {
                 .flat_map(|m| entries(m))
                 .find(|p| named(p, "vmlinuz"))
         })
-        .ok_or_else(|| format!("no vmlinuz in {} or {}/usr/lib/modules/*", root.join("boot").display(), root.display()))
+        .ok_or_else(|| {
+            format!(
+                "no vmlinuz in {} or {}/usr/lib/modules/*",
+                root.join("boot").display(),
+                root.display()
+            )
+        })
 }
 
 /// The image to boot from an unpacked package: its vmlinuz, or on x86-64
@@ -464,7 +499,11 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
         None => (
             what,
             std::iter::once((None, Apt::host(arch, &cache)))
-                .chain(SUITES.iter().map(|s| (Some(*s), Apt::suite(s, arch, &cache))))
+                .chain(
+                    SUITES
+                        .iter()
+                        .map(|s| (Some(*s), Apt::suite(s, arch, &cache))),
+                )
                 .collect(),
         ),
     };
@@ -502,9 +541,17 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
             package: Some(package),
         });
     }
-    let mut why = no_package(arch, if what.is_empty() { "(any)" } else { prefix }, &searched);
+    let mut why = no_package(
+        arch,
+        if what.is_empty() { "(any)" } else { prefix },
+        &searched,
+    );
     if suite.is_some() {
-        why = format!("no Debian {what} kernel for {} in {}", arch.debian(), searched.join(", "));
+        why = format!(
+            "no Debian {what} kernel for {} in {}",
+            arch.debian(),
+            searched.join(", ")
+        );
     }
     for e in errors {
         why.push_str(&format!("; {e}"));
@@ -672,6 +719,37 @@ mod tests {
             pick(Arch::Aarch64, "7.2.13+deb14").as_deref(),
             Some("linux-binary-unsigned-7.2.13+deb14-arm64")
         );
+    }
+
+    #[test]
+    fn a_version_with_a_plus_is_searched_for_literally() {
+        assert_eq!(
+            search_pattern("7.2.13+deb14", Arch::X86_64),
+            r"^linux-(image|binary-unsigned)-7\.2\.13\+deb14.*-amd64"
+        );
+        assert_eq!(
+            search_pattern("", Arch::Aarch64),
+            "^linux-(image|binary-unsigned)-.*-arm64"
+        );
+    }
+
+    #[test]
+    fn the_image_is_found_in_either_layout() {
+        let root = std::env::temp_dir().join(format!("trig-image-in-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let e = image_in(&root).unwrap_err();
+        assert!(e.contains("no vmlinuz in"), "{e}");
+        let newer = root.join("usr/lib/modules/7.2.13+deb14-amd64");
+        std::fs::create_dir_all(&newer).unwrap();
+        std::fs::write(newer.join("vmlinuz.unsigned"), b"").unwrap();
+        assert_eq!(image_in(&root).unwrap(), newer.join("vmlinuz.unsigned"));
+        std::fs::create_dir_all(root.join("boot")).unwrap();
+        std::fs::write(root.join("boot/vmlinuz-6.12.57+deb12-amd64"), b"").unwrap();
+        assert_eq!(
+            image_in(&root).unwrap(),
+            root.join("boot/vmlinuz-6.12.57+deb12-amd64")
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     /// A suite's apt never reads the host's sources nor writes its lists

@@ -93,7 +93,9 @@ impl Ctx<'_> {
         let targets = Targets {
             uprobe_offset,
             everywhere: match bench.attach {
-                Attach::AlsoEverywhere { .. } => everywhere::functions().map_err(Failure::Failed)?,
+                Attach::AlsoEverywhere { .. } => {
+                    everywhere::functions().map_err(Failure::Failed)?
+                }
                 _ => Vec::new(),
             },
         };
@@ -197,6 +199,14 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     // from it to ours
     if let Some(up) = running_version().and_then(|v| bench.upstream_name(v)) {
         result.extra.insert("upstream".into(), up.into());
+    }
+    // how many functions the -all benchmarks probe besides the attach point
+    if let Attach::AlsoEverywhere { .. } = bench.attach {
+        if let Ok(functions) = everywhere::functions() {
+            result
+                .extra
+                .insert("probed_functions".into(), functions.len().to_string());
+        }
     }
     // which results the knob changed: the programs with a twin
     if opts.stacktrace && bench.program(true) != bench.program(false) {

@@ -36,7 +36,9 @@ macro_rules! usdt_note {
             // no semaphore
             ".8byte 0\n",
             ".asciz \"trig\"\n",
-            ".asciz \"", $name, "\"\n",
+            ".asciz \"",
+            $name,
+            "\"\n",
             // no arguments
             ".asciz \"\"\n",
             "994: .balign 4\n",

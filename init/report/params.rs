@@ -44,8 +44,15 @@ impl Params {
         .into_iter()
         // named only when set, so that results from before these knobs
         // keep their signature
-        .chain(self.prod_affinity.as_ref().map(|c| format!("producer CPUs {c}")))
-        .chain(self.stacktrace.then(|| "stack walked per event".to_string()))
+        .chain(
+            self.prod_affinity
+                .as_ref()
+                .map(|c| format!("producer CPUs {c}")),
+        )
+        .chain(
+            self.stacktrace
+                .then(|| "stack walked per event".to_string()),
+        )
         .collect::<Vec<_>>()
         .join(", ")
     }
