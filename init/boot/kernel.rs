@@ -541,18 +541,21 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
             package: Some(package),
         });
     }
-    let mut why = no_package(
-        arch,
-        if what.is_empty() { "(any)" } else { prefix },
-        &searched,
-    );
-    if suite.is_some() {
-        why = format!(
+    if searched.is_empty() {
+        searched.push("no apt that answered".into());
+    }
+    let mut why = match suite {
+        Some(_) => format!(
             "no Debian {what} kernel for {} in {}",
             arch.debian(),
             searched.join(", ")
-        );
-    }
+        ),
+        None => no_package(
+            arch,
+            if what.is_empty() { "(any)" } else { prefix },
+            &searched,
+        ),
+    };
     for e in errors {
         why.push_str(&format!("; {e}"));
     }
