@@ -3,7 +3,7 @@
 //! `unsupported` (the kernel cannot) or `failed` (something broke).
 
 use crate::caps;
-use crate::registry::{Attach, Bench};
+use crate::registry::{Attach, Bench, Trigger};
 use crate::report::Capability;
 use libbpf_rs::skel::OpenSkel;
 use libbpf_rs::{Link, Object, PrintLevel, ProgramMut, UprobeMultiOpts};
@@ -116,7 +116,14 @@ pub fn classify(
     if !tail.is_empty() && !reason.contains(&tail) {
         reason.push_str(&format!(" [libbpf: {tail}]"));
     }
-    if lacking || refused {
+    let target = match bench.trigger {
+        Trigger::Call(t) => t.needs(),
+        _ => None,
+    };
+    if let (Some(needs), true, false) = (target, refused, lacking) {
+        // the feature is there: the instruction probed is what is refused
+        Failure::Unsupported(format!("needs {needs}: {reason}"))
+    } else if lacking || refused {
         // what is missing first: tables cut long reasons short
         Failure::Unsupported(format!(
             "needs {} ({}{}): {reason}",

@@ -143,6 +143,15 @@ pub enum Trigger {
     Rename,
 }
 
+impl UTarget {
+    /// What a kernel that refuses to probe the target lacks, beyond the
+    /// benchmark's feature.
+    pub fn needs(self) -> Option<&'static str> {
+        matches!(self, UTarget::Nop10 | UTarget::UsdtNop10)
+            .then_some("7.2+ to probe the 10-byte nop: older x86 uprobes refuse its CS prefix")
+    }
+}
+
 impl Trigger {
     /// What the producers do, for `list`.
     pub fn describe(self) -> String {
@@ -810,6 +819,17 @@ mod tests {
         assert_eq!(prog("trig-uprobe-nop", true), Some("trig_uprobe"));
         assert_eq!(prog("trig-base", true), None);
         assert_eq!(prog("rename-kprobe", true), Some("rename_kprobe"));
+    }
+
+    #[test]
+    fn only_the_nop10_targets_need_a_newer_kernel_than_their_feature() {
+        let needing: Vec<&str> = BENCHES
+            .iter()
+            .filter(|b| matches!(b.trigger, Trigger::Call(t) if t.needs().is_some()))
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(needing.len(), 5, "{needing:?}");
+        assert!(needing.iter().all(|n| n.ends_with("-nop10")), "{needing:?}");
     }
 
     /// A result of an older file reads as one of today's guest: schema
