@@ -194,7 +194,7 @@ const NAMINGS: &[(&str, &str)] = &[
 ];
 
 /// The ABI of an unsigned image package of `arch`, in either naming.
-fn image_abi<'n>(name: &'n str, arch: Arch) -> Option<&'n str> {
+fn image_abi(name: &str, arch: Arch) -> Option<&str> {
     NAMINGS.iter().find_map(|(head, tail)| {
         name.strip_prefix(head)?
             .strip_suffix(tail)?
