@@ -3,7 +3,7 @@
 //! `unsupported` (the kernel cannot) or `failed` (something broke).
 
 use crate::caps;
-use crate::registry::{Attach, Bench};
+use crate::registry::{Attach, Bench, Trigger};
 use crate::report::Capability;
 use libbpf_rs::skel::OpenSkel;
 use libbpf_rs::{Link, Object, PrintLevel, ProgramMut, UprobeMultiOpts};
@@ -116,7 +116,14 @@ pub fn classify(
     if !tail.is_empty() && !reason.contains(&tail) {
         reason.push_str(&format!(" [libbpf: {tail}]"));
     }
-    if lacking || refused {
+    let target = match bench.trigger {
+        Trigger::Call(t) => t.needs(),
+        _ => None,
+    };
+    if let (Some(needs), true, false) = (target, refused, lacking) {
+        // the feature is there: the instruction probed is what is refused
+        Failure::Unsupported(format!("needs {needs}: {reason}"))
+    } else if lacking || refused {
         // what is missing first: tables cut long reasons short
         Failure::Unsupported(format!(
             "needs {} ({}{}): {reason}",
@@ -155,24 +162,48 @@ pub fn program<'a>(obj: &'a Object, name: &str) -> Result<ProgramMut<'a>, Failur
         .ok_or_else(|| Failure::Failed(format!("BPF object has no program {name}")))
 }
 
-/// Attaches the benchmark's program; `uprobe_offset` is the file offset of
-/// the trigger's target in /proc/self/exe for uprobe benchmarks.
+/// Where a benchmark's programs attach besides their sections.
+#[derive(Default)]
+pub struct Targets {
+    /// The file offset of the trigger's target in /proc/self/exe, for
+    /// uprobe benchmarks.
+    pub uprobe_offset: Option<usize>,
+    /// The functions that the `-all` benchmarks' empty program probes.
+    pub everywhere: Vec<String>,
+}
+
+/// Attaches the benchmark's program `prog` (the registry's, or its
+/// stack-walking twin): the links to hold for as long as it runs.
 pub fn attach(
     obj: &Object,
     bench: &Bench,
-    uprobe_offset: Option<usize>,
+    prog: Option<&str>,
+    targets: Targets,
     caps: &BTreeMap<String, Capability>,
-) -> Result<Option<Link>, Failure> {
-    let Some(name) = bench.prog else {
-        return Ok(None);
+) -> Result<Vec<Link>, Failure> {
+    let Some(name) = prog else {
+        return Ok(Vec::new());
     };
     let prog = program(obj, name)?;
+    let mut links = Vec::new();
     clear_log();
     let link = match bench.attach {
-        Attach::None => return Ok(None),
+        Attach::None => return Ok(links),
         Attach::Section => prog.attach(),
+        Attach::AlsoEverywhere { empty } => {
+            links.push(attach_everywhere(
+                obj,
+                bench,
+                empty,
+                targets.everywhere,
+                caps,
+            )?);
+            clear_log();
+            prog.attach()
+        }
         Attach::Uprobe { ret, multi } => {
-            let offset = uprobe_offset
+            let offset = targets
+                .uprobe_offset
                 .ok_or_else(|| Failure::Failed("uprobe without a target offset".into()))?;
             if multi {
                 let opts = UprobeMultiOpts {
@@ -186,6 +217,30 @@ pub fn attach(
             }
         }
     };
-    link.map(Some)
-        .map_err(|e| classify("attach", &e, bench, caps))
+    links.push(link.map_err(|e| classify("attach", &e, bench, caps))?);
+    Ok(links)
+}
+
+/// Attaches `empty` to every function the kernel can trace (but the
+/// attach point) in one kprobe_multi link, probing entry or return as its
+/// section says.
+fn attach_everywhere(
+    obj: &Object,
+    bench: &Bench,
+    empty: &str,
+    functions: Vec<String>,
+    caps: &BTreeMap<String, Capability>,
+) -> Result<Link, Failure> {
+    let prog = program(obj, empty)?;
+    let ret = prog.section().to_string_lossy().contains("kretprobe");
+    clear_log();
+    let count = functions.len();
+    prog.attach_kprobe_multi(ret, functions).map_err(|e| {
+        classify(
+            &format!("attach to all {count} traceable functions"),
+            &e,
+            bench,
+            caps,
+        )
+    })
 }

@@ -76,7 +76,9 @@ vm_commands! {
     kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, metric, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
-    /// or `debian:ABI-PREFIX` such as debian:6.1.0-54 (default: debian);
+    /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
+    /// host's apt, else Debian testing and unstable), or
+    /// `debian:unstable` / `debian:testing` (default: debian);
     /// repeat to boot several kernels interleaved
     #[argh(option, short = 'k')]
     pub kernel: Vec<String>,

@@ -116,7 +116,7 @@ macro_rules! run_options {
                     let check: fn(&$ty) -> Result<(), String> = or_else!(any; $($check)?);
                     check(&self.$field)?;
                 )?)*
-                Ok(())
+                self.check_prod_affinity()
             }
 
             /// What a report records of these options, with the watchdog
@@ -327,7 +327,34 @@ run_options! {
         affinity: [bool];
         option affinity: bool = false;
         key affinity;
-        record affinity = |o, _| o.affinity;
+        record affinity = |o, _| o.affinity || !o.prod_affinity.is_empty();
+    }
+    {
+        cli
+        /// pin producer i to the i-th CPU of this set, e.g. 0-3,6 (implies
+        /// -a; a producer without a CPU of its own is an error)
+        #[argh(option)]
+        prod_affinity: [Option<String>];
+        option
+        /// The CPUs of `--prod-affinity`, in order; empty: round-robin over
+        /// all (with `-a`) or unpinned.
+        prod_affinity: Vec<usize> = Vec::new();
+        key prod_affinity;
+        parse |_, v| parse_cpu_set(v);
+        show |cpus| cpu_set_text(cpus);
+        record prod_affinity = |o, _| (!o.prod_affinity.is_empty()).then(|| cpu_set_text(&o.prod_affinity));
+    }
+    {
+        cli
+        /// the kprobe, kretprobe, multi, fentry, fexit, fmodret, tp and
+        /// rawtp programs also call bpf_get_stack() on every event
+        #[argh(switch)]
+        stacktrace: [bool];
+        option
+        /// Measure with the programs' twins that walk the kernel stack.
+        stacktrace: bool = false;
+        key stacktrace;
+        record stacktrace = |o, _| o.stacktrace;
     }
     {
         cli
@@ -470,6 +497,53 @@ fn parse_inject(v: &str) -> Result<Inject, String> {
     })
 }
 
+/// The largest CPU number a set may name (the kernel's NR_CPUS limit).
+const MAX_CPU: usize = 8191;
+
+/// A CPU set as taskset and upstream's bench write it: `0-3,6`, each CPU
+/// once, in the order given.
+pub fn parse_cpu_set(v: &str) -> Result<Vec<usize>, String> {
+    let bad = |why: &str| format!("prod_affinity '{v}': {why} (a CPU set such as 0-3,6)");
+    let mut cpus = Vec::new();
+    for part in v.split(',') {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let (Ok(lo), Ok(hi)) = (lo.trim().parse::<usize>(), hi.trim().parse::<usize>()) else {
+            return Err(bad(&format!("'{part}' is not a CPU or a range")));
+        };
+        if lo > hi || hi > MAX_CPU {
+            return Err(bad(&format!(
+                "'{part}' is not a range of CPUs 0..{MAX_CPU}"
+            )));
+        }
+        for cpu in lo..=hi {
+            if cpus.contains(&cpu) {
+                return Err(bad(&format!("CPU {cpu} is named twice")));
+            }
+            cpus.push(cpu);
+        }
+    }
+    Ok(cpus)
+}
+
+/// `cpus` written back as a set, consecutive runs as ranges.
+pub fn cpu_set_text(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", cpus[i], cpus[j])
+        } else {
+            cpus[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 fn list<T: std::str::FromStr>(key: &str, v: &str) -> Result<Vec<T>, String> {
     v.split(',')
         .filter(|s| !s.is_empty())
@@ -518,6 +592,31 @@ impl RunOptions {
             .filter(|i| i.bench == bench)
             .map(|i| i.spins)
             .sum()
+    }
+
+    /// Upstream's rule: each producer gets a CPU of `--prod-affinity` of
+    /// its own, never a shared one.
+    fn check_prod_affinity(&self) -> Result<(), String> {
+        let most = self.producers.iter().max().copied().unwrap_or(1);
+        let cpus = self.prod_affinity.len();
+        if cpus > 0 && most > cpus {
+            return Err(format!(
+                "prod_affinity {} has {cpus} CPU{} for {most} producers: name one CPU per producer",
+                cpu_set_text(&self.prod_affinity),
+                if cpus == 1 { "" } else { "s" }
+            ));
+        }
+        Ok(())
+    }
+
+    /// The CPU producer `i` is pinned to: the i-th of `--prod-affinity`,
+    /// or with `-a` the next of the `cpus` round-robin; none unpinned.
+    pub fn producer_cpu(&self, i: usize, cpus: usize) -> Option<usize> {
+        if !self.prod_affinity.is_empty() {
+            self.prod_affinity.get(i).copied()
+        } else {
+            self.affinity.then(|| i % cpus.max(1))
+        }
     }
 
     pub fn rename_thread(&self) -> &'static str {
@@ -574,6 +673,8 @@ mod tests {
             duration: 0.2,
             producers: vec![1, 2, 4],
             affinity: true,
+            prod_affinity: vec![2, 3, 4, 0],
+            stacktrace: true,
             batch_iters: 50,
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
@@ -598,8 +699,8 @@ mod tests {
             o.to_kernel_args().join(" "),
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
-             trig.affinity=1 trig.timeout=99 trig.verbose=1 trig.harness=1 trig.profile=1 \
-             trig.inject=trig-kprobe:300,rename-base:7"
+             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.timeout=99 \
+             trig.verbose=1 trig.harness=1 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
         );
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
         assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
@@ -627,11 +728,15 @@ mod tests {
                 "trig-kprobe:3",
                 "--json",
                 "x.json",
+                "--prod-affinity",
+                "1,0",
+                "--stacktrace",
             ],
         )
         .unwrap();
         let line = "trig.warmup=0.5 trig.producers=1,2 trig.affinity=1 trig.rename_thread=main \
-                    trig.filter=trig-*,rename-base trig.verbose=1 trig.inject=trig-kprobe:3";
+                    trig.filter=trig-*,rename-base trig.verbose=1 trig.inject=trig-kprobe:3 \
+                    trig.prod_affinity=1,0 trig.stacktrace=1";
         assert_eq!(
             cmd.options().unwrap(),
             RunOptions::from_kernel_cmdline(line).unwrap()
@@ -656,6 +761,40 @@ mod tests {
             serde_json::to_string(&p).unwrap(),
             r#"{"filter":[],"warmup_s":1.0,"duration_s":5.0,"producers":[1],"affinity":false,"batch_iters":100,"cmp_str_lens":[1,8,64,512,2048,4095],"rename_thread":"worker","timeout_s":92}"#
         );
+    }
+
+    #[test]
+    fn prod_affinity_is_upstreams_cpu_set() {
+        assert_eq!(parse_cpu_set("0-3,6").unwrap(), [0, 1, 2, 3, 6]);
+        assert_eq!(parse_cpu_set("5,1").unwrap(), [5, 1]);
+        assert_eq!(cpu_set_text(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
+        for (bad, why) in [
+            ("", "'' is not a CPU"),
+            ("1-", "'1-' is not a CPU"),
+            ("3-1", "not a range"),
+            ("x", "'x' is not a CPU"),
+            ("0,0-1", "CPU 0 is named twice"),
+            ("9000", "not a range of CPUs"),
+        ] {
+            let e = parse_cpu_set(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        // one CPU per producer, checked before anything runs
+        let e = RunOptions::from_kernel_cmdline("trig.producers=1,4 trig.prod_affinity=0-2")
+            .unwrap_err();
+        assert!(e.contains("3 CPUs for 4 producers"), "{e}");
+        let o = RunOptions::from_kernel_cmdline("trig.producers=2 trig.prod_affinity=3,1").unwrap();
+        assert_eq!(
+            (o.producer_cpu(0, 4), o.producer_cpu(1, 4)),
+            (Some(3), Some(1))
+        );
+        // it implies -a in what the report records
+        let p = o.params(1);
+        assert!(p.affinity);
+        assert_eq!(p.prod_affinity.as_deref(), Some("3,1"));
+        let plain = RunOptions::from_kernel_cmdline("trig.affinity=1").unwrap();
+        assert_eq!(plain.producer_cpu(5, 4), Some(1));
+        assert_eq!(RunOptions::default().producer_cpu(0, 4), None);
     }
 
     #[test]

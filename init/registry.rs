@@ -114,10 +114,19 @@ pub enum UTarget {
     Nop,
     Push,
     Ret,
-    /// x86-64 only: a 5-byte nop, which newer kernels optimise.
+    /// x86-64 only: a 5-byte nop, which 6.18 to 7.1 optimise.
     Nop5,
+    /// x86-64 only: the 10-byte nop (`66 2e 0f 1f 84 00..`) that 7.2
+    /// optimises instead.
+    Nop10,
     /// A USDT probe (a nop and its ELF note) inside the function.
     Usdt,
+    /// x86-64 only: a USDT probe on a nop followed by a nop5, upstream's
+    /// form, which libbpf moves onto the nop5 where the kernel has the
+    /// uprobe syscall (6.18+).
+    UsdtNop5,
+    /// x86-64 only: a USDT probe on a 10-byte nop.
+    UsdtNop10,
 }
 
 /// How producers generate events.
@@ -132,6 +141,15 @@ pub enum Trigger {
     Call(UTarget),
     /// Write a name to /proc/self/comm.
     Rename,
+}
+
+impl UTarget {
+    /// What a kernel that refuses to probe the target lacks, beyond the
+    /// benchmark's feature.
+    pub fn needs(self) -> Option<&'static str> {
+        matches!(self, UTarget::Nop10 | UTarget::UsdtNop10)
+            .then_some("7.2+ to probe the 10-byte nop: older x86 uprobes refuse its CS prefix")
+    }
 }
 
 impl Trigger {
@@ -159,6 +177,10 @@ pub enum Attach {
     Section,
     /// To the trigger's target function, by file offset in /proc/self/exe.
     Uprobe { ret: bool, multi: bool },
+    /// By its section, and `empty`, a program that counts nothing, on
+    /// every other function the kernel can trace, in one kprobe_multi link
+    /// (upstream's `-all` benchmarks).
+    AlsoEverywhere { empty: &'static str },
 }
 
 /// Where a benchmark runs: anywhere, or only on x86-64 (not the host's
@@ -229,6 +251,21 @@ impl Bench {
         (base.name != self.name).then_some(base)
     }
 
+    /// The program under test in a run with `--stacktrace` or without: its
+    /// twin that walks the stack (`NAME_stack`, bpf/trigger.bpf.c) where
+    /// it has one.
+    pub fn program(&self, stacktrace: bool) -> Option<&'static str> {
+        let prog = self.prog?;
+        let twin = stacktrace
+            .then(|| {
+                SECTIONS.iter().find(|(obj, p, _)| {
+                    *obj == self.family.name && p.strip_suffix("_stack") == Some(prog)
+                })
+            })
+            .flatten();
+        Some(twin.map_or(prog, |(_, p, _)| *p))
+    }
+
     /// The section of the program under test, as compiled (without the
     /// "?" of autoload off).
     pub fn section(&self) -> Option<&'static str> {
@@ -247,6 +284,7 @@ impl Bench {
             (Attach::Uprobe { .. }, Trigger::Call(t)) => {
                 format!("{section} trig_uprobe_target_{t:?}").to_lowercase()
             }
+            (Attach::AlsoEverywhere { .. }, _) => format!("{section} + every function"),
             _ => section.into(),
         }
     }
@@ -359,6 +397,12 @@ const URETM: Attach = Uprobe {
     ret: true,
     multi: true,
 };
+const KPM_ALL: Attach = Attach::AlsoEverywhere {
+    empty: "trig_kprobe_multi_empty",
+};
+const KRETPM_ALL: Attach = Attach::AlsoEverywhere {
+    empty: "trig_kretprobe_multi_empty",
+};
 const T: &Family = &TRIGGER;
 const R: &Family = &RENAME;
 const S: &Family = &STRNCMP;
@@ -369,8 +413,10 @@ const S: &Family = &STRNCMP;
 // (the batched design takes over trig-kprobe and the other names of the
 // syscall-driven benchmarks, whose baseline is now trig-syscall-count; the
 // rest of that design is dropped). Multi-uprobes are taken from 6.10 and
-// the x86 nop5 targets from 6.18 (when the nop5 optimisation came); the
-// USDT benchmark is in the newest bench (bpf-next, 2026), taken as 7.1.
+// the x86 nop5 targets (uprobe_multi ones too) and the -all benchmarks
+// from 6.18 (when the nop5 optimisation came); the USDT benchmarks from
+// 7.1. The nop10 ones are ours: 7.2's bench still has only nop5 targets,
+// which 7.2 no longer optimises.
 const V0: Version = (0, 0);
 const V6_9: Version = (6, 9);
 const V6_10: Version = (6, 10);
@@ -382,6 +428,8 @@ const ONLY_6_9: Upstream = &[(V0, Absent), (V6_9, Same), (V6_10, Absent)];
 const SINCE_6_9: Upstream = &[(V0, Absent), (V6_9, Same)];
 const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
 const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
+const SINCE_6_18: Upstream = NOP5;
+const SINCE_7_1: Upstream = &[(V0, Absent), ((7, 1), Same)];
 /// `6.10: NAME`: upstream's NAME from 6.10 on; `old: NAME`: upstream's
 /// NAME before 6.9, ours from then on.
 macro_rules! up {
@@ -413,6 +461,8 @@ pub static BENCHES: &[Bench] = &[
     b("trig-batch-kretprobe", T, Some("trig_batch_kretprobe"), Section, DRV, F::Kprobes, up!(6.10: "trig-kretprobe")),
     b("trig-batch-kprobe-multi", T, Some("trig_batch_kprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kprobe-multi")),
     b("trig-batch-kretprobe-multi", T, Some("trig_batch_kretprobe_multi"), Section, DRV, F::KprobeMulti, up!(6.10: "trig-kretprobe-multi")),
+    b("trig-kprobe-multi-all", T, Some("trig_batch_kprobe_multi"), KPM_ALL, DRV, F::KprobeMulti, SINCE_6_18),
+    b("trig-kretprobe-multi-all", T, Some("trig_batch_kretprobe_multi"), KRETPM_ALL, DRV, F::KprobeMulti, SINCE_6_18),
     b("trig-batch-fentry", T, Some("trig_batch_fentry"), Section, DRV, F::Trampolines, up!(6.10: "trig-fentry")),
     b("trig-batch-fexit", T, Some("trig_batch_fexit"), Section, DRV, F::Trampolines, up!(6.10: "trig-fexit")),
     b("trig-batch-fmodret", T, Some("trig_batch_fmodret"), Section, KFN, F::TestKfunc, up!(6.10: "trig-fmodret")),
@@ -428,13 +478,21 @@ pub static BENCHES: &[Bench] = &[
     b("trig-uretprobe-push", T, Some("trig_uretprobe"), URET, Call(UTarget::Push), F::Uprobes, SINCE_6_9),
     b("trig-uretprobe-ret", T, Some("trig_uretprobe"), URET, Call(UTarget::Ret), F::Uprobes, up!(old: "trig-uretprobe-without-nop")),
     x86(b("trig-uretprobe-nop5", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop5), F::Uprobes, NOP5)),
+    x86(b("trig-uprobe-nop10", T, Some("trig_uprobe"), UP, Call(UTarget::Nop10), F::Uprobes, OURS)),
+    x86(b("trig-uretprobe-nop10", T, Some("trig_uretprobe"), URET, Call(UTarget::Nop10), F::Uprobes, OURS)),
     b("trig-uprobe-multi-nop", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
     b("trig-uprobe-multi-push", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
     b("trig-uprobe-multi-ret", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
     b("trig-uretprobe-multi-nop", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop), F::UprobeMulti, SINCE_6_10),
     b("trig-uretprobe-multi-push", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Push), F::UprobeMulti, SINCE_6_10),
     b("trig-uretprobe-multi-ret", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Ret), F::UprobeMulti, SINCE_6_10),
+    x86(b("trig-uprobe-multi-nop5", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop5), F::UprobeMulti, NOP5)),
+    x86(b("trig-uretprobe-multi-nop5", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop5), F::UprobeMulti, NOP5)),
+    x86(b("trig-uprobe-multi-nop10", T, Some("trig_uprobe_multi"), UPM, Call(UTarget::Nop10), F::UprobeMulti, OURS)),
+    x86(b("trig-uretprobe-multi-nop10", T, Some("trig_uretprobe_multi"), URETM, Call(UTarget::Nop10), F::UprobeMulti, OURS)),
     b("trig-usdt", T, Some("trig_usdt"), Section, Call(UTarget::Usdt), F::Uprobes, &[(V0, Absent), ((7, 1), As("trig-usdt-nop"))]),
+    x86(b("trig-usdt-nop5", T, Some("trig_usdt_nop5"), Section, Call(UTarget::UsdtNop5), F::Uprobes, SINCE_7_1)),
+    x86(b("trig-usdt-nop10", T, Some("trig_usdt_nop10"), Section, Call(UTarget::UsdtNop10), F::Uprobes, OURS)),
     // task-rename overhead: __set_task_comm() through /proc/self/comm
     b("rename-base", R, None, Nothing, Rename, F::None, ALWAYS),
     b("rename-kprobe", R, Some("rename_kprobe"), Section, Rename, F::Kprobes, ALWAYS),
@@ -619,6 +677,13 @@ mod tests {
                     // libbpf attaches by it: it must name the point
                     assert!(point.contains('/'), "{}: {point}", bench.name);
                 }
+                Attach::AlsoEverywhere { empty } => {
+                    // the empty program is of the same kind, probing entry
+                    // or return as the program under test does
+                    let section = bench.section().unwrap();
+                    assert_eq!(section_of(bench.family, empty), Some(section));
+                    assert!(point.starts_with(section), "{point}");
+                }
                 Attach::Uprobe { ret, multi } => {
                     let kind = if ret { "uretprobe" } else { "uprobe" };
                     let section = bench.section().unwrap();
@@ -713,6 +778,58 @@ mod tests {
         assert_eq!(name("trig-kprobe", (6, 12)), None);
         assert_eq!(name("trig-batch-kprobe", (6, 12)), Some("trig-kprobe"));
         assert_eq!(name("trig-batch-kprobe", (6, 1)), None);
+        assert_eq!(name("trig-usdt", (7, 2)), Some("trig-usdt-nop"));
+        assert_eq!(name("trig-kprobe-multi-all", (6, 12)), None);
+        assert_eq!(
+            name("trig-kretprobe-multi-all", (7, 2)),
+            Some("trig-kretprobe-multi-all")
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(name("trig-usdt-nop5", (7, 1)), Some("trig-usdt-nop5"));
+            assert_eq!(
+                name("trig-uretprobe-multi-nop5", (6, 18)),
+                Some("trig-uretprobe-multi-nop5")
+            );
+            // 7.2's bench has no nop10 target
+            assert_eq!(name("trig-uprobe-nop10", (7, 2)), None);
+        }
+    }
+
+    #[test]
+    fn stacktrace_picks_the_twin_that_walks_the_stack() {
+        let prog = |bench, st| find(bench).unwrap().program(st);
+        assert_eq!(prog("trig-kprobe", false), Some("trig_kprobe"));
+        assert_eq!(prog("trig-kprobe", true), Some("trig_kprobe_stack"));
+        assert_eq!(
+            prog("trig-batch-fmodret", true),
+            Some("trig_batch_fmodret_stack")
+        );
+        // upstream's list: kprobe, kretprobe, multi, fentry, fexit, fmodret,
+        // tp and rawtp, in both designs; uprobes and the rest do not walk
+        let walking: Vec<&str> = BENCHES
+            .iter()
+            .filter(|b| b.program(true) != b.program(false))
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(walking.len(), 20, "{walking:?}");
+        for b in &walking {
+            assert!(!b.contains("uprobe") && !b.contains("usdt"), "{b}");
+        }
+        assert!(walking.contains(&"trig-kprobe-multi-all"));
+        assert_eq!(prog("trig-uprobe-nop", true), Some("trig_uprobe"));
+        assert_eq!(prog("trig-base", true), None);
+        assert_eq!(prog("rename-kprobe", true), Some("rename_kprobe"));
+    }
+
+    #[test]
+    fn only_the_nop10_targets_need_a_newer_kernel_than_their_feature() {
+        let needing: Vec<&str> = BENCHES
+            .iter()
+            .filter(|b| matches!(b.trigger, Trigger::Call(t) if t.needs().is_some()))
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(needing.len(), 5, "{needing:?}");
+        assert!(needing.iter().all(|n| n.ends_with("-nop10")), "{needing:?}");
     }
 
     /// A result of an older file reads as one of today's guest: schema

@@ -40,6 +40,31 @@ fn list_names_upstream_benchmarks_for_a_kernel_version() {
     assert!(line("6.1", "trig-batch-kprobe").contains(" - "));
     assert!(line("6.1", "trig-fentry-sleep").contains(" fentry.s/"));
     assert!(line("6.12", "trig-usdt").contains(" usdt/"));
+    // the newest bench's: upstream's names in a 7.2 tree, and ours for
+    // the nop10 benchmarks, which it lacks
+    for same in ["trig-kprobe-multi-all", "trig-kretprobe-multi-all"] {
+        assert!(line("7.2", same).contains(&format!(" {same} ")), "{same}");
+    }
+    assert!(line("7.2", "trig-usdt").contains(" trig-usdt-nop "));
+    // x86-64 only
+    if cfg!(target_arch = "x86_64") {
+        for same in [
+            "trig-uprobe-multi-nop5",
+            "trig-uretprobe-multi-nop5",
+            "trig-usdt-nop5",
+        ] {
+            assert!(line("7.2", same).contains(&format!(" {same} ")), "{same}");
+        }
+        for ours in [
+            "trig-uprobe-nop10",
+            "trig-uretprobe-nop10",
+            "trig-uprobe-multi-nop10",
+            "trig-uretprobe-multi-nop10",
+            "trig-usdt-nop10",
+        ] {
+            assert!(line("7.2", ours).contains(" - "), "{ours}");
+        }
+    }
     let o = trig_init(&["list", "--kernel", "latest"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--kernel latest"), "{}", stderr(&o));

@@ -185,14 +185,30 @@ fn version_key(v: &str) -> Vec<u64> {
         .collect()
 }
 
-/// Picks the newest `linux-image-ABI-ARCH-unsigned` among `names` whose ABI
+/// The unsigned image packages' names: `linux-image-ABI-ARCH-unsigned`
+/// up to Debian 13, `linux-binary-unsigned-ABI-ARCH` in testing and
+/// unstable since (where `linux-image-ABI-ARCH` is a meta-package).
+const NAMINGS: &[(&str, &str)] = &[
+    ("linux-image-", "-unsigned"),
+    ("linux-binary-unsigned-", ""),
+];
+
+/// The ABI of an unsigned image package of `arch`, in either naming.
+fn image_abi(name: &str, arch: Arch) -> Option<&str> {
+    NAMINGS.iter().find_map(|(head, tail)| {
+        name.strip_prefix(head)?
+            .strip_suffix(tail)?
+            .strip_suffix(&format!("-{}", arch.debian()))
+    })
+}
+
+/// Picks the newest unsigned image package among `names` whose ABI
 /// starts with `prefix`.
 pub fn pick_package(names: &[String], arch: Arch, prefix: &str) -> Option<String> {
-    let suffix = format!("-{}-unsigned", arch.debian());
     names
         .iter()
         .filter_map(|n| {
-            let abi = n.strip_prefix("linux-image-")?.strip_suffix(&suffix)?;
+            let abi = image_abi(n, arch)?;
             // plain flavour only: "6.1.0-54", "6.12.57+deb12"; not cloud or rt
             let plain = abi.chars().next()?.is_ascii_digit()
                 && !abi.contains("-cloud")
@@ -211,65 +227,192 @@ pub fn pick_package(names: &[String], arch: Arch, prefix: &str) -> Option<String
         .map(|(_, n)| n)
 }
 
-/// apt options that look at another architecture's package lists without
-/// adding it to the system (a private lists directory).
-fn apt_arch_opts(arch: Arch, lists: &Path) -> Vec<String> {
-    if arch == Arch::host() {
-        return Vec::new();
-    }
-    vec![
-        format!("-oAPT::Architectures::={}", arch.debian()),
-        format!("-oDir::State::Lists={}", lists.display()),
-    ]
+/// The Debian suites that `-k debian:SUITE` names, newest kernels last;
+/// a version that the host's sources lack is looked for in them too.
+pub const SUITES: &[&str] = &["testing", "unstable"];
+
+/// Where a suite's private apt configuration verifies the archive.
+const KEYRING: &str = "/usr/share/keyrings/debian-archive-keyring.gpg";
+
+/// How often a suite's package lists are fetched again: unstable gets a
+/// new kernel every few weeks.
+const LISTS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// One apt to ask: the host's own sources (with private lists for a
+/// foreign architecture), or a suite's private configuration under the
+/// cache, which never reads or writes the host's sources, lists or
+/// package cache.
+struct Apt {
+    /// What it is, for messages: "the host's apt sources", "Debian unstable".
+    name: String,
+    opts: Vec<String>,
+    /// Its private lists, if it has any (else the host's are used).
+    lists: Option<PathBuf>,
+    /// Fetch the lists again when older than this (never: once).
+    max_age: Option<std::time::Duration>,
 }
 
-/// The newest package apt knows for `prefix`, after a first `apt-get
-/// update` of the private lists of a foreign architecture.
-fn find_package(arch: Arch, prefix: &str, opts: &[String], lists: &Path) -> Result<String, String> {
-    if !opts.is_empty() && !lists.join("partial").exists() {
-        std::fs::create_dir_all(lists.join("partial")).map_err(|e| e.to_string())?;
-        run(
-            Command::new("apt-get").args(opts).arg("update"),
-            "apt-get update",
-        )?;
+impl Apt {
+    fn host(arch: Arch, cache: &Path) -> Apt {
+        if arch == Arch::host() {
+            return Apt {
+                name: "the host's apt sources".into(),
+                opts: Vec::new(),
+                lists: None,
+                max_age: None,
+            };
+        }
+        // another architecture's package lists, without adding it to the
+        // system: the host's sources into a private lists directory
+        let lists = cache.join(format!("apt-lists-{}", arch.debian()));
+        Apt {
+            name: format!("the host's apt sources for {}", arch.debian()),
+            opts: vec![
+                format!("-oAPT::Architectures::={}", arch.debian()),
+                format!("-oDir::State::Lists={}", lists.display()),
+            ],
+            lists: Some(lists),
+            max_age: None,
+        }
     }
-    let pattern = format!("^linux-image-{prefix}.*-{}-unsigned$", arch.debian());
-    let found = run(
-        Command::new("apt-cache")
-            .args(opts)
-            .args(["search", "--names-only", &pattern]),
-        "apt-cache search",
-    )?;
-    let names: Vec<String> = found
-        .lines()
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+
+    /// `suite`'s configuration in `cache/apt-SUITE-ARCH`: its own
+    /// sources.list, no sources.list.d, its own lists and package cache.
+    fn suite(suite: &str, arch: Arch, cache: &Path) -> Apt {
+        let dir = cache.join(format!("apt-{suite}-{}", arch.debian()));
+        let mut opts = vec![
+            format!(
+                "-oDir::Etc::SourceList={}",
+                dir.join("sources.list").display()
+            ),
+            "-oDir::Etc::SourceParts=-".into(),
+            format!("-oDir::State::Lists={}", dir.join("lists").display()),
+            format!("-oDir::Cache={}", dir.join("cache").display()),
+        ];
+        if arch != Arch::host() {
+            opts.push(format!("-oAPT::Architectures::={}", arch.debian()));
+        }
+        Apt {
+            name: format!("Debian {suite}"),
+            opts,
+            lists: Some(dir.join("lists")),
+            max_age: Some(LISTS_MAX_AGE),
+        }
+    }
+
+    /// The suite's sources.list: the main archive, verified with Debian's
+    /// keyring (a suite's configuration only).
+    fn sources(suite: &str) -> String {
+        format!("deb [signed-by={KEYRING}] http://deb.debian.org/debian {suite} main\n")
+    }
+
+    /// Writes a suite's sources.list and fetches its lists when it has
+    /// none yet or they are too old; a foreign architecture's host lists
+    /// once.
+    fn prepare(&self, suite: Option<&str>) -> Result<(), String> {
+        let Some(lists) = &self.lists else {
+            return Ok(());
+        };
+        let mkdir =
+            |d: &Path| std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()));
+        if let Some(suite) = suite {
+            if !Path::new(KEYRING).exists() {
+                return Err(format!(
+                    "{}: no {KEYRING} to verify Debian's archive with (apt-get install debian-archive-keyring)",
+                    self.name
+                ));
+            }
+            let dir = lists
+                .parent()
+                .expect("a suite's lists are in its directory");
+            mkdir(&dir.join("cache/archives/partial"))?;
+            crate::files::replace(&dir.join("sources.list"), Self::sources(suite).as_bytes())
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        // dated by a mark that only a complete update leaves
+        let mark = lists.with_extension("updated");
+        let fresh = std::fs::metadata(&mark)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| {
+                self.max_age
+                    .is_none_or(|age| t.elapsed().is_ok_and(|e| e < age))
+            });
+        if !fresh {
+            mkdir(&lists.join("partial"))?;
+            run(
+                Command::new("apt-get").args(&self.opts).arg("update"),
+                &format!("apt-get update of {}", self.name),
+            )?;
+            crate::files::replace(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The newest unsigned image package apt knows for `prefix`.
+    fn find(&self, arch: Arch, prefix: &str) -> Option<String> {
+        let pattern = search_pattern(prefix, arch);
+        let found = run(
+            Command::new("apt-cache")
+                .args(&self.opts)
+                .args(["search", "--names-only", &pattern]),
+            "apt-cache search",
+        )
+        .ok()?;
+        let names: Vec<String> = found
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect();
+        pick_package(&names, arch, prefix)
+    }
+}
+
+/// apt-cache's regular expression for the image packages of `prefix`, in
+/// which the prefix's dots and pluses (`7.2.13+deb14`) are literal.
+fn search_pattern(prefix: &str, arch: Arch) -> String {
+    let literal: String = prefix
+        .chars()
+        .flat_map(|c| {
+            (!c.is_ascii_alphanumeric())
+                .then_some('\\')
+                .into_iter()
+                .chain([c])
+        })
         .collect();
-    pick_package(&names, arch, prefix).ok_or_else(|| no_package(arch, prefix))
-}
-
-/// Why no package was found for `prefix`: its version is matched by whole
-/// components, which a glob would not say.
-fn no_package(arch: Arch, prefix: &str) -> String {
     format!(
-        "no Debian kernel package of version {prefix} (linux-image-{prefix}[-N]-{}-unsigned, \
-         whole version components: {prefix} does not match {prefix}7) is known to apt \
-         (run apt-get update?)",
+        "^linux-(image|binary-unsigned)-{literal}.*-{}",
         arch.debian()
     )
 }
 
-/// Downloads `package` into `dir` and unpacks it under `dir/root`.
-fn unpack_package(dir: &Path, package: &str, arch: Arch, opts: &[String]) -> Result<(), String> {
+/// Why no package was found for `prefix` in any of `searched`: its
+/// version is matched by whole components, which a glob would not say.
+fn no_package(arch: Arch, prefix: &str, searched: &[String]) -> String {
+    format!(
+        "no Debian kernel package of version {prefix} (linux-image-{prefix}[-N]-{arch}-unsigned or \
+         linux-binary-unsigned-{prefix}[-N]-{arch}, whole version components: {prefix} does not \
+         match {prefix}7) in {}",
+        searched.join(", "),
+        arch = arch.debian()
+    )
+}
+
+/// Downloads `package` into `dir` and unpacks it under `dir/root`, which
+/// appears only once complete.
+fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let pkg = if arch == Arch::host() {
         package.to_string()
     } else {
         format!("{package}:{}", arch.debian())
     };
-    eprintln!("trig-init: fetching {pkg} into {}", dir.display());
+    eprintln!(
+        "trig-init: fetching {pkg} from {} into {}",
+        apt.name,
+        dir.display()
+    );
     run(
         Command::new("apt-get")
-            .args(opts)
+            .args(&apt.opts)
             .args(["download", &pkg])
             .current_dir(dir),
         "apt-get download",
@@ -279,30 +422,53 @@ fn unpack_package(dir: &Path, package: &str, arch: Arch, opts: &[String]) -> Res
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "deb"))
         .ok_or("apt-get download left no .deb")?;
+    let partial = dir.join("root.partial");
+    let _ = std::fs::remove_dir_all(&partial);
     run(
-        Command::new("dpkg-deb")
-            .arg("-x")
-            .arg(&deb)
-            .arg(dir.join("root")),
+        Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&partial),
         "dpkg-deb -x",
     )?;
+    std::fs::rename(&partial, dir.join("root")).map_err(|e| format!("{}: {e}", dir.display()))?;
     let _ = std::fs::remove_file(deb);
     Ok(())
+}
+
+/// The kernel image in an unpacked package: `boot/vmlinuz-ABI` up to
+/// Debian 13, `usr/lib/modules/ABI/vmlinuz*` in the newer packages.
+fn image_in(root: &Path) -> Result<PathBuf, String> {
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    };
+    let named = |p: &PathBuf, head: &str| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(head))
+    };
+    let modules = entries(&root.join("usr/lib/modules"));
+    entries(&root.join("boot"))
+        .into_iter()
+        .find(|p| named(p, "vmlinuz-"))
+        .or_else(|| {
+            modules
+                .iter()
+                .flat_map(|m| entries(m))
+                .find(|p| named(p, "vmlinuz"))
+        })
+        .ok_or_else(|| {
+            format!(
+                "no vmlinuz in {} or {}/usr/lib/modules/*",
+                root.join("boot").display(),
+                root.display()
+            )
+        })
 }
 
 /// The image to boot from an unpacked package: its vmlinuz, or on x86-64
 /// the vmlinux ELF extracted from it (cached next to it), which boots
 /// faster under TCG.
 fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
-    let boot = dir.join("root/boot");
-    let image = std::fs::read_dir(&boot)
-        .map_err(|e| format!("{}: {e}", boot.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-"))
-        })
-        .ok_or_else(|| format!("no vmlinuz in {}", boot.display()))?;
+    let image = image_in(&dir.join("root"))?;
     if arch != Arch::X86_64 {
         return Ok(image);
     }
@@ -318,34 +484,92 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     Ok(if elf.exists() { elf } else { image })
 }
 
-/// Fetches (or finds in the cache) the newest Debian kernel whose ABI
-/// starts with `prefix`.
-pub fn debian(arch: Arch, prefix: &str) -> Result<Kernel, String> {
+/// Fetches (or finds in the cache) the newest Debian kernel of `what`:
+/// a suite's (`unstable`, `testing`; `sid` is unstable), or the one whose
+/// ABI starts with a version prefix, from the host's sources or else the
+/// suites'.
+pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
     let cache = cache_dir();
-    let lists = cache.join(format!("apt-lists-{}", arch.debian()));
-    let opts = apt_arch_opts(arch, &lists);
-    let package = find_package(arch, prefix, &opts, &lists)?;
-    let dir = cache.join("kernels").join(&package);
-    if !dir.join("root/boot").exists() {
-        unpack_package(&dir, &package, arch, &opts)?;
+    let suite = match what {
+        "sid" => Some("unstable"),
+        _ => SUITES.iter().copied().find(|s| *s == what),
+    };
+    let (prefix, sources) = match suite {
+        Some(s) => ("", vec![(Some(s), Apt::suite(s, arch, &cache))]),
+        None => (
+            what,
+            std::iter::once((None, Apt::host(arch, &cache)))
+                .chain(
+                    SUITES
+                        .iter()
+                        .map(|s| (Some(*s), Apt::suite(s, arch, &cache))),
+                )
+                .collect(),
+        ),
+    };
+    let mut searched = Vec::new();
+    let mut errors = Vec::new();
+    let mut found: Option<(String, &Apt)> = None;
+    for (suite, apt) in &sources {
+        if let Err(e) = apt.prepare(*suite) {
+            errors.push(e);
+            continue;
+        }
+        searched.push(apt.name.clone());
+        let Some(package) = apt.find(arch, prefix) else {
+            continue;
+        };
+        let abi = |p: &str| version_key(image_abi(p, arch).unwrap_or(""));
+        if found.as_ref().is_none_or(|(f, _)| abi(&package) > abi(f)) {
+            found = Some((package, apt));
+        }
+        // the host's own kernel wins; else the newest of the suites'
+        if suite.is_none() {
+            break;
+        }
     }
-    let image = boot_image(&dir, arch)?;
-    Ok(Kernel {
-        format: detect(&image)?,
-        path: image,
-        spec: format!("debian:{prefix}"),
-        package: Some(package),
-    })
+    if let Some((package, apt)) = found {
+        let dir = cache.join("kernels").join(&package);
+        if !dir.join("root").exists() {
+            unpack_package(&dir, &package, arch, apt)?;
+        }
+        let image = boot_image(&dir, arch)?;
+        return Ok(Kernel {
+            format: detect(&image)?,
+            path: image,
+            spec: format!("debian:{what}"),
+            package: Some(package),
+        });
+    }
+    if searched.is_empty() {
+        searched.push("no apt that answered".into());
+    }
+    let mut why = match suite {
+        Some(_) => format!(
+            "no Debian {what} kernel for {} in {}",
+            arch.debian(),
+            searched.join(", ")
+        ),
+        None => no_package(
+            arch,
+            if what.is_empty() { "(any)" } else { prefix },
+            &searched,
+        ),
+    };
+    for e in errors {
+        why.push_str(&format!("; {e}"));
+    }
+    Err(why)
 }
 
-/// Resolves `-k`: a path, `debian` or `debian:PREFIX`.
+/// Resolves `-k`: a path, `debian`, `debian:PREFIX` or `debian:SUITE`.
 pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
     if spec == "debian" || spec.starts_with("debian:") {
-        let prefix = spec
+        let what = spec
             .strip_prefix("debian")
             .unwrap_or("")
             .trim_start_matches(':');
-        return debian(arch, prefix);
+        return debian(arch, what);
     }
     let path = PathBuf::from(spec);
     if !path.exists() {
@@ -373,7 +597,7 @@ mod tests {
 
     #[test]
     fn no_package_says_components_are_matched_whole() {
-        let why = no_package(Arch::X86_64, "6.1.0-5");
+        let why = no_package(Arch::X86_64, "6.1.0-5", &["the host's apt sources".into()]);
         assert!(!why.contains("6.1.0-5*"), "{why}");
         assert!(why.contains("does not match 6.1.0-57"), "{why}");
     }
@@ -474,5 +698,85 @@ mod tests {
             Some("linux-image-6.12.57+deb12-amd64-unsigned")
         );
         assert_eq!(pick("5."), None);
+        // testing's and unstable's naming
+        let newer: Vec<String> = [
+            "linux-binary-unsigned-7.2.13+deb14-amd64",
+            "linux-binary-unsigned-7.2.13+deb14-cloud-amd64",
+            "linux-binary-unsigned-7.1.4+deb14-amd64",
+            "linux-binary-unsigned-7.2.13+deb14-arm64-16k",
+            "linux-binary-unsigned-7.2.13+deb14-arm64",
+            "linux-binary-7.2.13+deb14-amd64",
+            "linux-image-7.2.13+deb14-amd64",
+        ]
+        .map(String::from)
+        .to_vec();
+        let pick = |a, p| pick_package(&newer, a, p);
+        let x86 = Some("linux-binary-unsigned-7.2.13+deb14-amd64");
+        assert_eq!(pick(Arch::X86_64, "").as_deref(), x86);
+        assert_eq!(pick(Arch::X86_64, "7.2").as_deref(), x86);
+        assert_eq!(
+            pick(Arch::X86_64, "7.1").as_deref(),
+            Some("linux-binary-unsigned-7.1.4+deb14-amd64")
+        );
+        assert_eq!(
+            pick(Arch::Aarch64, "7.2.13+deb14").as_deref(),
+            Some("linux-binary-unsigned-7.2.13+deb14-arm64")
+        );
+    }
+
+    #[test]
+    fn a_version_with_a_plus_is_searched_for_literally() {
+        assert_eq!(
+            search_pattern("7.2.13+deb14", Arch::X86_64),
+            r"^linux-(image|binary-unsigned)-7\.2\.13\+deb14.*-amd64"
+        );
+        assert_eq!(
+            search_pattern("", Arch::Aarch64),
+            "^linux-(image|binary-unsigned)-.*-arm64"
+        );
+    }
+
+    #[test]
+    fn the_image_is_found_in_either_layout() {
+        let root = std::env::temp_dir().join(format!("trig-image-in-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let e = image_in(&root).unwrap_err();
+        assert!(e.contains("no vmlinuz in"), "{e}");
+        let newer = root.join("usr/lib/modules/7.2.13+deb14-amd64");
+        std::fs::create_dir_all(&newer).unwrap();
+        std::fs::write(newer.join("vmlinuz.unsigned"), b"").unwrap();
+        assert_eq!(image_in(&root).unwrap(), newer.join("vmlinuz.unsigned"));
+        std::fs::create_dir_all(root.join("boot")).unwrap();
+        std::fs::write(root.join("boot/vmlinuz-6.12.57+deb12-amd64"), b"").unwrap();
+        assert_eq!(
+            image_in(&root).unwrap(),
+            root.join("boot/vmlinuz-6.12.57+deb12-amd64")
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A suite's apt never reads the host's sources nor writes its lists
+    /// or package cache: every one of those is a path under the cache.
+    #[test]
+    fn a_suite_has_its_own_apt_configuration() {
+        let cache = Path::new("/c");
+        for arch in [Arch::X86_64, Arch::Aarch64] {
+            let apt = Apt::suite("unstable", arch, cache);
+            let opt = |key: &str| {
+                apt.opts
+                    .iter()
+                    .find_map(|o| o.strip_prefix(&format!("-o{key}=")))
+                    .unwrap_or_else(|| panic!("no {key}"))
+                    .to_string()
+            };
+            let dir = format!("/c/apt-unstable-{}", arch.debian());
+            assert_eq!(opt("Dir::Etc::SourceList"), format!("{dir}/sources.list"));
+            assert_eq!(opt("Dir::Etc::SourceParts"), "-");
+            assert_eq!(opt("Dir::State::Lists"), format!("{dir}/lists"));
+            assert_eq!(opt("Dir::Cache"), format!("{dir}/cache"));
+            assert_eq!(apt.lists, Some(PathBuf::from(format!("{dir}/lists"))));
+        }
+        assert!(Apt::sources("testing").contains(" testing main"));
+        assert!(Apt::sources("testing").contains(&format!("signed-by={KEYRING}")));
     }
 }

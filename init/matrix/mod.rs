@@ -1,14 +1,15 @@
 //! The matrices: running each point of the selection (registry::points)
 //! with its family's runner, and the figures derived from a measurement.
 
+pub mod everywhere;
 pub mod rename;
 pub mod strncmp;
 pub mod trigger;
 pub mod utarget;
 
-use crate::bpf::Failure;
+use crate::bpf::{Failure, Targets};
 use crate::options::RunOptions;
-use crate::registry::{Bench, Producers, RunPoint, Runner, Trigger, Version};
+use crate::registry::{Attach, Bench, Producers, RunPoint, Runner, Trigger, Version};
 use crate::report::{BenchResult, Capability, HitCheck, Status, Summary};
 use crate::sampler::{self, counters::BpfSlots, Body, Measured, Plan};
 use crate::stats;
@@ -53,11 +54,14 @@ impl Ctx<'_> {
     /// Measures with the producers of the benchmark's trigger.
     pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
         let on_main = self.bench().family.producers == Producers::One && self.opts.rename_on_main;
+        let cpus = guest_cpus();
         let plan = Plan {
             warmup: self.opts.warmup,
             duration: self.opts.duration,
             producers: self.point.producers,
-            affinity: self.opts.affinity,
+            pins: (0..self.point.producers)
+                .filter_map(|i| self.opts.producer_cpu(i, cpus))
+                .collect(),
             on_main,
             count_bpf: self.bench().counts_in_bpf(),
             verbose: self.verbose,
@@ -66,18 +70,36 @@ impl Ctx<'_> {
         sampler::measure(&plan, bpf, body)
     }
 
-    /// Loads the benchmark's `progs` from `open`, attaches, and measures
-    /// with the hit slots that `slots` finds in the loaded skeleton.
+    /// The program under test: its stack-walking twin under
+    /// `--stacktrace`.
+    pub fn program(&self) -> Option<&'static str> {
+        self.bench().program(self.opts.stacktrace)
+    }
+
+    /// Loads the program under test and the benchmark's `others` from
+    /// `open`, attaches, and measures with the hit slots that `slots`
+    /// finds in the loaded skeleton.
     pub fn load_and_measure<'o, S: OpenSkel<'o>>(
         &self,
         open: S,
-        progs: &[&str],
+        others: &[&str],
         uprobe_offset: Option<usize>,
         slots: impl FnOnce(&mut S::Output) -> Result<BpfSlots, Failure>,
     ) -> Result<Measured, Failure> {
         let bench = self.bench();
-        let mut skel = crate::bpf::load(open, progs, bench, self.caps)?;
-        let _link = crate::bpf::attach(skel.object(), bench, uprobe_offset, self.caps)?;
+        let prog = self.program();
+        let progs: Vec<&str> = prog.into_iter().chain(others.iter().copied()).collect();
+        let mut skel = crate::bpf::load(open, &progs, bench, self.caps)?;
+        let targets = Targets {
+            uprobe_offset,
+            everywhere: match bench.attach {
+                Attach::AlsoEverywhere { .. } => {
+                    everywhere::functions().map_err(Failure::Failed)?
+                }
+                _ => Vec::new(),
+            },
+        };
+        let _links = crate::bpf::attach(skel.object(), bench, prog, targets, self.caps)?;
         let body = self.producer(skel.object())?;
         let slots = slots(&mut skel)?;
         Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
@@ -178,12 +200,26 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
     if let Some(up) = running_version().and_then(|v| bench.upstream_name(v)) {
         result.extra.insert("upstream".into(), up.into());
     }
+    // how many functions the -all benchmarks probe besides the attach point
+    if let Attach::AlsoEverywhere { .. } = bench.attach {
+        if let Ok(functions) = everywhere::functions() {
+            result
+                .extra
+                .insert("probed_functions".into(), functions.len().to_string());
+        }
+    }
+    // which results the knob changed: the programs with a twin
+    if opts.stacktrace && bench.program(true) != bench.program(false) {
+        result
+            .extra
+            .insert("stacktrace".into(), "bpf_get_stack".into());
+    }
     if bench.family.producers == Producers::One {
         result
             .extra
             .insert("rename_thread".into(), opts.rename_thread().into());
     }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpus = guest_cpus();
     if point.producers > cpus {
         result.extra.insert(
             "oversubscribed".into(),
@@ -288,9 +324,22 @@ pub fn run_point(
     result
 }
 
+/// The CPUs this runs on.
+fn guest_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// The family's producer rule: a one-producer family fails at any other
-/// count, as upstream's bench refuses it.
+/// count, as upstream's bench refuses it; and `--prod-affinity` may name
+/// only CPUs there are (a producer pinned nowhere would measure unpinned).
 fn producers_allowed(ctx: &Ctx) -> Result<(), Failure> {
+    let cpus = guest_cpus();
+    if let Some(cpu) = ctx.opts.prod_affinity.iter().find(|&&c| c >= cpus) {
+        return Err(Failure::Failed(format!(
+            "prod_affinity names CPU {cpu}, but this machine has CPUs 0-{} only",
+            cpus - 1
+        )));
+    }
     let family = ctx.bench().family;
     if family.producers == Producers::One && ctx.point.producers != 1 {
         return Err(Failure::Failed(format!(

@@ -34,7 +34,6 @@ pub fn fill(target: &mut [i8], str_: &mut [i8], len: usize) {
 }
 
 pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
-    let bench = ctx.bench();
     let len = ctx.point.str_len.unwrap_or(32);
     let mut obj = MaybeUninit::uninit();
     let mut open = StrncmpSkelBuilder::default()
@@ -52,8 +51,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         .as_deref_mut()
         .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
     fill(&mut ro.target, &mut bss.str, len as usize);
-    let progs: Vec<&str> = bench.prog.into_iter().collect();
-    ctx.load_and_measure(open, &progs, None, |skel| hit_slots!(skel))
+    ctx.load_and_measure(open, &[], None, |skel| hit_slots!(skel))
 }
 
 #[cfg(test)]

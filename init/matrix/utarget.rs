@@ -1,8 +1,9 @@
 //! Uprobe targets: functions in this binary whose first instruction is
 //! chosen on purpose, because the kernel handles each differently: a nop
 //! is emulated, a push is emulated on x86 (or single-stepped), a bare ret
-//! probes the return path, x86's 5-byte nop can be optimised away, and a
-//! USDT probe is a nop that an ELF note names.
+//! probes the return path, x86's 5-byte nop is optimised by 6.18 to 7.1
+//! and its 10-byte nop by 7.2 (a call into a trampoline instead of a
+//! trap), and a USDT probe is a nop that an ELF note names.
 //! They are written in assembly so that the compiler cannot inline or
 //! reshape them, and found by address, so stripping the binary is harmless.
 //!
@@ -14,6 +15,55 @@
 //! disassembly.
 
 use crate::registry::UTarget;
+
+// A USDT probe, provider `trig`, name `$name`, as <sys/sdt.h> writes
+// one: an instruction where the probe is (label 990, just before) and a
+// .note.stapsdt entry that gives its address (with .stapsdt.base, for
+// prelink) and names, from which libbpf finds where to put the uprobe.
+// The note is not loaded; the same assembly serves both architectures. A
+// macro of the template rather than an assembler one: global_asm! blocks
+// may land in different objects.
+macro_rules! usdt_note {
+    ($name:literal) => {
+        concat!(
+            ".pushsection .note.stapsdt, \"\", \"note\"\n",
+            ".balign 4\n",
+            ".4byte 992f - 991f, 994f - 993f, 3\n",
+            "991: .asciz \"stapsdt\"\n",
+            "992: .balign 4\n",
+            "993: .8byte 990b\n",
+            ".8byte _.stapsdt.base\n",
+            // no semaphore
+            ".8byte 0\n",
+            ".asciz \"trig\"\n",
+            ".asciz \"",
+            $name,
+            "\"\n",
+            // no arguments
+            ".asciz \"\"\n",
+            "994: .balign 4\n",
+            ".popsection\n",
+            ".ifndef _.stapsdt.base\n",
+            ".pushsection .stapsdt.base, \"aG\", \"progbits\", .stapsdt.base, comdat\n",
+            ".weak _.stapsdt.base\n",
+            ".hidden _.stapsdt.base\n",
+            "_.stapsdt.base: .space 1\n",
+            ".size _.stapsdt.base, 1\n",
+            ".popsection\n",
+            ".endif",
+        )
+    };
+}
+
+std::arch::global_asm!(
+    ".text",
+    ".p2align 4",
+    ".globl trig_uprobe_target_usdt",
+    "trig_uprobe_target_usdt:",
+    "990: nop",
+    "ret",
+    usdt_note!("usdt"),
+);
 
 #[cfg(target_arch = "x86_64")]
 std::arch::global_asm!(
@@ -40,6 +90,28 @@ std::arch::global_asm!(
     "trig_uprobe_target_nop5:",
     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
     "ret",
+    // nopw %cs:0(%rax,%rax,1): the only 10-byte nop that 7.2 optimises
+    // (is_optimizable_nop10), 16-byte aligned so it never crosses a page
+    ".p2align 4",
+    ".globl trig_uprobe_target_nop10",
+    "trig_uprobe_target_nop10:",
+    ".byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00",
+    "ret",
+    // the USDT probes trig:usdt_nop5, upstream's nop then nop5, and
+    // trig:usdt_nop10, on the 10-byte nop itself
+    ".p2align 4",
+    ".globl trig_uprobe_target_usdt_nop5",
+    "trig_uprobe_target_usdt_nop5:",
+    "990: nop",
+    ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
+    "ret",
+    usdt_note!("usdt_nop5"),
+    ".p2align 4",
+    ".globl trig_uprobe_target_usdt_nop10",
+    "trig_uprobe_target_usdt_nop10:",
+    "990: .byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00",
+    "ret",
+    usdt_note!("usdt_nop10"),
     // trig_call_loop(f, n): calls f n times (n > 0). rbx and r12 are
     // callee-saved, so they hold whatever any target does; the three
     // pushes leave the stack 16-byte aligned at each call.
@@ -100,43 +172,6 @@ std::arch::global_asm!(
     "ret",
 );
 
-// A USDT probe, provider `trig`, name `usdt`, as <sys/sdt.h> writes one:
-// a nop where the probe is and a .note.stapsdt entry that gives its
-// address (with .stapsdt.base, for prelink) and names, from which libbpf
-// finds where to put the uprobe. The note is not loaded; the same
-// assembly serves both architectures.
-std::arch::global_asm!(
-    ".text",
-    ".p2align 4",
-    ".globl trig_uprobe_target_usdt",
-    "trig_uprobe_target_usdt:",
-    "990: nop",
-    "ret",
-    ".pushsection .note.stapsdt, \"\", \"note\"",
-    ".balign 4",
-    ".4byte 992f - 991f, 994f - 993f, 3",
-    "991: .asciz \"stapsdt\"",
-    "992: .balign 4",
-    "993: .8byte 990b",
-    ".8byte _.stapsdt.base",
-    // no semaphore
-    ".8byte 0",
-    ".asciz \"trig\"",
-    ".asciz \"usdt\"",
-    // no arguments
-    ".asciz \"\"",
-    "994: .balign 4",
-    ".popsection",
-    ".ifndef _.stapsdt.base",
-    ".pushsection .stapsdt.base, \"aG\", \"progbits\", .stapsdt.base, comdat",
-    ".weak _.stapsdt.base",
-    ".hidden _.stapsdt.base",
-    "_.stapsdt.base: .space 1",
-    ".size _.stapsdt.base, 1",
-    ".popsection",
-    ".endif",
-);
-
 extern "C" {
     fn trig_uprobe_target_usdt();
     fn trig_uprobe_target_nop();
@@ -144,6 +179,12 @@ extern "C" {
     fn trig_uprobe_target_ret();
     #[cfg(target_arch = "x86_64")]
     fn trig_uprobe_target_nop5();
+    #[cfg(target_arch = "x86_64")]
+    fn trig_uprobe_target_nop10();
+    #[cfg(target_arch = "x86_64")]
+    fn trig_uprobe_target_usdt_nop5();
+    #[cfg(target_arch = "x86_64")]
+    fn trig_uprobe_target_usdt_nop10();
     fn trig_call_loop(f: extern "C" fn(), n: u64);
 }
 
@@ -168,8 +209,17 @@ pub fn function(target: UTarget) -> extern "C" fn() {
         UTarget::Usdt => trig_uprobe_target_usdt,
         #[cfg(target_arch = "x86_64")]
         UTarget::Nop5 => trig_uprobe_target_nop5,
+        #[cfg(target_arch = "x86_64")]
+        UTarget::Nop10 => trig_uprobe_target_nop10,
+        #[cfg(target_arch = "x86_64")]
+        UTarget::UsdtNop5 => trig_uprobe_target_usdt_nop5,
+        #[cfg(target_arch = "x86_64")]
+        UTarget::UsdtNop10 => trig_uprobe_target_usdt_nop10,
+        // the registry runs these on x86-64 only
         #[cfg(not(target_arch = "x86_64"))]
-        UTarget::Nop5 => trig_uprobe_target_nop,
+        UTarget::Nop5 | UTarget::Nop10 => trig_uprobe_target_nop,
+        #[cfg(not(target_arch = "x86_64"))]
+        UTarget::UsdtNop5 | UTarget::UsdtNop10 => trig_uprobe_target_usdt,
     };
     unsafe { std::mem::transmute::<unsafe extern "C" fn(), extern "C" fn()>(f) }
 }
@@ -218,20 +268,25 @@ mod tests {
         assert_eq!(CALLS.load(Ordering::Relaxed), 0);
         call_loop(count, 1000);
         assert_eq!(CALLS.load(Ordering::Relaxed), 1000);
-        for t in [UTarget::Nop, UTarget::Push, UTarget::Ret, UTarget::Nop5] {
+        for t in ALL {
             call_loop(function(t), 3);
         }
     }
 
+    const ALL: [UTarget; 8] = [
+        UTarget::Nop,
+        UTarget::Push,
+        UTarget::Ret,
+        UTarget::Nop5,
+        UTarget::Nop10,
+        UTarget::Usdt,
+        UTarget::UsdtNop5,
+        UTarget::UsdtNop10,
+    ];
+
     #[test]
     fn targets_are_callable_and_in_our_file() {
-        for t in [
-            UTarget::Nop,
-            UTarget::Push,
-            UTarget::Ret,
-            UTarget::Nop5,
-            UTarget::Usdt,
-        ] {
+        for t in ALL {
             let f = function(t);
             f();
             assert!(file_offset(f as usize).is_ok());
@@ -245,5 +300,28 @@ mod tests {
         // the note's name, then provider, name and empty arguments
         assert!(at(b"stapsdt\0").is_some());
         assert!(at(b"trig\0usdt\0\0").is_some());
+        if cfg!(target_arch = "x86_64") {
+            assert!(at(b"trig\0usdt_nop5\0\0").is_some());
+            assert!(at(b"trig\0usdt_nop10\0\0").is_some());
+        }
+    }
+
+    /// The first bytes of each x86-64 target are what the kernel decides
+    /// on: 7.2 optimises only this nop10, and libbpf moves a USDT probe
+    /// only from a nop followed by exactly this nop5.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn x86_targets_start_with_their_nops() {
+        let head = |t| {
+            let f = function(t) as usize as *const u8;
+            // SAFETY: each target is longer than 12 bytes of code
+            unsafe { std::slice::from_raw_parts(f, 12) }.to_vec()
+        };
+        let nop5 = [0x0f, 0x1f, 0x44, 0x00, 0x00];
+        let nop10 = [0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
+        assert_eq!(head(UTarget::Nop5)[..6], [&nop5[..], &[0xc3]].concat());
+        assert_eq!(head(UTarget::Nop10)[..11], [&nop10[..], &[0xc3]].concat());
+        assert_eq!(head(UTarget::UsdtNop5)[..6], [&[0x90][..], &nop5].concat());
+        assert_eq!(head(UTarget::UsdtNop10)[..10], nop10);
     }
 }

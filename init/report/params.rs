@@ -20,6 +20,12 @@ pub struct Params {
     /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inject: Option<String>,
+    /// The producers' CPUs (`--prod-affinity`), as a CPU set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prod_affinity: Option<String>,
+    /// The programs walked the kernel stack on every event (`--stacktrace`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stacktrace: bool,
 }
 
 impl Params {
@@ -48,6 +54,19 @@ impl Params {
             format!("string lengths {:?}", self.cmp_str_lens),
             format!("rename thread {}", self.rename_thread),
         ]
+        .into_iter()
+        // named only when set, so that results from before these knobs
+        // keep their signature
+        .chain(
+            self.prod_affinity
+                .as_ref()
+                .map(|c| format!("producer CPUs {c}")),
+        )
+        .chain(
+            self.stacktrace
+                .then(|| "stack walked per event".to_string()),
+        )
+        .collect::<Vec<_>>()
         .join(", ")
     }
 }
@@ -68,6 +87,8 @@ impl Params {
             rename_thread: "worker".into(),
             timeout_s: 76,
             inject: None,
+            prod_affinity: None,
+            stacktrace: false,
         }
     }
 }

@@ -20,8 +20,8 @@ pub struct Plan {
     pub warmup: f64,
     pub duration: f64,
     pub producers: usize,
-    /// Pin producers to CPUs round-robin.
-    pub affinity: bool,
+    /// The CPU each producer is pinned to, by index; none: unpinned.
+    pub pins: Vec<usize>,
     /// Run the (single) producer on the calling thread.
     pub on_main: bool,
     /// Whether BPF's counter is the benchmark's count (else the producers').
@@ -237,14 +237,13 @@ pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
             (sampler.join().expect("sampler thread panicked"), false)
         })
     } else {
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
         let handles: Vec<_> = (0..plan.producers)
             .map(|i| {
                 let (user, stop, body) = (user.clone(), stop.clone(), body.clone());
-                let pin = plan.affinity;
+                let pin = plan.pins.get(i).copied();
                 thread::spawn(move || {
-                    if pin {
-                        pin_to(i % cpus);
+                    if let Some(cpu) = pin {
+                        pin_to(cpu);
                     }
                     body(user.slot(i), &stop)
                 })
@@ -294,7 +293,7 @@ mod tests {
             warmup: 1.0,
             duration: 1.0,
             producers: 2,
-            affinity: true,
+            pins: vec![0, 1],
             on_main: false,
             count_bpf: false,
             verbose: false,
@@ -340,7 +339,7 @@ mod tests {
             warmup: 0.0,
             duration: 0.2,
             producers: 1,
-            affinity: false,
+            pins: Vec::new(),
             on_main: true,
             count_bpf: false,
             verbose: false,

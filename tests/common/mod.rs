@@ -2,6 +2,7 @@
 
 use std::process::{Command, Output};
 
+#[allow(dead_code)] // not every test binary that includes common uses it
 pub fn trig_init(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trig-init"))
         .args(args)
