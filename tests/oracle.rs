@@ -393,22 +393,27 @@ fn history_steps(nights: &[Night], end: usize) -> (Vec<MStep>, Vec<(usize, usize
 }
 
 /// Whether the newest of nights `..end` has a benchmark that failed, or
-/// that is missing though the previous night of its identity had it:
-/// named, exit 1. The second of the pair: one that lost its attach point
-/// (measured before, unsupported now), which the rules do not settle for
-/// history.
-fn newest_fails(nights: &[Night], end: usize) -> (bool, bool) {
+/// that is missing (or lost its attach point: docs/faults.md's `missing`
+/// row) though the previous night of its identity had it: named, exit 1.
+fn newest_fails(nights: &[Night], end: usize) -> bool {
     let last = &nights[end - 1];
     let prev = (0..end - 1)
         .rev()
         .find(|&i| nights[i].identity == last.identity);
-    let (mut fail, mut lost) = (false, false);
-    for (b, s) in last.states.iter().enumerate() {
+    last.states.iter().enumerate().any(|(b, s)| {
         let before = prev.map(|p| nights[p].states[b]);
-        fail |= *s == St::Failed || (*s == St::Absent && before.is_some_and(|s| s != St::Absent));
-        lost |= *s == St::Unsupported && before.is_some_and(|s| s.figure().is_some());
-    }
-    (fail, lost)
+        *s == St::Failed
+            || (*s == St::Absent && before.is_some_and(|s| s != St::Absent))
+            || (*s == St::Unsupported && before.is_some_and(|s| s.figure().is_some()))
+    })
+}
+
+/// Whether no identity has two of nights `..end`: a history that
+/// compared nothing (exit 1, docs/faults.md).
+fn nothing_compared(nights: &[Night], end: usize) -> bool {
+    [Identity::Same, Identity::Qemu, Identity::Filter]
+        .iter()
+        .all(|id| nights[..end].iter().filter(|n| n.identity == *id).count() < 2)
 }
 
 /// A series scenario: nights in order, a night whose file is copied
@@ -653,13 +658,14 @@ fn check_history(
         return Ok(Vec::new());
     }
     let (steps, _) = history_steps(&s.nights, n);
-    let (newest, lost) = newest_fails(&s.nights, n);
+    let newest = newest_fails(&s.nights, n);
+    let nothing = nothing_compared(&s.nights, n);
     let new_regression = steps
         .iter()
         .any(|st| !st.up && st.confirm.is_some() && st.at + 3 >= n);
-    let code = i32::from(newest || new_regression);
-    let tags = [s.series_tags(), involved(&[(newest, "8")])].concat();
-    if checked(&tags) && !(lost && code == 0 && r.code == 1) {
+    let code = i32::from(newest || new_regression || nothing);
+    let tags = [s.series_tags(), involved(&[(newest, "8"), (nothing, "N")])].concat();
+    if checked(&tags) {
         prop_assert_eq!(
             r.code,
             code,
@@ -768,10 +774,11 @@ fn check_alerts(s: &Scenario, dir: &Path) -> Result<(), TestCaseError> {
             .iter()
             .filter(|x| x.confirm == Some(end - 1))
             .collect();
-        let (newest, lost) = newest_fails(&s.nights, end);
-        let code = i32::from(newest || fresh.iter().any(|x| !x.up));
-        let night_tags = [tags.clone(), involved(&[(newest, "8")])].concat();
-        if checked(&night_tags) && !(lost && code == 0 && r.code == 1) {
+        let newest = newest_fails(&s.nights, end);
+        let nothing = nothing_compared(&s.nights, end);
+        let code = i32::from(newest || nothing || fresh.iter().any(|x| !x.up));
+        let night_tags = [tags.clone(), involved(&[(newest, "8"), (nothing, "N")])].concat();
+        if checked(&night_tags) {
             prop_assert_eq!(
                 r.code,
                 code,
@@ -848,15 +855,15 @@ fn check_neighbours(s: &Scenario, dir: &Path) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// compare's exit and verdicts against the model's; `kcidb` the export's
-/// text, when written.
+/// compare's exit and verdicts against the model's; `exports` the KCIDB
+/// export's text and the table's, when written.
 /// `copies`: a side held copies of its file (item 6).
 fn check_compare_answer(
     r: &Ran,
     (b, n): (&[St], &[St]),
     t: f64,
     copies: bool,
-    kcidb: Option<&str>,
+    exports: Option<(&str, &str)>,
 ) -> Result<(), TestCaseError> {
     let (want, code, accounted) = compare_model(b, n, t);
     if checked(&involved(&[(accounted, "1")])) {
@@ -905,7 +912,11 @@ fn check_compare_answer(
         }
     }
     let missing = want.iter().any(|(_, v)| *v == "missing");
-    if let Some(text) = kcidb.filter(|_| checked(&involved(&[(missing, "M")]))) {
+    if let Some((_, table)) = exports.filter(|_| accounted && checked(&["1"])) {
+        // the headline of a comparison that failed or decided nothing
+        prop_assert!(!table.contains("no regression"), "headline: {}", table);
+    }
+    if let Some((text, _)) = exports.filter(|_| checked(&involved(&[(missing, "M")]))) {
         let k = parse("compare KCIDB", text)?;
         let tests = k["tests"].as_array().unwrap();
         for (bench, v) in &want {
@@ -1196,6 +1207,13 @@ proptest! {
         check_neighbours(&s, &tmp.0.join("pairs"))?;
         let swept = check_sweep(&s, &tmp.0.join("sweep"))?;
         check_merge(&s, &tmp.0.join("merge"))?;
+        if checked(&["9"]) {
+            let (h, sw) = (tmp.0.join("by-git"), tmp.0.join("sweep"));
+            for args in [vec![OsStr::new("history"), h.as_os_str(), "--min-change".as_ref(), "0".as_ref()], vec![OsStr::new("sweep"), "report".as_ref(), sw.as_os_str(), "--threshold".as_ref(), "0".as_ref()]] {
+                let r = run(&args);
+                prop_assert_eq!(r.code, 2, "{:?} must be refused: {}", args, r.err);
+            }
+        }
         // the sweep's steps are history's over the same commits, but the
         // two of an excursion (history: none) and drifts (sweep: none)
         let (steps, exc) = history_steps(&s.nights, s.nights.len());
@@ -1318,8 +1336,8 @@ proptest! {
         };
         let b = side("base", &p.base, 0, &p.labels.0, p.dirs.0, false);
         let n = side("new", &p.new, 1, &p.labels.1, p.dirs.1, p.qemu);
-        let kcidb = tmp.0.join("kcidb.json");
-        let mut args: Vec<&OsStr> = vec!["compare".as_ref(), b.as_os_str(), n.as_os_str(), "--format".as_ref(), "json".as_ref(), "--export-kcidb".as_ref(), kcidb.as_os_str()];
+        let (kcidb, table) = (tmp.0.join("kcidb.json"), tmp.0.join("table.txt"));
+        let mut args: Vec<&OsStr> = vec!["compare".as_ref(), b.as_os_str(), n.as_os_str(), "--format".as_ref(), "json".as_ref(), "--export-kcidb".as_ref(), kcidb.as_os_str(), "--export-table".as_ref(), table.as_os_str()];
         let t = p.threshold.map(|t| t.to_string());
         if let Some(t) = &t {
             args.extend([OsStr::new("--threshold"), t.as_ref()]);
@@ -1338,8 +1356,9 @@ proptest! {
             return Ok(());
         }
         let kcidb = std::fs::read_to_string(&kcidb).unwrap_or_default();
+        let table = std::fs::read_to_string(&table).unwrap_or_default();
         let copies = [p.dirs.0, p.dirs.1].iter().flatten().any(|d| d.0 > 0);
-        check_compare_answer(&r, (&p.base, &p.new), p.threshold.map_or(ICOUNT, |t| t / 100.0), copies, Some(&kcidb))?;
+        check_compare_answer(&r, (&p.base, &p.new), p.threshold.map_or(ICOUNT, |t| t / 100.0), copies, Some((&kcidb, &table)))?;
     }
 }
 
