@@ -107,10 +107,13 @@ step() {
 }
 if [ "$(ls "$history"/*.json 2>/dev/null | grep -vc '/alerts\.json$')" -ge 2 ]; then
   step compare "$trig" compare --previous "$history" --color never --export-markdown "$history/latest.md"
+  step history "$trig" history "$history" --git "$tree" --alert --format markdown >"$history/changepoints.md"
 else
   echo "first night: nothing to compare with" >"$history/latest.md"
+  # history's 1 says it compared nothing, which the first night cannot
+  "$trig" history "$history" --git "$tree" --format markdown >"$history/changepoints.md"
+  [ $? -le 1 ] || { echo "nightly.sh: history failed" >&2; failed=1; }
 fi
-step history "$trig" history "$history" --git "$tree" --alert --format markdown >"$history/changepoints.md"
 step report "$trig" report "$history" --git "$tree" "${report_opts[@]}" -o "$history/report.html"
 if [ -n "$bmf" ]; then
   # without --alert, history's 1 repeats what the step above reported

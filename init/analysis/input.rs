@@ -3,7 +3,9 @@
 //! `trig-init run` reports, or directories of them.
 
 use crate::report::upgrade::upgrade;
-use crate::report::{BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION};
+use crate::report::{
+    is_timestamp, BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION,
+};
 use serde::de::IgnoredAny;
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,57 @@ use std::path::{Path, PathBuf};
 pub struct Side {
     pub files: Vec<String>,
     pub sets: Vec<RunSet>,
+}
+
+/// What makes a boot that boot: its kernel with the session and round
+/// where `ab` or `vm` recorded them, else its run's start and everything
+/// recorded of it (two boots differ at least in their wall time; a copied
+/// file does not).
+fn boot_key(kernel: &str, run: &RunRecord) -> String {
+    match &run.pairing {
+        Some(p) => format!("{kernel} session {} round {}", p.session, p.round),
+        None => format!(
+            "{kernel} {}",
+            serde_json::to_string(run).expect("a boot serializes")
+        ),
+    }
+}
+
+/// Drops every boot seen before in `files` (a copied results file, a
+/// file given twice): a copy is no evidence. Returns a line per file that
+/// held only copies or some, naming what they repeat; a file left with no
+/// boot of its own is removed.
+pub fn drop_copies(files: &mut Vec<(PathBuf, Vec<RunSet>)>) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, PathBuf> = Default::default();
+    let mut said = Vec::new();
+    for (file, sets) in files.iter_mut() {
+        let mut copies: Vec<String> = Vec::new();
+        for set in sets.iter_mut() {
+            let kernel = format!(
+                "{:?} {} {:?} {:?}",
+                set.created, set.kernel.path, set.kernel.commit, set.kernel.release
+            );
+            set.runs.retain(|run| {
+                let key = boot_key(&kernel, run);
+                if let Some(first) = seen.get(&key) {
+                    copies.push(format!("boot {} repeats {}", run.index, first.display()));
+                    return false;
+                }
+                seen.insert(key, file.clone());
+                true
+            });
+        }
+        sets.retain(|s| !s.runs.is_empty());
+        if !copies.is_empty() {
+            said.push(format!(
+                "{}: counted once: {}",
+                file.display(),
+                copies.join(", ")
+            ));
+        }
+    }
+    files.retain(|(_, sets)| !sets.is_empty());
+    said
 }
 
 impl Side {
@@ -211,16 +264,20 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
         files: Vec::new(),
         sets: Vec::new(),
     };
+    let mut files = Vec::new();
     for p in paths {
-        let files = if p.is_dir() {
-            load_dir(p)?
+        if p.is_dir() {
+            files.extend(load_dir(p)?);
         } else {
-            vec![(p.clone(), load_file(p)?)]
-        };
-        for (f, sets) in files {
-            side.sets.extend(sets);
-            side.files.push(f.display().to_string());
+            files.push((p.clone(), load_file(p)?));
         }
+    }
+    for line in drop_copies(&mut files) {
+        eprintln!("trig-init: warning: {line}");
+    }
+    for (f, sets) in files {
+        side.sets.extend(sets);
+        side.files.push(f.display().to_string());
     }
     Ok(side)
 }
@@ -229,6 +286,9 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
 /// run started, else by name), with what it holds.
 pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
     let mut entries = load_dir(dir)?;
+    for line in drop_copies(&mut entries) {
+        eprintln!("trig-init: warning: {line}");
+    }
     entries.sort_by_key(|(f, sets)| {
         (
             sets.iter().filter_map(|s| s.created.clone()).min(),
@@ -238,9 +298,28 @@ pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
     Ok(entries)
 }
 
+/// `history` in the order the results ran: each needs a `created` that
+/// says when (a missing or garbled one would be sorted anywhere and could
+/// invent a change point).
+pub fn by_date(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
+    let entries = history(dir)?;
+    if let Some((f, _)) = entries.iter().find(|(_, sets)| {
+        !sets
+            .iter()
+            .any(|s| s.created.as_deref().is_some_and(is_timestamp))
+    }) {
+        return Err(format!(
+            "{}: no `created` of the form 20261130T012345Z to order it by when it ran; \
+             order by commit instead (--git TREE)",
+            f.display()
+        ));
+    }
+    Ok(entries)
+}
+
 /// `--previous DIR`: the two newest results, as (BASE, NEW).
 pub fn previous(dir: &Path) -> Result<(Side, Side), String> {
-    let mut h = history(dir)?;
+    let mut h = by_date(dir)?;
     if h.len() < 2 {
         return Err(format!(
             "{}: --previous needs at least two results files, found {}",

@@ -1,12 +1,14 @@
 //! Analysis of results files: `compare` (two sides, benchmark by
 //! benchmark), `history` (change points over nights), the decisions of a
 //! bisect step and the ab-proof, and the steps of a commit-range sweep;
-//! `input` reads the results files they all start from.
+//! `input` reads the results files they all start from; `gate` turns what
+//! each counted into its exit status.
 
 pub mod ab_proof;
 pub mod bisect;
 pub mod changepoint;
 pub mod compare;
+pub mod gate;
 pub mod history;
 pub mod input;
 pub mod steps;

@@ -12,8 +12,9 @@
 //! `.skip`, one line saying why it was not measured.
 
 use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
+use crate::analysis::gate::Tally;
 use crate::analysis::input::{self, Side};
-use crate::report::{identity, Meter};
+use crate::report::{identity, Meter, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -320,6 +321,13 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
                     .iter()
                     .filter_map(|s| s.kernel.commit.as_ref())
                     .collect();
+                if recorded.is_empty() {
+                    return Err(format!(
+                        "{}: no kernel commit recorded (vm --commit SHA records it), so nothing says it is {}",
+                        path.display(),
+                        m.commits[i].commit
+                    ));
+                }
                 if let Some(c) = recorded.iter().find(|c| **c != &m.commits[i].commit) {
                     return Err(format!(
                         "{}: results of commit {c}, not of {}",
@@ -466,6 +474,18 @@ impl CommitStep {
     }
 }
 
+/// A benchmark a measured commit has no figure of: it failed there, or
+/// the commit before it with a figure had one and this one has none.
+#[derive(Debug, Clone, Serialize)]
+pub struct Broken {
+    /// Index in the manifest.
+    pub at: usize,
+    pub bench: String,
+    /// `failed` or `missing`.
+    pub verdict: Verdict,
+    pub why: String,
+}
+
 /// A measured range and where it stepped.
 #[derive(Debug, Clone)]
 pub struct SweepReport {
@@ -473,6 +493,8 @@ pub struct SweepReport {
     pub manifest: Manifest,
     pub outcomes: Vec<CommitOutcome>,
     pub steps: Vec<CommitStep>,
+    /// Each commit's benchmarks without a figure, in commit order.
+    pub broken: Vec<Broken>,
     pub meter: Option<Meter>,
     /// Consecutive measured pairs compared.
     pub compared: usize,
@@ -481,6 +503,15 @@ pub struct SweepReport {
 impl SweepReport {
     pub fn regressed(&self) -> bool {
         self.steps.iter().any(CommitStep::regressed)
+    }
+
+    /// What the gate counts: each regressed step, each benchmark broken
+    /// at a commit, and the pairs compared as decided.
+    pub fn tally(&self) -> Tally {
+        let mut t = Tally::of(self.broken.iter().map(|b| b.verdict));
+        t.regressed = self.steps.iter().filter(|s| s.regressed()).count();
+        t.decided = self.compared;
+        t
     }
 
     /// The commits measured.
@@ -497,13 +528,38 @@ impl SweepReport {
     }
 }
 
-/// `sweep report`: compares each measured commit with the previous
-/// measured one and keeps those where a benchmark regressed or improved.
+/// Each benchmark of a side: whether it has a figure (an `ok` result),
+/// else why not; unsupported everywhere is left out (nothing to measure).
+fn standing(side: &Side) -> BTreeMap<String, Result<(), String>> {
+    let mut out: BTreeMap<String, Result<(), String>> = BTreeMap::new();
+    for r in side.runs().filter_map(|r| r.report.as_ref()) {
+        for b in &r.results {
+            let now = match b.status {
+                Status::Ok => Ok(()),
+                Status::Unsupported => continue,
+                s => Err(b.reason.clone().unwrap_or_else(|| s.as_str().into())),
+            };
+            let e = out.entry(b.name.clone()).or_insert(now.clone());
+            if now.is_ok() {
+                *e = Ok(());
+            }
+        }
+    }
+    out
+}
+
+/// `sweep report`: each benchmark's series over the measured commits,
+/// each commit compared with the last one before it that had a figure of
+/// the benchmark (the previous measured commit, unless the benchmark
+/// failed there); keeps the steps where one regressed or improved, and
+/// names every commit where a benchmark failed or lost its figure.
 pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
     let manifest = Manifest::read(dir)?;
     let outcomes = outcomes(dir, &manifest)?;
-    let mut steps = Vec::new();
-    let mut prev: Option<(usize, Side)> = None;
+    let (mut steps, mut broken) = (Vec::new(), Vec::new());
+    // each benchmark's last commit with a figure, and those commits' sides
+    let mut last: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sides: BTreeMap<usize, Side> = BTreeMap::new();
     let mut compared = 0;
     let mut meter = None;
     for (i, o) in outcomes.iter().enumerate() {
@@ -511,29 +567,62 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
             continue;
         };
         let side = load(path)?;
-        if let Some((from, before)) = &prev {
-            let c = compare::compare(before, &side, settings).map_err(|e| {
-                format!("{} against {}: {e}", manifest.stem(i), manifest.stem(*from))
+        let now = standing(&side);
+        for (bench, from) in &last {
+            if !now.contains_key(bench) {
+                broken.push(Broken {
+                    at: i,
+                    bench: bench.clone(),
+                    verdict: Verdict::Missing,
+                    why: format!("no figure, and {} had one", manifest.stem(*from)),
+                });
+            }
+        }
+        for (bench, why) in now.iter().filter_map(|(b, s)| Some((b, s.as_ref().err()?))) {
+            broken.push(Broken {
+                at: i,
+                bench: bench.clone(),
+                verdict: Verdict::Failed,
+                why: why.clone(),
+            });
+        }
+        // the benchmarks with a figure here, by the commit they are measured against
+        let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
+        for bench in now.iter().filter(|(_, s)| s.is_ok()).map(|(b, _)| b) {
+            if let Some(&from) = last.get(bench) {
+                against.entry(from).or_default().push(bench);
+            }
+        }
+        for (from, benches) in against {
+            let mut c = compare::compare(&sides[&from], &side, settings).map_err(|e| {
+                format!("{} against {}: {e}", manifest.stem(i), manifest.stem(from))
             })?;
+            c.benches.retain(|b| benches.contains(&&b.name));
             compared += 1;
             meter = Some(c.meter);
             let moved = moved(&c);
             if !moved.is_empty() {
                 steps.push(CommitStep {
                     at: i,
-                    from: *from,
+                    from,
                     comparison: c,
                     moved,
                 });
             }
         }
-        prev = Some((i, side));
+        for (bench, _) in now.iter().filter(|(_, s)| s.is_ok()) {
+            last.insert(bench.clone(), i);
+        }
+        sides.insert(i, side);
+        // a side no benchmark is measured against any more is dropped
+        sides.retain(|k, _| last.values().any(|v| v == k));
     }
     Ok(SweepReport {
         dir: dir.display().to_string(),
         manifest,
         outcomes,
         steps,
+        broken,
         meter,
         compared,
     })

@@ -1,6 +1,6 @@
 //! `trig-init compare`: NEW against BASE, written through the exporters.
 
-use super::{color, regressed};
+use super::color;
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::{compare, input};
@@ -18,7 +18,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         _ => return Err(usage("give BASE and NEW, or --previous DIR")),
     };
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
-        || cmd.threshold.is_some_and(|t| t.is_nan() || t < 0.0)
+        || cmd.threshold.is_some_and(|t| !(t > 0.0 && t.is_finite()))
         || cmd.cv_limit.is_some_and(|c| c.is_nan() || c <= 0.0)
     {
         return Err(usage(
@@ -56,5 +56,5 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     for (exporter, path) in files {
         write_file(path, &exporter.export(&c)).map_err(infra)?;
     }
-    Ok(regressed(c.regressed()))
+    Ok(ExitCode::from(c.tally().status()))
 }

@@ -1,6 +1,5 @@
 //! `trig-init history`: change points over a history directory.
 
-use super::regressed;
 use crate::cli::HistoryCmd;
 use std::path::Path;
 use std::process::ExitCode;
@@ -13,7 +12,7 @@ use trig_init::export::{for_history, write_file, Exporter};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
-        || cmd.min_change.is_some_and(|m| m.is_nan() || m < 0.0)
+        || cmd.min_change.is_some_and(|m| !(m > 0.0 && m.is_finite()))
     {
         return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
@@ -67,12 +66,13 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
         write_file(path, &exporter.export(&doc)).map_err(infra)?;
     }
     if !cmd.alert {
-        return Ok(regressed(
-            h.found.iter().any(|f| f.new && f.regression && !f.pending),
-        ));
+        let new = h.found.iter().filter(|f| f.new && !f.pending);
+        return Ok(ExitCode::from(h.tally(new.map(|f| f.regression)).status()));
     }
     if !fresh.is_empty() {
         history::save_alerts(dir, &[recorded, fresh.clone()].concat()).map_err(infra)?;
     }
-    Ok(regressed(fresh.iter().any(|a| a.regression)))
+    Ok(ExitCode::from(
+        h.tally(fresh.iter().map(|a| a.regression)).status(),
+    ))
 }

@@ -13,7 +13,6 @@ pub mod vm;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use trig_init::error::{usage, Error};
-use trig_init::exit;
 
 /// The exit status of a command, with its error said on stderr as
 /// `NAME: error: ...` and its class giving the status.
@@ -22,11 +21,6 @@ pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
         eprintln!("{name}: error: {e}");
         ExitCode::from(e.status())
     })
-}
-
-/// 1 when something regressed (as a failed benchmark), else 0.
-fn regressed(yes: bool) -> ExitCode {
-    ExitCode::from(if yes { exit::BENCH_FAILED } else { exit::OK })
 }
 
 /// `--color`: auto colours a terminal unless NO_COLOR is set and not

@@ -1,6 +1,5 @@
 //! `trig-init sweep plan|merge|report`: the Rust side of scripts/sweep.sh.
 
-use super::regressed;
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,7 +32,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         SweepSub::Report(c) => {
-            if c.threshold.is_some_and(|t| t.is_nan() || t < 0.0) {
+            if c.threshold.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
                 return Err(usage("--threshold must be positive"));
             }
             let settings = compare::Settings {
@@ -66,7 +65,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                     s.outcomes.len()
                 )));
             }
-            Ok(regressed(s.regressed()))
+            Ok(ExitCode::from(s.tally().status()))
         }
     }
 }

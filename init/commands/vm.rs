@@ -97,8 +97,8 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
             match compare::compare(&base, &new, &settings) {
                 Ok(c) => {
                     print!("{}", table.export(&c));
-                    if c.regressed() && code == exit::OK {
-                        code = exit::BENCH_FAILED;
+                    if code == exit::OK {
+                        code = c.tally().status();
                     }
                     comparisons.push(c);
                 }

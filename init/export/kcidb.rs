@@ -10,6 +10,7 @@
 //! so that submitting the same file again merges rather than duplicates.
 
 use crate::analysis::compare::{Comparison, Metric, SideInfo, Verdict};
+use crate::analysis::gate;
 use crate::analysis::history::{History, Point};
 use crate::report::{Meter, RunSet, Status};
 use crate::stats;
@@ -41,9 +42,14 @@ pub struct KcidbOptions {
 impl KcidbOptions {
     pub const DEFAULT_ORIGIN: &'static str = "trig_init";
 
-    /// From `TRIG_INIT_KCIDB_ORIGIN`, `_TREE`, `_REPO` and `_CONFIG`.
+    /// From `TRIG_INIT_KCIDB_ORIGIN`, `_TREE`, `_REPO` and `_CONFIG`; one
+    /// set but empty is unset (an empty name is no name).
     pub fn from_env() -> Result<KcidbOptions, String> {
-        let var = |name: &str| std::env::var(format!("TRIG_INIT_KCIDB_{name}")).ok();
+        let var = |name: &str| {
+            std::env::var(format!("TRIG_INIT_KCIDB_{name}"))
+                .ok()
+                .filter(|v| !v.is_empty())
+        };
         KcidbOptions::new(var("ORIGIN"), var("TREE"), var("REPO"), var("CONFIG"))
     }
 
@@ -285,7 +291,14 @@ impl<'a> Doc<'a> {
             if !of.iter().any(|r| r.status == Status::Ok) {
                 let skip = of.iter().all(|r| r.status == Status::Unsupported);
                 let why = of.iter().find_map(|r| r.reason.clone());
-                let status = if skip { "SKIP" } else { "ERROR" };
+                let status = gate::exported(
+                    if skip {
+                        Verdict::Unsupported
+                    } else {
+                        Verdict::Failed
+                    },
+                    false,
+                );
                 let misc = json!({"reason": why.unwrap_or_else(|| of[0].status.as_str().into())});
                 self.test(
                     &build,
@@ -313,10 +326,13 @@ impl<'a> Doc<'a> {
                 let mut misc = json!({"boots": values, "unit": metric.unit(k.meter)});
                 let mut status = "DONE";
                 if let Some(found) = verdicts.get(&(bench, metric.as_str())) {
+                    // a pending step waits for the next result: never FAIL yet
+                    let pending = found["pending"] == true;
                     if found["regression"] == true {
-                        status = "FAIL";
+                        status = gate::exported(Verdict::Regressed, pending);
                     }
                     misc["change_point"] = found.clone();
+                    misc["pending"] = json!(pending);
                 }
                 let value = Some(stats::median(&values));
                 self.test(
@@ -349,12 +365,11 @@ impl<'a> Doc<'a> {
         });
         for b in &c.benches {
             let bench = b.name.as_str();
-            let no_figures = match b.verdict {
-                Verdict::Missing => continue,
-                Verdict::Failed => Some("ERROR"),
-                Verdict::Unsupported => Some("SKIP"),
-                _ => None,
-            };
+            let no_figures = matches!(
+                b.verdict,
+                Verdict::Missing | Verdict::Failed | Verdict::Unsupported
+            )
+            .then(|| gate::exported(b.verdict, false));
             if let Some(status) = no_figures {
                 let misc = json!({"verdict": b.verdict.as_str(), "reason": b.reason, "base": base});
                 self.test(
@@ -372,11 +387,7 @@ impl<'a> Doc<'a> {
                 continue;
             }
             for m in &b.metrics {
-                let status = if m.verdict == Verdict::Regressed {
-                    "FAIL"
-                } else {
-                    "DONE"
-                };
+                let status = gate::exported(m.verdict, false);
                 let misc = json!({
                     "verdict": m.verdict.as_str(),
                     "change_pct": finite(m.change_pct),
@@ -538,10 +549,7 @@ fn file_key(file: &Path) -> String {
 
 /// `20261130T012345Z` as RFC 3339; None when it is not that form.
 fn rfc3339(t: &str) -> Option<String> {
-    let b = t.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    (b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z').then(|| {
+    crate::report::is_timestamp(t).then(|| {
         format!(
             "{}-{}-{}T{}:{}:{}Z",
             &t[0..4],

@@ -102,6 +102,10 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
         .filter(|b| flagged(b.verdict))
         .filter_map(|b| Some((b, basis(b)?)))
         .collect();
+    let shortfall = c.tally().shortfall();
+    if let (true, Some(why)) = (hits.is_empty(), &shortfall) {
+        return vec![format!("{why}, {span}")];
+    }
     if hits.is_empty() {
         return vec![format!(
             "no regression or improvement beyond {}% in {} benchmarks, {span}",
@@ -110,7 +114,8 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
         )];
     }
     hits.sort_by_key(|(b, _)| b.verdict);
-    hits.iter()
+    let mut lines: Vec<String> = hits
+        .iter()
         .map(|(b, m)| {
             let boots = if m.pairs > 0 {
                 format!("{} pairs", m.pairs)
@@ -140,7 +145,9 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
                 unit(c.meter, m.metric)
             )
         })
-        .collect()
+        .collect();
+    lines.extend(shortfall);
+    lines
 }
 
 /// Instructions per event of a rate in events per 10^9 instructions

@@ -57,19 +57,40 @@ fn against(s: &SweepReport, step: &CommitStep) -> String {
     out
 }
 
-/// The summary every format for people opens with: the range, each step
-/// with what moved, each commit not measured with why.
-fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
+/// The summary every format for people opens with: the range, then its
+/// sections (each step with what moved, each benchmark that failed or
+/// lost its figure at a commit, each commit not measured with why).
+fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
     let m = &s.manifest;
     let measured = s.measured();
     let regressions = s.steps.iter().filter(|st| st.regressed()).count();
-    let title = format!(
+    let mut title = format!(
         "trig-init sweep of {}: {} commits (BASE and {} after), {measured} measured; {} steps beyond the threshold, {regressions} with a regression",
         m.range,
         m.commits.len(),
         m.commits.len() - 1,
         s.steps.len()
     );
+    if !s.broken.is_empty() {
+        let _ = write!(
+            title,
+            "; {} benchmarks failed or missing at a commit",
+            s.broken.len()
+        );
+    }
+    let broken = s
+        .broken
+        .iter()
+        .map(|b| {
+            format!(
+                "{}: {} {}: {}",
+                commit(s, b.at),
+                b.bench,
+                b.verdict.as_str(),
+                b.why
+            )
+        })
+        .collect();
     let steps = s
         .steps
         .iter()
@@ -97,12 +118,19 @@ fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
             )),
         })
         .collect();
-    (title, steps, unmeasured)
+    (
+        title,
+        [
+            ("Steps", steps),
+            ("Failed or missing", broken),
+            ("Not measured", unmeasured),
+        ],
+    )
 }
 
 /// Plain text: the outline, then each step's comparison in `each`.
 fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) -> String {
-    let (title, steps, unmeasured) = outline(s);
+    let (title, sections) = outline(s);
     let para = |out: &mut String, text: &str, indent: usize| match width {
         Some(w) => {
             for l in super::text::wrap(text, w, indent + 2) {
@@ -115,9 +143,9 @@ fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) 
     };
     let mut out = String::new();
     para(&mut out, &title, 0);
-    for (head, lines) in [("Steps:", &steps), ("Not measured:", &unmeasured)] {
+    for (head, lines) in &sections {
         if !lines.is_empty() {
-            let _ = writeln!(out, "\n{head}");
+            let _ = writeln!(out, "\n{head}:");
             for l in lines {
                 para(&mut out, l, 2);
             }
@@ -149,9 +177,9 @@ impl Exporter<SweepReport> for Email {
 
 impl Exporter<SweepReport> for Markdown {
     fn export(&self, s: &SweepReport) -> String {
-        let (title, steps, unmeasured) = outline(s);
+        let (title, sections) = outline(s);
         let mut out = format!("## {title}\n");
-        for (head, lines) in [("Steps", &steps), ("Not measured", &unmeasured)] {
+        for (head, lines) in &sections {
             if !lines.is_empty() {
                 let _ = writeln!(out, "\n**{head}**\n");
                 for l in lines {
@@ -198,14 +226,35 @@ impl Exporter<SweepReport> for Json {
             schema_version: u32,
             range: &'a str,
             regressed: bool,
+            /// `sweep report`'s exit status (docs/faults.md)
+            status: u8,
             commits: Vec<CommitOut<'a>>,
             steps: Vec<StepOut<'a>>,
+            broken: Vec<BrokenOut<'a>>,
+        }
+        #[derive(Serialize)]
+        struct BrokenOut<'a> {
+            commit: &'a str,
+            bench: &'a str,
+            verdict: &'static str,
+            why: &'a str,
         }
         let m = &s.manifest;
         let doc = Doc {
             schema_version: JSON_SCHEMA_VERSION,
             range: &m.range,
             regressed: s.regressed(),
+            status: s.tally().status(),
+            broken: s
+                .broken
+                .iter()
+                .map(|b| BrokenOut {
+                    commit: &m.commits[b.at].commit,
+                    bench: &b.bench,
+                    verdict: b.verdict.as_str(),
+                    why: &b.why,
+                })
+                .collect(),
             commits: m
                 .commits
                 .iter()
@@ -243,10 +292,10 @@ impl Exporter<SweepReport> for Json {
 
 impl Exporter<SweepReport> for Html {
     fn export(&self, s: &SweepReport) -> String {
-        let (title, steps, unmeasured) = outline(s);
+        let (title, sections) = outline(s);
         let mut out = html::head(&format!("trig-init sweep of {}", s.manifest.range));
         let _ = write!(out, "<h1>{}</h1>", html::esc(&title));
-        for (head, lines) in [("Steps", &steps), ("Not measured", &unmeasured)] {
+        for (head, lines) in &sections {
             if !lines.is_empty() {
                 let _ = write!(out, "<h2>{head}</h2><ul>");
                 for l in lines {

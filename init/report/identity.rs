@@ -30,6 +30,9 @@ pub enum Field {
     /// by 3% on one kernel.
     Build,
     Parameters,
+    /// The benchmarks asked for (`--filter`): another set is another
+    /// series, whose missing benchmarks would read as lost.
+    Benchmarks,
 }
 
 impl Field {
@@ -45,6 +48,7 @@ impl Field {
             Field::Cpus => "CPUs",
             Field::Build => "trig-init build (icount counts its code too)",
             Field::Parameters => "parameters",
+            Field::Benchmarks => "benchmark set (--filter)",
         }
     }
 }
@@ -99,6 +103,7 @@ impl Identity {
                 );
             }
             self.add(Field::Parameters, r.params.signature());
+            self.add(Field::Benchmarks, r.params.benchmark_set());
         }
     }
 

@@ -399,6 +399,15 @@ pub struct RunSet {
     pub runs: Vec<RunRecord>,
 }
 
+/// Whether `t` is a `created` a history can be ordered by: the UTC
+/// timestamp 20261130T012345Z, which sorts as its text.
+pub fn is_timestamp(t: &str) -> bool {
+    let b = t.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z'
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct KernelInfo {
     /// As given on the command line (`debian:6.1`, a path).

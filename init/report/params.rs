@@ -23,6 +23,19 @@ pub struct Params {
 }
 
 impl Params {
+    /// The benchmarks asked for, as one value: the filters in any order,
+    /// or the default selection.
+    pub fn benchmark_set(&self) -> String {
+        let mut f: Vec<&str> = self.filter.iter().map(String::as_str).collect();
+        f.sort_unstable();
+        f.dedup();
+        if f.is_empty() {
+            "default".into()
+        } else {
+            f.join(" ")
+        }
+    }
+
     /// The recorded parameters that must match for two reports' figures
     /// to be comparable, as `compare` names them.
     pub fn signature(&self) -> String {

@@ -76,10 +76,17 @@ impl Assessor<'_> {
         if new.is_empty() {
             return missing("not in NEW".into());
         }
-        let problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
+        let mut problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
             .into_iter()
             .flatten()
             .collect();
+        // NEW's kernel lost what BASE's attached to: its figure went missing
+        if let [(v @ Verdict::Unsupported, why)] = problems.as_mut_slice() {
+            if why.starts_with("NEW") {
+                *v = Verdict::Missing;
+                why.push_str(" (BASE measured it)");
+            }
+        }
         if let Some(verdict) = problems.iter().map(|(v, _)| *v).min() {
             return BenchComparison {
                 name: name.into(),
@@ -203,8 +210,13 @@ impl Assessor<'_> {
             .filter(|m| m.p.is_some())
             .collect();
         let ps: Vec<f64> = tested.iter().filter_map(|m| m.p).collect();
+        // the level a lone change must reach after the adjustment
+        let bar = self.s.alpha / ps.len().max(1) as f64;
         for (m, q) in tested.into_iter().zip(stats::benjamini_hochberg(&ps)) {
             m.q = Some(q);
+            if q >= self.s.alpha && m.boots_needed.is_none() {
+                m.boots_needed = boots_needed(m, bar);
+            }
             m.verdict = self.decide(m);
         }
         benches
@@ -234,6 +246,22 @@ impl Assessor<'_> {
                 self.s.alpha,
             )
         }
+    }
+}
+
+/// With too few boots for a rank test to reach `bar` whatever the data:
+/// how many pairs (or boots a side) would.
+fn boots_needed(m: &MetricComparison, bar: f64) -> Option<usize> {
+    match m.test {
+        TestKind::WilcoxonPaired if stats::wilcoxon_min_p(m.pairs) >= bar => {
+            (m.pairs..64).find(|&k| stats::wilcoxon_min_p(k) < bar)
+        }
+        TestKind::MannWhitney
+            if stats::mann_whitney_min_p(m.base.values.len(), m.new.values.len()) >= bar =>
+        {
+            (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < bar)
+        }
+        _ => None,
     }
 }
 

@@ -4,6 +4,7 @@
 use super::movers::Movers;
 use super::side::SideInfo;
 use super::{Limits, Metric, Settings, Verdict};
+use crate::analysis::gate::Tally;
 use crate::report::{Better, Meter};
 use crate::stats;
 use serde::Serialize;
@@ -141,6 +142,11 @@ pub struct Comparison {
 impl Comparison {
     pub fn regressed(&self) -> bool {
         self.benches.iter().any(|b| b.verdict == Verdict::Regressed)
+    }
+
+    /// What the benchmarks came to, for the exit status.
+    pub fn tally(&self) -> Tally {
+        Tally::of(self.benches.iter().map(|b| b.verdict))
     }
 
     pub fn count(&self, v: Verdict) -> usize {

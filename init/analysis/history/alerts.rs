@@ -2,6 +2,7 @@
 //! DIR/alerts.json records them.
 
 use super::{History, Point};
+use crate::report::Meter;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -25,8 +26,15 @@ pub struct Alert {
 }
 
 /// How many results a change point may move and still be the one alerted
-/// on: as nights are added, the split of a noisy step can shift.
-const SAME_WITHIN: usize = 2;
+/// on: as nights are added, the split of a noisy step can shift (under
+/// time). An icount step is exact and never moves: a step two results on
+/// is another step.
+fn same_within(meter: Meter) -> usize {
+    match meter {
+        Meter::Time => 2,
+        Meter::Icount => 0,
+    }
+}
 
 fn file_name(path: &str) -> &str {
     Path::new(path)
@@ -60,7 +68,7 @@ pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same
-/// benchmark, metric and direction, within `SAME_WITHIN` results of the
+/// benchmark, metric and direction, within `same_within` results of the
 /// recorded one; returns the records of the others but pending ones,
 /// which are alerted now.
 pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
@@ -74,6 +82,7 @@ pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
         })
         .collect();
     let night = h.points.last().map_or_else(String::new, Point::label);
+    let within = same_within(h.meter);
     let mut fresh = Vec::new();
     // a pending step waits for the result that confirms it
     for f in h.found.iter_mut().filter(|f| !f.pending) {
@@ -81,7 +90,7 @@ pub fn match_alerts(h: &mut History, alerts: &[Alert]) -> Vec<Alert> {
             a.bench == f.bench
                 && a.metric == f.metric.as_str()
                 && a.regression == f.regression
-                && at.is_some_and(|at| at.abs_diff(f.at) <= SAME_WITHIN)
+                && at.is_some_and(|at| at.abs_diff(f.at) <= within)
         });
         match earlier {
             Some((a, _)) => f.alerted = Some(a.night.clone()),

@@ -3,7 +3,7 @@
 
 use super::{series, History, Point, Series};
 use crate::analysis::changepoint;
-use crate::analysis::compare::{differences, Metric};
+use crate::analysis::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
 use crate::analysis::input::Side;
 use crate::analysis::steps;
 use crate::report::{Meter, RunSet};
@@ -88,14 +88,30 @@ pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
         .collect()
 }
 
-/// The stretches of a series (ranges of positions into `idx`, the
-/// results it has figures for) that no break falls inside.
-fn stretches(idx: &[usize], breaks: &[Break]) -> Vec<std::ops::Range<usize>> {
-    let mut cuts = vec![0];
-    cuts.extend(breaks.iter().map(|b| idx.partition_point(|&i| i < b.at)));
-    cuts.push(idx.len());
-    cuts.dedup();
-    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+/// Each result's lineage: the results of one identity (compare's rules;
+/// trig-init's build left out when `build_free`), numbered in the order
+/// they first appear. A series is followed within each lineage, so that a
+/// result of another machine or benchmark set in between is passed over,
+/// never a wall that hides the step across it.
+fn lineages(entries: &[(Point, Vec<RunSet>)], build_free: bool) -> Vec<usize> {
+    let metrics: &[Metric] = if build_free { &[Metric::Kernel] } else { &[] };
+    let side = |i: usize| Side::of_file(entries[i].0.file.as_ref(), entries[i].1.clone());
+    // the newest member of each lineage so far
+    let mut last: Vec<usize> = Vec::new();
+    let mut of = Vec::with_capacity(entries.len());
+    for i in 0..entries.len() {
+        let new = side(i);
+        let kin = last
+            .iter()
+            .position(|&j| differences(&side(j), &new, metrics).is_empty());
+        let l = kin.unwrap_or_else(|| {
+            last.push(i);
+            last.len() - 1
+        });
+        last[l] = i;
+        of.push(l);
+    }
+    of
 }
 
 /// The smallest step `history` reports when not told: 5% is far below
@@ -169,12 +185,51 @@ fn detect(meter: Meter, xs: &[f64], s: &changepoint::Detection, open: bool) -> V
     }
 }
 
-/// The change points of one series, each stretch between breaks searched
+/// The change points of one series, each lineage (`lineages`) searched
 /// alone; `None` when the series cannot have any. `commits` are every
 /// result's, for the bisect range.
+/// What the newest result did not measure that was asked for: its
+/// benchmarks that failed, and those the previous result of its kind
+/// measured that it has no figure of, as compare judges the two (against
+/// itself when it is the first of its kind, which leaves only failures).
+fn newest_unmeasured(entries: &[(Point, Vec<RunSet>)], kinds: &[usize]) -> Vec<BenchComparison> {
+    let Some(n) = entries.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let before = (0..n).rev().find(|&j| kinds[j] == kinds[n]).unwrap_or(n);
+    let side = |i: usize| Side::of_file(entries[i].0.file.as_ref(), entries[i].1.clone());
+    let (base, new) = (side(before), side(n));
+    let settings = Settings {
+        force: true,
+        ..Settings::default()
+    };
+    match compare::compare(&base, &new, &settings) {
+        Ok(c) => c
+            .benches
+            .into_iter()
+            .filter(|b| matches!(b.verdict, Verdict::Failed | Verdict::Missing))
+            .collect(),
+        // no boot of it left a report
+        Err(why) => vec![BenchComparison {
+            name: "every benchmark".into(),
+            verdict: Verdict::Failed,
+            basis: Vec::new(),
+            reason: Some(why),
+            metrics: Vec::new(),
+            movers: None,
+        }],
+    }
+}
+
+/// Every result's lineage, with and without trig-init's build.
+struct Kinds {
+    strict: Vec<usize>,
+    build_free: Vec<usize>,
+}
+
 fn found_in(
     sr: &Series,
-    breaks: &[Break],
+    kinds: &Kinds,
     s: &changepoint::Detection,
     meter: Meter,
     new_window: usize,
@@ -191,15 +246,22 @@ fn found_in(
         return None;
     }
     let mut found = Vec::new();
-    let breaks: Vec<Break> = breaks
-        .iter()
-        .filter(|b| !(b.build_only && sr.metric.build_independent()))
-        .cloned()
-        .collect();
-    for r in stretches(&idx, &breaks) {
-        let open = r.end == idx.len();
-        for d in detect(meter, &xs[r.clone()], s, open) {
-            let (at, good) = (idx[r.start + d.index], idx[r.start + d.from]);
+    let of = if sr.metric.build_independent() {
+        &kinds.build_free
+    } else {
+        &kinds.strict
+    };
+    let newest = commits.len().saturating_sub(1);
+    for l in 0..=of.iter().copied().max().unwrap_or(0) {
+        let at: Vec<usize> = (0..idx.len()).filter(|&k| of[idx[k]] == l).collect();
+        if at.is_empty() {
+            continue;
+        }
+        // a lineage a newer kind of result followed has seen its last
+        let open = of[newest] == l;
+        let ys: Vec<f64> = at.iter().map(|&k| xs[k]).collect();
+        for d in detect(meter, &ys, s, open) {
+            let (at, good) = (idx[at[d.index]], idx[at[d.from]]);
             found.push(Found {
                 bench: sr.bench.clone(),
                 metric: sr.metric,
@@ -246,18 +308,24 @@ pub fn analyse(
 ) -> History {
     let series = series(&entries, metrics);
     let breaks = breaks(&entries);
+    let kinds = Kinds {
+        strict: lineages(&entries, false),
+        build_free: lineages(&entries, true),
+    };
+    let newest = newest_unmeasured(&entries, &kinds.strict);
     let meter = meter_of(&entries);
     let points: Vec<Point> = entries.into_iter().map(|(p, _)| p).collect();
     let commits: Vec<Option<String>> = points.iter().map(|p| p.commit.clone()).collect();
     let mut found: Vec<Found> = series
         .iter()
-        .filter_map(|sr| found_in(sr, &breaks, s, meter, new_window, &commits))
+        .filter_map(|sr| found_in(sr, &kinds, s, meter, new_window, &commits))
         .flatten()
         .collect();
     found.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.bench.cmp(&b.bench)));
     link_moved_with(&mut found);
     History {
         dir: dir.into(),
+        newest,
         meter,
         points,
         series,

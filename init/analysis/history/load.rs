@@ -87,10 +87,14 @@ fn order_by_git(
 }
 
 pub fn load(dir: &Path, git: Option<&Path>) -> Result<Vec<(Point, Vec<RunSet>)>, String> {
-    let mut entries = input::history(dir)?;
-    if let Some(tree) = git {
-        order_by_git(&mut entries, tree)?;
-    }
+    let entries = match git {
+        Some(tree) => {
+            let mut entries = input::history(dir)?;
+            order_by_git(&mut entries, tree)?;
+            entries
+        }
+        None => input::by_date(dir)?,
+    };
     Ok(entries
         .into_iter()
         .map(|(f, sets)| {

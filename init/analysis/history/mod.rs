@@ -19,12 +19,17 @@ pub use load::{load, Point};
 pub use render::{needs, no_change_points, render};
 pub use series::{no_figures, series, Series};
 
+use crate::analysis::compare::BenchComparison;
+use crate::analysis::gate::Tally;
 use crate::report::Meter;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct History {
     pub dir: String,
+    /// The benchmarks the newest result failed, or has no figure of that
+    /// the previous result of its kind had.
+    pub newest: Vec<BenchComparison>,
     pub points: Vec<Point>,
     pub series: Vec<Series>,
     pub found: Vec<Found>,
@@ -43,4 +48,23 @@ pub struct History {
     pub needs_after: usize,
     /// Whether change points are matched against DIR/alerts.json.
     pub alerting: bool,
+}
+
+impl History {
+    /// What the gate counts: the change points for the worse that are
+    /// `alerted` now (with `--alert`, those not alerted before; without,
+    /// the new ones), the newest result's failures and missing benchmarks,
+    /// and every series compared across two results of a kind as decided.
+    pub fn tally(&self, alerted: impl Iterator<Item = bool>) -> Tally {
+        let compared = self
+            .series
+            .iter()
+            .filter(|s| s.medians.iter().flatten().count() >= 2)
+            .count();
+        let mut t = Tally::of(self.newest.iter().map(|b| b.verdict));
+        t.regressed = alerted.filter(|&regression| regression).count();
+        t.decided = compared;
+        t.pending = self.found.iter().filter(|f| f.pending).count();
+        t
+    }
 }

@@ -152,14 +152,37 @@ fn bisect_lines(out: &mut String, h: &History, markdown: bool) {
     }
 }
 
+/// What the newest result failed or lost, each benchmark a line.
+fn newest_lines(out: &mut String, h: &History, markdown: bool) {
+    let Some(last) = h.points.last() else {
+        return;
+    };
+    for b in &h.newest {
+        let what = format!(
+            "the newest result, #{} {}: {} {} ({})",
+            h.points.len(),
+            last.label(),
+            b.name,
+            b.verdict.as_str(),
+            b.reason.as_deref().unwrap_or("no reason recorded")
+        );
+        let _ = if markdown {
+            writeln!(out, "**{}**: {what}\n", b.verdict.as_str().to_uppercase())
+        } else {
+            writeln!(out, "{}: {what}", b.verdict.as_str().to_uppercase())
+        };
+    }
+}
+
 pub fn render(h: &History, markdown: bool) -> String {
     let mut out = String::new();
     render_head(&mut out, h, markdown);
+    newest_lines(&mut out, h, markdown);
     let kernel_series = h.series.iter().any(|s| s.metric.build_independent());
     for b in &h.breaks {
         let _ = writeln!(
             out,
-            "{}results from #{} {} on are not comparable with those before ({}): change points are sought on each side alone{}",
+            "{}results from #{} {} on are not comparable with those before ({}): each series is compared only with results of its own kind{}",
             if markdown { "\n" } else { "" },
             b.at + 1,
             h.points[b.at].label(),

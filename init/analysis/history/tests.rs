@@ -362,9 +362,8 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
     let h = analyse("h", entries, &metrics, &settings, 3);
     assert_eq!(h.breaks.len(), 1, "{}", render(&h, false));
     assert!(h.breaks[0].at == 8 && h.breaks[0].build_only);
-    assert!(
-        render(&h, false).contains("sought on each side alone, but for the kernel's instructions")
-    );
+    assert!(render(&h, false)
+        .contains("only with results of its own kind, but for the kernel's instructions"));
     let found: Vec<_> = h
         .found
         .iter()
