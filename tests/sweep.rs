@@ -74,9 +74,7 @@ fn plan(tree: &Path, range: &str, slice: &str, out: &Path) -> Vec<(String, Strin
 
 /// An icount results file of `commit` with trig-kprobe at `kprobe`.
 fn measured(commit: &str, kprobe: f64) -> Value {
-    let mut doc = synth::results("6.1.0", commit, "20261201T000000Z", kprobe, 1, 0.0);
-    doc["vm"]["meter"] = "icount".into();
-    doc
+    synth::icount(commit, "20261201T000000Z", kprobe)
 }
 
 /// Measures a slice as sweep.sh would: trig-kprobe's rate by index,
@@ -450,4 +448,101 @@ fn merge_brings_build_logs_and_a_failed_one_leaves_nothing() {
     let o = merge(&again, &[&a, &b]);
     assert!(o.status.success(), "a rerun: {}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 31, item 2: six commits, trig-kprobe 1, 1, .99, failed, .98,
+/// .98: the step at commit 2, the failure at commit 3 named, and the step
+/// at commit 4 measured across it against commit 2 (it was lost, compared
+/// with commit 3, which has no figure of it).
+#[test]
+fn a_benchmark_that_failed_at_a_commit_is_named_and_measured_across() {
+    let dir = scratch("broken");
+    let (tree, commits) = history(&dir, 5);
+    let out = dir.join("one");
+    let lines = plan(&tree, &format!("{}..HEAD", commits[0]), "1/1", &out);
+    let kprobe = [1.0, 1.0, 0.99, 0.99, 0.98, 0.98].map(Some);
+    measure(&out, &lines, &commits, &kprobe);
+    let mut doc = measured(&commits[3], 0.99);
+    synth::fail(&mut doc, "trig-kprobe", "attach: ENOENT");
+    std::fs::write(out.join(format!("{}.json", lines[3].1)), doc.to_string()).unwrap();
+    let json = dir.join("r.json");
+    let o = trig_init(&["sweep", "report", s(&out), "--export-json", s(&json)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let steps: Vec<(&str, &str)> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|st| {
+            (
+                st["commit"].as_str().unwrap(),
+                st["against"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (commits[2].as_str(), commits[1].as_str()),
+            (commits[4].as_str(), commits[2].as_str())
+        ]
+    );
+    assert_eq!(r["broken"][0]["commit"], commits[3].as_str());
+    assert_eq!(r["broken"][0]["verdict"], "failed");
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("trig-kprobe failed: attach: ENOENT"),
+        "{text}"
+    );
+}
+
+/// Issue 31, item 3 and a minor: a slice measured with another benchmark
+/// set, or results that record no commit, are refused by the merge.
+#[test]
+fn merge_refuses_another_benchmark_set_or_no_commit() {
+    let dir = scratch("set");
+    let (commits, _, a, b) = two_slices(&dir);
+    let stem = format!("001-{}", &commits[1][..12]);
+    let mut doc = measured(&commits[1], 0.8);
+    doc["runs"][0]["report"]["params"]["filter"] = serde_json::json!(["trig-*"]);
+    std::fs::write(b.join(format!("{stem}.json")), doc.to_string()).unwrap();
+    let o = merge(&dir.join("all"), &[&a, &b]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("benchmark set"), "{}", stderr(&o));
+    let mut doc = measured(&commits[1], 0.8);
+    doc["kernel"].as_object_mut().unwrap().remove("commit");
+    std::fs::write(b.join(format!("{stem}.json")), doc.to_string()).unwrap();
+    let o = merge(&dir.join("all2"), &[&a, &b]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no kernel commit recorded"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Issue 31, item 9: a threshold of 0 called identical figures improved.
+#[test]
+fn a_zero_threshold_is_refused() {
+    let dir = scratch("zero");
+    let (commits, _, a, _) = two_slices(&dir);
+    assert!(!commits.is_empty());
+    for t in ["0", "-1", "nan"] {
+        let o = trig_init(&["sweep", "report", s(&a), "--threshold", t]);
+        assert_eq!(o.status.code(), Some(2), "--threshold {t}: {}", stderr(&o));
+    }
+}
+
+/// Found by the oracle: `sweep report` hung for ever on a fifo named for
+/// a commit of the range.
+#[test]
+fn a_fifo_in_a_sweep_directory_is_refused() {
+    let dir = scratch("fifo");
+    let (commits, _, a, _) = two_slices(&dir);
+    let fifo = a.join(format!("003-{}.json", &commits[3][..12]));
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let o = trig_init(&["sweep", "report", s(&a)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
 }

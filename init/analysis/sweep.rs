@@ -238,6 +238,10 @@ fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> {
             continue;
         };
         let path = dir.join(&name);
+        // a fifo would block the read for ever, a directory fail it
+        if !path.is_file() {
+            return Err(format!("{}: not a regular file", path.display()));
+        }
         let i = *index.get(stem).ok_or_else(|| {
             format!(
                 "{}: not a commit of the range {} ({} commits from {})",

@@ -453,6 +453,7 @@ impl super::Exporter<HistoryRuns<'_>> for Kcidb {
                     let v = json!({
                         "before": c.before, "after": c.after, "change_pct": c.change_pct,
                         "p": c.p, "regression": f.regression, "new": f.new,
+                        "pending": f.pending,
                     });
                     ((f.bench.as_str(), f.metric.as_str()), v)
                 })

@@ -76,6 +76,29 @@ pub fn results_of(
     doc
 }
 
+/// An icount results file of one boot of `commit` with trig-kprobe at
+/// `kprobe` M/Ginsn.
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn icount(commit: &str, created: &str, kprobe: f64) -> Value {
+    let mut doc = results("6.1.0", commit, created, kprobe, 1, 0.0);
+    doc["vm"]["meter"] = "icount".into();
+    doc
+}
+
+/// Marks `bench` failed with `reason` in every boot of `doc`.
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn fail(doc: &mut Value, bench: &str, reason: &str) {
+    for run in doc["runs"].as_array_mut().unwrap() {
+        for r in run["report"]["results"].as_array_mut().unwrap() {
+            if r["name"] == bench {
+                r["status"] = "failed".into();
+                r["reason"] = reason.into();
+                r.as_object_mut().unwrap().remove("summary");
+            }
+        }
+    }
+}
+
 /// `base.json` and `new.json` in `dir`, trig-kprobe 15% slower in NEW,
 /// five boots a side (compare flags it), as the paths written.
 #[allow(dead_code)] // not every test binary that includes synth uses it

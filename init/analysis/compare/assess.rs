@@ -214,8 +214,9 @@ impl Assessor<'_> {
         let bar = self.s.alpha / ps.len().max(1) as f64;
         for (m, q) in tested.into_iter().zip(stats::benjamini_hochberg(&ps)) {
             m.q = Some(q);
-            if q >= self.s.alpha && m.boots_needed.is_none() {
-                m.boots_needed = boots_needed(m, bar);
+            // a count from the raw alpha falls short of the adjusted level
+            if let Some(k) = boots_needed(m, bar).filter(|_| q >= self.s.alpha) {
+                m.boots_needed = Some(k);
             }
             m.verdict = self.decide(m);
         }

@@ -145,16 +145,18 @@ fn pairing_cancels_drift() {
 #[test]
 fn too_few_boots_are_inconclusive_not_no_change() {
     // a doctored -20.0% on both of 2 paired rounds: no Wilcoxon p can
-    // reach 0.05 with 2 pairs, so the result cannot be "no change"
+    // reach 0.05 with 2 pairs, so the result cannot be "no change"; with
+    // two tests in the comparison a lone change must reach 0.025 after
+    // the adjustment, which takes 7 pairs (2/2^7), not 6
     let base = side(set(&as_slices(&boots(2, 1.0, 0.0)), Some("s")));
     let new = side(set(&as_slices(&boots(2, 0.8, 0.0)), Some("s")));
     let c = compare(&base, &new, &Settings::default()).unwrap();
     let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
     assert_eq!(k.verdict, Verdict::Inconclusive);
-    assert_eq!(k.metrics[0].boots_needed, Some(6));
+    assert_eq!(k.metrics[0].boots_needed, Some(7));
     let text = table::comparison(&c, false);
-    assert!(text.contains("needs 6 boots"), "{text}");
-    // unpaired, 2 against 2: Mann-Whitney needs 4 a side
+    assert!(text.contains("needs 7 boots"), "{text}");
+    // unpaired, 2 against 2: Mann-Whitney needs 5 a side (4 at the raw 0.05)
     let s = Settings {
         unpaired: true,
         ..Settings::default()
@@ -162,7 +164,7 @@ fn too_few_boots_are_inconclusive_not_no_change() {
     let c = compare(&base, &new, &s).unwrap();
     let k = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
     assert_eq!(k.verdict, Verdict::Inconclusive);
-    assert_eq!(k.metrics[0].boots_needed, Some(4));
+    assert_eq!(k.metrics[0].boots_needed, Some(5));
     // one boot against three: no test at all
     let base = side(set(&as_slices(&boots(1, 1.0, 0.0)), None));
     let new = side(set(&as_slices(&boots(3, 0.8, 0.0)), None));
