@@ -992,14 +992,14 @@ fn check_compare_answer(
     Ok(())
 }
 
+/// A sweep's steps: (commit, benchmark, up).
+type SweepSteps = Vec<(usize, String, bool)>;
+
 /// The sweep of the series: nights of another identity did not build
 /// (`.skip`), the rest measured; with `odd`, one more commit that no
 /// slice took, a fifo in its place. Returns the steps it reported as
 /// (commit, bench, up).
-fn check_sweep(
-    s: &Scenario,
-    dir: &Path,
-) -> Result<Option<Vec<(usize, String, bool)>>, TestCaseError> {
+fn check_sweep(s: &Scenario, dir: &Path) -> Result<Option<SweepSteps>, TestCaseError> {
     let commits = &tree().1;
     let n = s.nights.len();
     let odd = s.odd && checked(&["F"]);
@@ -1294,6 +1294,10 @@ proptest! {
 
 // --------------------------------------------------- compare, two files
 
+/// A side given as a directory: the copies of its file in it, and
+/// whether odd files are; None: the file itself.
+type SideDir = Option<(usize, bool)>;
+
 #[derive(Clone, Debug)]
 struct Pair {
     base: Vec<St>,
@@ -1303,7 +1307,7 @@ struct Pair {
     qemu: bool,
     /// Each side given as a directory holding its file, this many copies
     /// of it, and odd files; or as the file.
-    dirs: (Option<(usize, bool)>, Option<(usize, bool)>),
+    dirs: (SideDir, SideDir),
     labels: (String, String),
 }
 
@@ -1488,7 +1492,7 @@ proptest! {
         // the others move by a little either way, round by round
         let moved = |b: usize, i: usize| match b {
             0 => f * (1.0 + 1e-4 * i as f64),
-            _ => 1.0 + if i % 2 == 0 { 1e-3 } else { -1e-3 } * (i + 1) as f64,
+            _ => 1.0 + if i.is_multiple_of(2) { 1e-3 } else { -1e-3 } * (i + 1) as f64,
         };
         let mut new = timed(names, "bbbb", pairs, |b, i| level(i) * moved(b, i), true);
         if repeat {
