@@ -2,7 +2,7 @@
 //! commands that read them (compare, history, report, nightly.sh).
 
 use serde_json::{json, Value};
-use trig_init::report::{BenchResult, Better, RunSet, Summary};
+use trig_init::report::{BenchResult, Better, RunSet, Status, Summary};
 
 /// A results file of one kernel: `boots` boots in which trig-base runs
 /// at 2 M/s and trig-kprobe at `kprobe` M/s, each boot off by up to
@@ -15,22 +15,49 @@ pub fn results(
     boots: usize,
     spread: f64,
 ) -> Value {
-    let runs: Vec<Value> = (0..boots)
+    let boots: Vec<Vec<BenchResult>> = (0..boots)
         .map(|i| {
             let w = 1.0 + spread * ((i * 7 % 5) as f64 / 2.0 - 1.0);
-            let results: Vec<BenchResult> = [("trig-base", 2.0 * w), ("trig-kprobe", kprobe * w)]
-                .iter()
-                .map(|(name, mean)| BenchResult {
-                    summary: Some(Summary {
-                        mean: *mean,
-                        stddev: 0.0,
-                        per_producer: *mean,
-                        cv: 0.0,
-                        samples: 5,
-                    }),
-                    ..BenchResult::new(name, name, "trigger", 1, Better::Higher)
-                })
-                .collect();
+            vec![
+                bench("trig-base", Status::Ok, 2.0 * w),
+                bench("trig-kprobe", Status::Ok, kprobe * w),
+            ]
+        })
+        .collect();
+    results_of(release, commit, created, boots)
+}
+
+/// One benchmark's result in a boot: `ok` at `rate`, or `status` with
+/// no figure (and a reason, as a guest gives one).
+pub fn bench(name: &str, status: Status, rate: f64) -> BenchResult {
+    let mut r = BenchResult::new(name, name, "trigger", 1, Better::Higher);
+    r.status = status;
+    if status == Status::Ok {
+        r.summary = Some(Summary {
+            mean: rate,
+            stddev: 0.0,
+            per_producer: rate,
+            cv: 0.0,
+            samples: 5,
+        });
+    } else {
+        r.reason = Some(format!("{} (planted)", status.as_str()));
+    }
+    r
+}
+
+/// A results file of one kernel whose boots gave `boots`, each boot's
+/// results in order.
+pub fn results_of(
+    release: &str,
+    commit: &str,
+    created: &str,
+    boots: Vec<Vec<BenchResult>>,
+) -> Value {
+    let runs: Vec<Value> = boots
+        .into_iter()
+        .enumerate()
+        .map(|(i, results)| {
             json!({"index": i + 1, "status": "ok", "console_log": "", "wall_s": 1.0,
                 "report": {"schema_version": 1, "tool": {"name": "t", "version": "0", "git_rev": "x"},
                     "system": {"release": release, "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 2, "pid1": true},
