@@ -9,5 +9,6 @@ pub mod changepoint;
 pub mod compare;
 pub mod history;
 pub mod input;
+pub mod search;
 pub mod steps;
 pub mod sweep;

@@ -1,10 +1,11 @@
-//! `trig-init sweep plan|merge|report`: the Rust side of scripts/sweep.sh.
+//! `trig-init sweep plan|merge|report|next`: the Rust side of
+//! scripts/sweep.sh.
 
 use super::regressed;
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_init::analysis::{compare, sweep};
+use trig_init::analysis::{compare, search, sweep};
 use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::sweep::for_sweep;
 use trig_init::export::write_file;
@@ -12,7 +13,16 @@ use trig_init::export::write_file;
 pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {
         SweepSub::Plan(c) => {
-            let slice = sweep::Slice::parse(&c.slice).map_err(usage)?;
+            let slice =
+                match (&c.slice, c.search) {
+                    (Some(_), true) => return Err(usage(
+                        "--search takes no --slice: a search measures what `sweep next` asks for",
+                    )),
+                    (None, true) => None,
+                    (s, false) => {
+                        Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1")).map_err(usage)?)
+                    }
+                };
             let plan =
                 sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref()).map_err(input)?;
             for (commit, stem) in plan {
@@ -32,14 +42,20 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        SweepSub::Report(c) => {
-            if c.threshold.is_some_and(|t| t.is_nan() || t < 0.0) {
-                return Err(usage("--threshold must be positive"));
+        SweepSub::Next(c) => {
+            if c.runners == 0 {
+                return Err(usage("--runners must be at least 1"));
             }
-            let settings = compare::Settings {
-                threshold_pct: c.threshold,
-                ..compare::Settings::default()
-            };
+            let settings = settings(c.threshold)?;
+            for (commit, stem) in
+                search::next_in(c.dir.as_ref(), c.runners, &settings).map_err(input)?
+            {
+                println!("{commit} {stem}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        SweepSub::Report(c) => {
+            let settings = settings(c.threshold)?;
             let stdout = for_sweep(&c.format).map_err(usage)?;
             let mut files = Vec::new();
             for (format, path) in [
@@ -69,4 +85,15 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             Ok(regressed(s.regressed()))
         }
     }
+}
+
+/// compare's settings at `--threshold`.
+fn settings(threshold: Option<f64>) -> Result<compare::Settings, Error> {
+    if threshold.is_some_and(|t| t.is_nan() || t < 0.0) {
+        return Err(usage("--threshold must be positive"));
+    }
+    Ok(compare::Settings {
+        threshold_pct: threshold,
+        ..compare::Settings::default()
+    })
 }

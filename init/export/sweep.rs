@@ -4,6 +4,7 @@
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
 use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::search;
 use crate::analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
 use serde::Serialize;
 use std::fmt::Write;
@@ -70,7 +71,7 @@ fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
         m.commits.len() - 1,
         s.steps.len()
     );
-    let steps = s
+    let mut steps: Vec<String> = s
         .steps
         .iter()
         .map(|st| {
@@ -83,6 +84,18 @@ fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
             )
         })
         .collect();
+    steps.extend(s.drifts.iter().map(|d| {
+        let what: Vec<String> = d.moved.iter().map(said).collect();
+        format!(
+            "{}: drift of {} since {}: no measured commit between moved it beyond the threshold from the one before",
+            commit(s, d.to),
+            what.join("; "),
+            s.short(d.from)
+        )
+    }));
+    if s.manifest.search {
+        return (title, steps, searched(s));
+    }
     let unmeasured = s
         .outcomes
         .iter()
@@ -98,6 +111,56 @@ fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
         })
         .collect();
     (title, steps, unmeasured)
+}
+
+/// What a search did not measure: each commit skipped, with why, and
+/// each run of commits between two measured ones, with why it was not
+/// needed (their ends agree) or that the search has not got there yet.
+fn searched(s: &SweepReport) -> Vec<String> {
+    let measured = |i: &usize| matches!(s.outcomes[*i], CommitOutcome::Measured(_));
+    let mut out: Vec<(usize, String)> = s
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            CommitOutcome::Skipped(why) => Some((i, format!("{}: skipped: {why}", commit(s, i)))),
+            _ => None,
+        })
+        .collect();
+    for (first, last) in search::unmeasured_runs(&s.outcomes) {
+        let before = (0..first).rev().find(measured);
+        let after = (last + 1..s.outcomes.len()).find(measured);
+        let span = if first == last {
+            s.short(first).to_string()
+        } else {
+            format!(
+                "{}..{} ({} commits)",
+                s.short(first),
+                s.short(last),
+                last - first + 1
+            )
+        };
+        let open = s
+            .steps
+            .iter()
+            .any(|st| Some(st.from) == before && Some(st.at) == after);
+        let why = match (before, after) {
+            (Some(b), Some(a)) if open => format!(
+                "{} and {} differ: the search is not done (`sweep next` names what to measure)",
+                s.short(b),
+                s.short(a)
+            ),
+            (Some(b), Some(a)) => format!(
+                "{} and {} agree, so no step lies between (the search's assumption: unless a change and its exact reversal both do)",
+                s.short(b),
+                s.short(a)
+            ),
+            _ => "the search is not done (`sweep next` names what to measure)".to_string(),
+        };
+        out.push((first, format!("{span}: not measured: {why}")));
+    }
+    out.sort_by_key(|o| o.0);
+    out.into_iter().map(|o| o.1).collect()
 }
 
 /// Plain text: the outline, then each step's comparison in `each`.
@@ -194,17 +257,29 @@ impl Exporter<SweepReport> for Json {
             comparison: serde_json::Value,
         }
         #[derive(Serialize)]
+        struct DriftOut<'a> {
+            commit: &'a str,
+            since: &'a str,
+            moved: &'a [Moved],
+        }
+        #[derive(Serialize)]
         struct Doc<'a> {
             schema_version: u32,
             range: &'a str,
+            /// A search: the commits not measured lie between two that
+            /// agree, taken to hold no step.
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            search: bool,
             regressed: bool,
             commits: Vec<CommitOut<'a>>,
             steps: Vec<StepOut<'a>>,
+            drifts: Vec<DriftOut<'a>>,
         }
         let m = &s.manifest;
         let doc = Doc {
             schema_version: JSON_SCHEMA_VERSION,
             range: &m.range,
+            search: m.search,
             regressed: s.regressed(),
             commits: m
                 .commits
@@ -234,6 +309,15 @@ impl Exporter<SweepReport> for Json {
                     moved: &st.moved,
                     comparison: serde_json::from_str(&Json.export(&st.comparison))
                         .expect("compare's JSON parses"),
+                })
+                .collect(),
+            drifts: s
+                .drifts
+                .iter()
+                .map(|d| DriftOut {
+                    commit: &m.commits[d.to].commit,
+                    since: &m.commits[d.from].commit,
+                    moved: &d.moved,
                 })
                 .collect(),
         };
