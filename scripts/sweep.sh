@@ -4,7 +4,7 @@
 #   scripts/sweep.sh TREE BASE..TIP [--slice K/N] [--out DIR] [--bench GLOB]
 #                    [--base tinyconfig|defconfig|CONFIG] [--build DIR]
 #                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile]
-#                    [--search [--runners N]] [-- RUN-OPTIONS]
+#                    [--search [--runners N] [--round K/N]] [-- RUN-OPTIONS]
 #
 # Builds BASE and each commit of BASE..TIP (with --slice K/N every N-th
 # of them from the K-th, so that N runners split the range) in the git
@@ -28,6 +28,8 @@
 # sweep next DIR --runners N` asks for, round after round until it asks
 # for none (BASE and TIP, then halving each interval whose ends differ;
 # default DIR ./sweep-search); `sweep report DIR` then names every step.
+# --round K/N: one round only, and of it every N-th commit from the K-th,
+# so that N runners share a round (examples/sweep-search.yml).
 # TREE is left on the commit it was on. Exit: 0 done (whatever was
 # skipped), 2 usage or a tree that cannot be swept.
 set -uo pipefail
@@ -39,7 +41,7 @@ usage() { sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 tree=$(cd "$1" && pwd) || usage
 range=$2
 shift 2
-slice=1/1; search=0; runners=1; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
+slice=1/1; search=0; runners=1; part=""; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --slice) slice=$2; shift 2 ;;
@@ -52,10 +54,16 @@ while [ $# -gt 0 ]; do
     --no-profile) profile=no; shift ;;
     --search) search=1; shift ;;
     --runners) runners=$2; shift 2 ;;
+    --round) part=$2; shift 2 ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "sweep.sh: unknown option $1" >&2; usage ;;
   esac
 done
+if [ -n "$part" ]; then
+  k=${part%/*}; n=${part#*/}
+  [[ $part =~ ^[0-9]+/[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$n" ] && [ "$search" = 1 ] ||
+    { echo "sweep.sh: --round must be K/N with 1 <= K <= N, with --search; not '$part'" >&2; exit 2; }
+fi
 [ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
 profiling=()
 if [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
@@ -104,6 +112,12 @@ search_rounds() {
   local round=0 next
   echo "sweep.sh: searching $range into $out ($runners runners a round), building in $build" | tee -a "$log" >&2
   while next=$("$trig" sweep next "$out" --runners "$runners") || exit 2; [ -n "$next" ]; do
+    if [ -n "$part" ]; then
+      next=$(awk -v k="$k" -v n="$n" 'NR % n == k % n' <<<"$next")
+      echo "sweep.sh: this round's part $part: $(grep -c . <<<"$next") commits" | tee -a "$log" >&2
+      [ -z "$next" ] || measure "$next"
+      return
+    fi
     round=$((round + 1))
     echo "sweep.sh: round $round: $(wc -l <<<"$next") commits" | tee -a "$log" >&2
     measure "$next"

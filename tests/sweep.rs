@@ -612,7 +612,7 @@ fn a_search_finds_every_step_and_the_drift_of_64_commits_in_few_boots() {
     );
     let text = String::from_utf8(trig_init(&["sweep", "report", s(&out)]).stdout).unwrap();
     assert!(
-        text.contains("agree, so no step lies between")
+        text.contains("which agree")
             && text.contains("exact reversal")
             && text.contains("skipped: build failed (planted)")
             && text.contains("drift of"),

@@ -113,11 +113,12 @@ fn outline(s: &SweepReport) -> (String, Vec<String>, Vec<String>) {
     (title, steps, unmeasured)
 }
 
-/// What a search did not measure: each commit skipped, with why, and
-/// each run of commits between two measured ones, with why it was not
-/// needed (their ends agree) or that the search has not got there yet.
+/// What a search did not measure: its assumption, once; each commit
+/// skipped, with why; each run of commits between two measured ones that
+/// agree, or that the search has not got there yet.
 fn searched(s: &SweepReport) -> Vec<String> {
     let measured = |i: &usize| matches!(s.outcomes[*i], CommitOutcome::Measured(_));
+    let runs = search::unmeasured_runs(&s.outcomes);
     let mut out: Vec<(usize, String)> = s
         .outcomes
         .iter()
@@ -127,7 +128,7 @@ fn searched(s: &SweepReport) -> Vec<String> {
             _ => None,
         })
         .collect();
-    for (first, last) in search::unmeasured_runs(&s.outcomes) {
+    for &(first, last) in &runs {
         let before = (0..first).rev().find(measured);
         let after = (last + 1..s.outcomes.len()).find(measured);
         let span = if first == last {
@@ -145,22 +146,21 @@ fn searched(s: &SweepReport) -> Vec<String> {
             .iter()
             .any(|st| Some(st.from) == before && Some(st.at) == after);
         let why = match (before, after) {
-            (Some(b), Some(a)) if open => format!(
-                "{} and {} differ: the search is not done (`sweep next` names what to measure)",
-                s.short(b),
-                s.short(a)
-            ),
-            (Some(b), Some(a)) => format!(
-                "{} and {} agree, so no step lies between (the search's assumption: unless a change and its exact reversal both do)",
-                s.short(b),
-                s.short(a)
-            ),
-            _ => "the search is not done (`sweep next` names what to measure)".to_string(),
+            (Some(b), Some(a)) if !open => {
+                format!("between {} and {}, which agree", s.short(b), s.short(a))
+            }
+            _ => "not measured yet: the search is not done (`sweep next` names what to measure)"
+                .to_string(),
         };
-        out.push((first, format!("{span}: not measured: {why}")));
+        out.push((first, format!("{span}: {why}")));
     }
     out.sort_by_key(|o| o.0);
-    out.into_iter().map(|o| o.1).collect()
+    let unmeasured: usize = runs.iter().map(|r| r.1 - r.0 + 1).sum();
+    std::iter::once(format!(
+        "a search: {unmeasured} commits not measured, each between two measured commits whose figures agree within the threshold, taken to hold no step (a change and its exact reversal both between them would go unseen)"
+    ))
+    .chain(out.into_iter().map(|o| o.1))
+    .collect()
 }
 
 /// Plain text: the outline, then each step's comparison in `each`.
