@@ -631,6 +631,11 @@ fn a_search_finds_every_step_and_the_drift_of_64_commits_in_few_boots() {
     ]);
     let rounds4 = search_to_the_end(&out4, &commits, "4");
     assert!(rounds4.len() < rounds.len(), "{rounds4:?}");
+    eprintln!(
+        "4 runners: {} boots in {} rounds",
+        rounds4.concat().len(),
+        rounds4.len()
+    );
     assert_eq!(steps_and_drifts(&out4, &commits).0, planted_steps);
     // the exhaustive sweep of the range names the same steps
     let all = dir.join("all");
@@ -695,4 +700,54 @@ fn next_refuses_what_is_not_a_search() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
     }
+    // BASE and TIP measured on different emulated machines: named, not
+    // taken for a step to search
+    let searched = dir.join("searched");
+    trig_init(&[
+        "sweep",
+        "plan",
+        s(&tree),
+        &range,
+        "--search",
+        "--out",
+        s(&searched),
+    ]);
+    let mut tip = measured(&commits[2], 0.8);
+    tip["vm"]["accel"] = "kvm".into();
+    std::fs::write(
+        searched.join(format!("000-{}.json", &commits[0][..12])),
+        measured(&commits[0], 0.8).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        searched.join(format!("002-{}.json", &commits[2][..12])),
+        tip.to_string(),
+    )
+    .unwrap();
+    // sweep.sh's own refusals, before anything is built
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep.sh");
+    for (extra, why) in [
+        (
+            &["--search", "--slice", "1/2"][..],
+            "--search takes no --slice",
+        ),
+        (&["--search", "--round", "3/2"][..], "--round must be K/N"),
+        (&["--round", "1/2"][..], "with --search"),
+    ] {
+        let o = Command::new(&script)
+            .args([s(&tree), &range, "--out", s(&dir.join("sh"))])
+            .args(extra)
+            .env("TRIG_INIT", env!("CARGO_BIN_EXE_trig-init"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(why), "{extra:?}: {}", stderr(&o));
+    }
+    let o = trig_init(&["sweep", "next", s(&searched)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("002-{} against 000-", &commits[2][..12])),
+        "{}",
+        stderr(&o)
+    );
 }
