@@ -520,12 +520,12 @@ fn search_to_the_end(out: &Path, commits: &[String], runners: &str) -> Vec<Vec<u
     }
 }
 
-/// The report of `dir` as JSON: its steps as (index, benchmark,
-/// verdict), and its drifts as (since, at, benchmark).
-fn steps_and_drifts(
-    dir: &Path,
-    commits: &[String],
-) -> (Vec<(usize, String, String)>, Vec<(usize, usize, String)>) {
+/// Steps as (index, benchmark, verdict), and drifts as (since, at,
+/// benchmark).
+type Found = (Vec<(usize, String, String)>, Vec<(usize, usize, String)>);
+
+/// The report of `dir` as JSON: its steps and drifts.
+fn steps_and_drifts(dir: &Path, commits: &[String]) -> Found {
     let o = trig_init(&["sweep", "report", s(dir), "--format", "json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
