@@ -367,6 +367,55 @@ mod tests {
         assert!(measured.contains(&3) && measured.contains(&5), "{rounds:?}");
     }
 
+    /// Random ranges, steps, skips and runners: once done, every step lies
+    /// between neighbouring measured commits (only skipped ones between)
+    /// that differ, and every such pair holds a step.
+    #[test]
+    fn a_finished_search_leaves_every_step_between_neighbours() {
+        let mut rng = fastrand::Rng::with_seed(34);
+        for _ in 0..300 {
+            let n = rng.usize(2..200);
+            let steps: BTreeSet<usize> = (0..rng.usize(0..6)).map(|_| rng.usize(1..n)).collect();
+            let skip: Vec<usize> = (0..rng.usize(0..n / 4 + 1))
+                .map(|_| rng.usize(0..n))
+                .collect();
+            let runners = rng.usize(1..18);
+            let mut x = vec![1.0; n];
+            for &at in &steps {
+                for v in &mut x[at..] {
+                    *v *= 1.01;
+                }
+            }
+            let rounds = search(&x, &skip, runners);
+            let mut known = vec![Known::Untried; n];
+            for i in rounds.concat() {
+                known[i] = if skip.contains(&i) {
+                    Known::Skipped
+                } else {
+                    Known::Measured
+                };
+            }
+            let measured: Vec<usize> = (0..n).filter(|&i| known[i] == Known::Measured).collect();
+            for w in measured.windows(2) {
+                let inside = steps.range(w[0] + 1..=w[1]).count();
+                let untried = (w[0] + 1..w[1]).any(|i| known[i] == Known::Untried);
+                assert!(
+                    inside == 0 || !untried,
+                    "n {n}, steps {steps:?}, skip {skip:?}, runners {runners}: {w:?} holds a step and untried commits"
+                );
+            }
+            // outside the measured ends only skipped commits
+            let (lo, hi) = (
+                measured.first().copied().unwrap_or(n),
+                measured.last().copied().unwrap_or(0),
+            );
+            assert!(
+                (0..lo).chain(hi + 1..n).all(|i| known[i] == Known::Skipped),
+                "{known:?}"
+            );
+        }
+    }
+
     #[test]
     fn points_keep_the_rounds_of_runners_plus_one_parts() {
         assert_eq!(points(1, 1), 1);
