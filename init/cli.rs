@@ -390,6 +390,7 @@ pub enum SweepSub {
     Plan(SweepPlanCmd),
     Merge(SweepMergeCmd),
     Report(SweepReportCmd),
+    Next(SweepNextCmd),
 }
 
 /// Write a slice's manifest (the range BASE..TIP of the git tree, BASE
@@ -407,8 +408,12 @@ pub struct SweepPlanCmd {
     pub range: String,
     /// every N-th commit of the range from the K-th, as K/N (default
     /// 1/1: all)
-    #[argh(option, default = "String::from(\"1/1\")")]
-    pub slice: String,
+    #[argh(option)]
+    pub slice: Option<String>,
+    /// start a search instead: write the manifest and print nothing;
+    /// `sweep next` then says which commits to measure
+    #[argh(switch)]
+    pub search: bool,
     /// the sweep directory
     #[argh(option)]
     pub out: String,
@@ -459,4 +464,27 @@ pub struct SweepReportCmd {
     /// also write it as HTML to this file
     #[argh(option)]
     pub export_html: Option<String>,
+}
+
+/// Print the commits a search should measure next, one `COMMIT STEM` a
+/// line as `sweep plan` prints them, and nothing when it is done: BASE
+/// and TIP first, then the commits inside each interval whose ends
+/// differ beyond compare's threshold on a benchmark (an interval whose
+/// ends agree is taken to hold no step), stepping over commits that did
+/// not build or boot. Exit 0, 2 on bad input.
+#[derive(FromArgs, Debug)]
+#[argh(subcommand, name = "next")]
+pub struct SweepNextCmd {
+    /// a search's directory (`sweep plan --search`)
+    #[argh(positional)]
+    pub dir: String,
+    /// runners idle for the next round: an interval is split into as
+    /// few parts as finish it in as many rounds as N+1 parts would
+    /// (default 1: halving, the fewest boots)
+    #[argh(option, default = "1")]
+    pub runners: usize,
+    /// smallest change in percent that differs (default: the meter's,
+    /// 0.25 for icount)
+    #[argh(option)]
+    pub threshold: Option<f64>,
 }

@@ -2,7 +2,7 @@
 # Proves scripts/sweep.sh and `trig-init sweep merge|report` on a real
 # kernel history (issue 24):
 #
-#   scripts/sweep-proof.sh [--reduced] [--tree DIR] [--spins N] [--work DIR]
+#   scripts/sweep-proof.sh [--reduced] [--search] [--tree DIR] [--spins N] [--work DIR]
 #
 # Makes a history from Debian's linux-source-6.1: BASE, which slows
 # kprobe_dispatcher() down (every kprobe BPF program runs through it),
@@ -20,15 +20,21 @@
 # merged one's. Prints per-commit costs and wall times.
 # --reduced (CI): 4 commits (1 the rename slowdown, 2 does not build, 3
 # fixes it with the strncmp slowdown, 4 the speed-up), two slices, no
-# one-slice sweep. Both use bisect-proof's tree (target/bisect-tree) and
+# one-slice sweep.
+# --search (issue 34): then searches the range (scripts/sweep.sh --search,
+# one runner, from the same seed) and checks that its report names the
+# same steps, sizes and top movers, that every commit both measured has
+# bit for bit the same figures, and prints the builds each needed. Both
+# use bisect-proof's tree (target/bisect-tree) and
 # start BASE's build from bisect-proof's when there, so no kernel is
 # built from scratch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-reduced=0; tree=""; spins=5; work=""
+reduced=0; search=0; tree=""; spins=5; work=""
 while [ $# -gt 0 ]; do
   case $1 in
     --reduced) reduced=1; shift ;;
+    --search) search=1; shift ;;
     --tree) tree=$2; shift 2 ;;
     --spins) spins=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
@@ -171,11 +177,12 @@ else
   echo "sweep-proof: FAILED: the broken commit is '$skipped', steps across it: '${across:-none}'" >&2; fail=1
 fi
 
+# the figures of every benchmark (samples, summaries, costs, profiles):
+# what the merge (or the search) must not change; the files differ in
+# times and paths
+figures() { jq -S '[.runs[].report.results[]]' "$1"; }
 if [ "$reduced" = 0 ]; then
   sweep one 1/1
-  # the figures of every benchmark (samples, summaries, costs, profiles):
-  # what the merge must not change; the files differ in times and paths
-  figures() { jq -S '[.runs[].report.results[]]' "$1"; }
   same=0; differ=0
   for f in "$work"/one/*.json; do
     name=$(basename "$f")
@@ -190,15 +197,46 @@ if [ "$reduced" = 0 ]; then
   echo "sweep-proof: $same commits' figures bit for bit equal between one slice and three merged, $differ differ"
 fi
 
+if [ "$search" = 1 ]; then
+  t0=$(now)
+  rm -rf "$build"
+  cp -a "$seed" "$build"
+  "$top/scripts/sweep.sh" "$tree" "$range" --search --out "$work/search" --build "$build" \
+    "${benches[@]}" "${run_opts[@]}"
+  echo "search $(( $(now) - t0 ))" >>"$work/times"
+  set +e
+  "$trig" sweep report "$work/search" --format json >"$work/search.json"
+  rc=$?
+  set -e
+  [ $rc -eq 1 ] || { echo "sweep-proof: FAILED: the search's report exit $rc, not 1" >&2; fail=1; }
+  searched=$(jq -r '.steps[] | .commit as $c | .moved[] | "\($c) \(.bench) \(.verdict) \(.top_mover[0] // "none") \(.change_pct) \(.per_event)"' "$work/search.json")
+  if [ "$searched" = "$found" ]; then
+    echo "sweep-proof: OK: the search names the same $(wc -l <<<"$found") steps, sizes and top movers"
+  else
+    echo "sweep-proof: FAILED: the search found" >&2; echo "$searched" >&2; fail=1
+  fi
+  same=0; differ=0
+  for f in "$work"/search/[0-9]*.json; do
+    if cmp -s <(figures "$f") <(figures "$work/merged/$(basename "$f")"); then
+      same=$((same + 1))
+    else
+      differ=$((differ + 1)); echo "sweep-proof: FAILED: $(basename "$f")'s figures differ between the search and the sweep" >&2
+    fi
+  done
+  [ $differ -eq 0 ] || fail=1
+  tried=$(find "$work/search" -maxdepth 1 \( -name '[0-9]*.json' -o -name '*.skip' \) | wc -l)
+  echo "sweep-proof: the search built $tried of $((commits + 1)) commits ($same measured with the sweep's figures bit for bit, $differ differ)"
+fi
+
 echo "--- costs (s)"
 # --reduced makes no one-slice sweep: only the logs that exist (pipefail)
-for f in "$work"/slice-*/sweep.log "$work"/one/sweep.log; do
+for f in "$work"/slice-*/sweep.log "$work"/one/sweep.log "$work"/search/sweep.log; do
   if [ -f "$f" ]; then cat "$f"; fi
 done | grep -E "built in [0-9]+ s, booted" |
   awk '{ b += $4; t += $8; n++ } END { if (n) printf "per commit over %d: build %.0f, boot %.0f, together %.0f\n", n, b/n, t/n, (b+t)/n }'
 echo "first build of each slice (from the seed):"
 for d in "$work"/slice-*; do head -n 2 "$d/sweep.log" | tail -n 1; done
-awk -v seed="$seed_s" '/^slice/ { s += $2; if ($2 > m) m = $2 } /^one/ { o = $2 }
-  END { printf "slices one after another: %d s; the longest slice (%d runners): %d s; one slice: %s s; seed build %d s\n", s, NR - (o != ""), m, o == "" ? "-" : o, seed }' "$work/times"
+awk -v seed="$seed_s" '/^slice/ { s += $2; n++; if ($2 > m) m = $2 } /^one/ { o = $2 } /^search/ { q = $2 }
+  END { printf "slices one after another: %d s; the longest slice (%d runners): %d s; one slice: %s s; the search: %s s; seed build %d s\n", s, n, m, o == "" ? "-" : o, q == "" ? "-" : q, seed }' "$work/times"
 [ $fail -eq 0 ] || exit 1
 echo "sweep-proof: OK"

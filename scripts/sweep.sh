@@ -4,7 +4,7 @@
 #   scripts/sweep.sh TREE BASE..TIP [--slice K/N] [--out DIR] [--bench GLOB]
 #                    [--base tinyconfig|defconfig|CONFIG] [--build DIR]
 #                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile]
-#                    [-- RUN-OPTIONS]
+#                    [--search [--runners N] [--round K/N]] [-- RUN-OPTIONS]
 #
 # Builds BASE and each commit of BASE..TIP (with --slice K/N every N-th
 # of them from the K-th, so that N runners split the range) in the git
@@ -24,6 +24,12 @@
 # it was built at (a CI cache) is incremental on the whole, a copy
 # elsewhere rebuilds objtool and what it checked. --make passes a
 # make variable to scripts/build-kernel.sh (--make CC="ccache gcc").
+# --search (issue 34): instead of every commit, the commits `trig-init
+# sweep next DIR --runners N` asks for, round after round until it asks
+# for none (BASE and TIP, then halving each interval whose ends differ;
+# default DIR ./sweep-search); `sweep report DIR` then names every step.
+# --round K/N: one round only, and of it every N-th commit from the K-th,
+# so that N runners share a round (examples/sweep-search.yml).
 # TREE is left on the commit it was on. Exit: 0 done (whatever was
 # skipped), 2 usage or a tree that cannot be swept.
 set -uo pipefail
@@ -35,7 +41,7 @@ usage() { sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 tree=$(cd "$1" && pwd) || usage
 range=$2
 shift 2
-slice=1/1; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
+slice=1/1; search=0; runners=1; part=""; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --slice) slice=$2; shift 2 ;;
@@ -46,16 +52,25 @@ while [ $# -gt 0 ]; do
     --seed-build) seed=$2; shift 2 ;;
     --make) make_vars+=("$2"); shift 2 ;;
     --no-profile) profile=no; shift ;;
+    --search) search=1; shift ;;
+    --runners) runners=$2; shift 2 ;;
+    --round) part=$2; shift 2 ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "sweep.sh: unknown option $1" >&2; usage ;;
   esac
 done
+if [ -n "$part" ]; then
+  k=${part%/*}; n=${part#*/}
+  [[ $part =~ ^[0-9]+/[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$n" ] && [ "$search" = 1 ] ||
+    { echo "sweep.sh: --round must be K/N with 1 <= K <= N, with --search; not '$part'" >&2; exit 2; }
+fi
 [ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
 profiling=()
 if [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
   profiling=(--profile)
 fi
 name=${slice/\//-of-}
+[ "$search" = 1 ] && name=search
 out=${out:-$PWD/sweep-$name}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 git_dir=$(git -C "$tree" rev-parse --absolute-git-dir) || exit 2
@@ -76,8 +91,14 @@ fi
 # a checkout would carry them to every commit measured
 git -C "$tree" diff --quiet HEAD -- ||
   { echo "sweep.sh: $tree has uncommitted changes; commit or stash them" >&2; exit 2; }
-plan=$("$trig" sweep plan "$tree" "$range" --slice "$slice" --out "$out") || exit 2
 log="$out/sweep.log"
+if [ "$search" = 1 ]; then
+  [ "$slice" = 1/1 ] || { echo "sweep.sh: --search takes no --slice" >&2; exit 2; }
+  "$trig" sweep plan "$tree" "$range" --search --out "$out" || exit 2
+  plan=search
+else
+  plan=$("$trig" sweep plan "$tree" "$range" --slice "$slice" --out "$out") || exit 2
+fi
 if [ -z "$plan" ]; then
   # more slices than commits: the manifest alone says this slice is done
   echo "sweep.sh: $range slice $slice takes no commit of the range; nothing to measure" | tee -a "$log" >&2
@@ -86,7 +107,25 @@ fi
 head=$(git -C "$tree" symbolic-ref -q --short HEAD || git -C "$tree" rev-parse HEAD) || exit 2
 trap 'git -C "$tree" checkout -q "$head"' EXIT
 now() { date +%s; }
-echo "sweep.sh: $range slice $slice: $(wc -l <<<"$plan") commits into $out, building in $build" | tee -a "$log" >&2
+# the search: `sweep next` and measure, until it asks for nothing
+search_rounds() {
+  local round=0 next
+  echo "sweep.sh: searching $range into $out ($runners runners a round), building in $build" | tee -a "$log" >&2
+  while next=$("$trig" sweep next "$out" --runners "$runners") || exit 2; [ -n "$next" ]; do
+    if [ -n "$part" ]; then
+      next=$(awk -v k="$k" -v n="$n" 'NR % n == k % n' <<<"$next")
+      echo "sweep.sh: this round's part $part: $(grep -c . <<<"$next") commits" | tee -a "$log" >&2
+      [ -z "$next" ] || measure "$next"
+      return
+    fi
+    round=$((round + 1))
+    echo "sweep.sh: round $round: $(wc -l <<<"$next") commits" | tee -a "$log" >&2
+    measure "$next"
+  done
+  echo "sweep.sh: search done after $round rounds, $(find "$out" -maxdepth 1 \( -name '[0-9]*.json' -o -name '*.skip' \) | wc -l) commits tried" | tee -a "$log" >&2
+}
+# measure PLAN: builds and boots each `COMMIT STEM` line of PLAN
+measure() {
 while read -r commit stem; do
   rm -f "$out/$stem.json" "$out/$stem.skip"
   t0=$(now)
@@ -118,5 +157,12 @@ while read -r commit stem; do
     rm -rf "$out/$stem.vm.err" "$runs"
     echo "$stem: built in $((t1 - t0)) s, booted in $((t2 - t1)) s" | tee -a "$log" >&2
   fi
-done <<<"$plan"
+done <<<"$1"
+}
+if [ "$search" = 1 ]; then
+  search_rounds
+else
+  echo "sweep.sh: $range slice $slice: $(wc -l <<<"$plan") commits into $out, building in $build" | tee -a "$log" >&2
+  measure "$plan"
+fi
 exit 0

@@ -11,5 +11,6 @@ pub mod compare;
 pub mod gate;
 pub mod history;
 pub mod input;
+pub mod search;
 pub mod steps;
 pub mod sweep;

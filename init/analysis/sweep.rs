@@ -14,6 +14,7 @@
 use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
 use crate::analysis::gate::Tally;
 use crate::analysis::input::{self, Side};
+use crate::analysis::search;
 use crate::report::{identity, Meter, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -66,6 +67,10 @@ pub struct Manifest {
     pub commits: Vec<Commit>,
     /// The slices whose commits this directory holds.
     pub slices: Vec<Slice>,
+    /// A search (`analysis::search`): the commits measured are those
+    /// `sweep next` asked for, not slices.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub search: bool,
 }
 
 impl Manifest {
@@ -162,37 +167,41 @@ pub fn range_commits(tree: &Path, range: &str) -> Result<Vec<Commit>, String> {
 
 /// `sweep plan`: writes the slice's manifest into `out` (a rerun of the
 /// same slice may reuse it; another range or slice may not) and returns
-/// the slice's commits and their file stems, in the range's order.
+/// the slice's commits and their file stems, in the range's order. No
+/// slice: a search's manifest, and no commits (`sweep next` asks for
+/// them).
 pub fn plan(
     tree: &Path,
     range: &str,
-    slice: Slice,
+    slice: Option<Slice>,
     out: &Path,
 ) -> Result<Vec<(String, String)>, String> {
     let m = Manifest {
         range: range.into(),
         commits: range_commits(tree, range)?,
-        slices: vec![slice],
+        slices: slice.into_iter().collect(),
+        search: slice.is_none(),
     };
     make_dir("--out", out)?;
     if out.join(MANIFEST).exists() {
         let old = Manifest::read(out)?;
         if old != m {
+            let what = if old.search {
+                "a search".to_string()
+            } else {
+                let s: Vec<String> = old.slices.iter().map(Slice::to_string).collect();
+                format!("slice {}", s.join(","))
+            };
             return Err(format!(
-                "{} holds another sweep ({} slice {}); give another --out",
+                "{} holds another sweep ({} {what}); give another --out",
                 out.display(),
                 old.range,
-                old.slices
-                    .iter()
-                    .map(Slice::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
             ));
         }
     }
     m.write(out)?;
     Ok((0..m.commits.len())
-        .filter(|&i| slice.contains(i))
+        .filter(|&i| slice.is_some_and(|s| s.contains(i)))
         .map(|i| (m.commits[i].commit.clone(), m.stem(i)))
         .collect())
 }
@@ -221,7 +230,7 @@ pub enum CommitOutcome {
 
 /// The per-commit files of a sweep directory by index; a file that is not
 /// a commit of the manifest's range is an error.
-fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> {
+pub fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> {
     let index: BTreeMap<String, usize> = (0..m.commits.len()).map(|i| (m.stem(i), i)).collect();
     let mut out = vec![CommitOutcome::Missing; m.commits.len()];
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -278,7 +287,7 @@ fn incompatible(a: &Side, b: &Side) -> Option<String> {
         .map(|m| m.to_string())
 }
 
-fn load(path: &Path) -> Result<Side, String> {
+pub fn load(path: &Path) -> Result<Side, String> {
     Ok(Side::of_file(path, input::load_file(path)?))
 }
 
@@ -499,6 +508,8 @@ pub struct SweepReport {
     pub steps: Vec<CommitStep>,
     /// Each commit's benchmarks without a figure, in commit order.
     pub broken: Vec<Broken>,
+    /// Small changes that add up beyond the threshold (`search::drifts`).
+    pub drifts: Vec<search::DriftStep>,
     pub meter: Option<Meter>,
     /// Consecutive measured pairs compared.
     pub compared: usize,
@@ -621,12 +632,14 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
         // a side no benchmark is measured against any more is dropped
         sides.retain(|k, _| last.values().any(|v| v == k));
     }
+    let drifts = search::drifts_of(&manifest, &outcomes, settings)?;
     Ok(SweepReport {
         dir: dir.display().to_string(),
         manifest,
         outcomes,
         steps,
         broken,
+        drifts,
         meter,
         compared,
     })
@@ -665,6 +678,7 @@ mod tests {
                 })
                 .collect(),
             slices: vec![],
+            search: false,
         };
         let m = commits(13);
         assert_eq!(m.stem(12), format!("012-{:012x}", 12));

@@ -1,9 +1,10 @@
-//! `trig-init sweep plan|merge|report`: the Rust side of scripts/sweep.sh.
+//! `trig-init sweep plan|merge|report|next`: the Rust side of
+//! scripts/sweep.sh.
 
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_init::analysis::{compare, sweep};
+use trig_init::analysis::{compare, search, sweep};
 use trig_init::error::{infra, input, usage, Error};
 use trig_init::export::sweep::for_sweep;
 use trig_init::export::write_file;
@@ -11,7 +12,16 @@ use trig_init::export::write_file;
 pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {
         SweepSub::Plan(c) => {
-            let slice = sweep::Slice::parse(&c.slice).map_err(usage)?;
+            let slice =
+                match (&c.slice, c.search) {
+                    (Some(_), true) => return Err(usage(
+                        "--search takes no --slice: a search measures what `sweep next` asks for",
+                    )),
+                    (None, true) => None,
+                    (s, false) => {
+                        Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1")).map_err(usage)?)
+                    }
+                };
             let plan =
                 sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref()).map_err(input)?;
             for (commit, stem) in plan {
@@ -31,14 +41,20 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        SweepSub::Report(c) => {
-            if c.threshold.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
-                return Err(usage("--threshold must be positive"));
+        SweepSub::Next(c) => {
+            if c.runners == 0 {
+                return Err(usage("--runners must be at least 1"));
             }
-            let settings = compare::Settings {
-                threshold_pct: c.threshold,
-                ..compare::Settings::default()
-            };
+            let settings = settings(c.threshold)?;
+            for (commit, stem) in
+                search::next_in(c.dir.as_ref(), c.runners, &settings).map_err(input)?
+            {
+                println!("{commit} {stem}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        SweepSub::Report(c) => {
+            let settings = settings(c.threshold)?;
             let stdout = for_sweep(&c.format).map_err(usage)?;
             let mut files = Vec::new();
             for (format, path) in [
@@ -68,4 +84,15 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             Ok(ExitCode::from(s.tally().status()))
         }
     }
+}
+
+/// compare's settings at `--threshold`.
+fn settings(threshold: Option<f64>) -> Result<compare::Settings, Error> {
+    if threshold.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
+        return Err(usage("--threshold must be positive"));
+    }
+    Ok(compare::Settings {
+        threshold_pct: threshold,
+        ..compare::Settings::default()
+    })
 }

@@ -4,6 +4,7 @@
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
 use crate::analysis::compare::{Comparison, Verdict};
+use crate::analysis::search;
 use crate::analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
 use serde::Serialize;
 use std::fmt::Write;
@@ -97,7 +98,7 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
             )
         })
         .collect();
-    let steps = s
+    let mut steps: Vec<String> = s
         .steps
         .iter()
         .map(|st| {
@@ -110,7 +111,19 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
             )
         })
         .collect();
-    let unmeasured = s
+    steps.extend(s.drifts.iter().map(|d| {
+        let what: Vec<String> = d.moved.iter().map(said).collect();
+        format!(
+            "{}: drift of {} since {}: no measured commit between moved it beyond the threshold from the one before",
+            commit(s, d.to),
+            what.join("; "),
+            s.short(d.from)
+        )
+    }));
+    let unmeasured = if s.manifest.search {
+        searched(s)
+    } else {
+        s
         .outcomes
         .iter()
         .enumerate()
@@ -123,7 +136,8 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
                 s.dir
             )),
         })
-        .collect();
+        .collect()
+    };
     (
         title,
         [
@@ -132,6 +146,56 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
             ("Not measured", unmeasured),
         ],
     )
+}
+
+/// What a search did not measure: its assumption, once; each commit
+/// skipped, with why; each run of commits between two measured ones that
+/// agree, or that the search has not got there yet.
+fn searched(s: &SweepReport) -> Vec<String> {
+    let measured = |i: &usize| matches!(s.outcomes[*i], CommitOutcome::Measured(_));
+    let runs = search::unmeasured_runs(&s.outcomes);
+    let mut out: Vec<(usize, String)> = s
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            CommitOutcome::Skipped(why) => Some((i, format!("{}: skipped: {why}", commit(s, i)))),
+            _ => None,
+        })
+        .collect();
+    for &(first, last) in &runs {
+        let before = (0..first).rev().find(measured);
+        let after = (last + 1..s.outcomes.len()).find(measured);
+        let span = if first == last {
+            s.short(first).to_string()
+        } else {
+            format!(
+                "{}..{} ({} commits)",
+                s.short(first),
+                s.short(last),
+                last - first + 1
+            )
+        };
+        let open = s
+            .steps
+            .iter()
+            .any(|st| Some(st.from) == before && Some(st.at) == after);
+        let why = match (before, after) {
+            (Some(b), Some(a)) if !open => {
+                format!("between {} and {}, which agree", s.short(b), s.short(a))
+            }
+            _ => "not measured yet: the search is not done (`sweep next` names what to measure)"
+                .to_string(),
+        };
+        out.push((first, format!("{span}: {why}")));
+    }
+    out.sort_by_key(|o| o.0);
+    let unmeasured: usize = runs.iter().map(|r| r.1 - r.0 + 1).sum();
+    std::iter::once(format!(
+        "a search: {unmeasured} commits not measured, each between two measured commits whose figures agree within the threshold, taken to hold no step (a change and its exact reversal both between them would go unseen)"
+    ))
+    .chain(out.into_iter().map(|o| o.1))
+    .collect()
 }
 
 /// Plain text: the outline, then each step's comparison in `each`.
@@ -228,14 +292,25 @@ impl Exporter<SweepReport> for Json {
             comparison: serde_json::Value,
         }
         #[derive(Serialize)]
+        struct DriftOut<'a> {
+            commit: &'a str,
+            since: &'a str,
+            moved: &'a [Moved],
+        }
+        #[derive(Serialize)]
         struct Doc<'a> {
             schema_version: u32,
             range: &'a str,
+            /// A search: the commits not measured lie between two that
+            /// agree, taken to hold no step.
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            search: bool,
             regressed: bool,
             /// `sweep report`'s exit status (docs/faults.md)
             status: u8,
             commits: Vec<CommitOut<'a>>,
             steps: Vec<StepOut<'a>>,
+            drifts: Vec<DriftOut<'a>>,
             broken: Vec<BrokenOut<'a>>,
         }
         #[derive(Serialize)]
@@ -249,6 +324,7 @@ impl Exporter<SweepReport> for Json {
         let doc = Doc {
             schema_version: JSON_SCHEMA_VERSION,
             range: &m.range,
+            search: m.search,
             regressed: s.regressed(),
             status: s.tally().status(),
             broken: s
@@ -289,6 +365,15 @@ impl Exporter<SweepReport> for Json {
                     moved: &st.moved,
                     comparison: serde_json::from_str(&Json.export(&st.comparison))
                         .expect("compare's JSON parses"),
+                })
+                .collect(),
+            drifts: s
+                .drifts
+                .iter()
+                .map(|d| DriftOut {
+                    commit: &m.commits[d.to].commit,
+                    since: &m.commits[d.from].commit,
+                    moved: &d.moved,
                 })
                 .collect(),
         };
