@@ -46,7 +46,12 @@ fn apt_state() -> BTreeMap<String, (u64, Option<SystemTime>)> {
 /// an empty cache (so that apt runs), and checks each is `ok` and that
 /// the host's apt is untouched. Returns the release booted.
 fn unstable(vm_args: &[&str], benches: &[&str]) -> String {
-    let tmp = std::env::temp_dir().join(format!("trig-newest-{}", std::process::id()));
+    // one directory per test: the two may run side by side
+    let tmp = std::env::temp_dir().join(format!(
+        "trig-newest-{}-{}",
+        std::process::id(),
+        vm_args.len()
+    ));
     let cache = tmp.join("cache");
     let out = tmp.join("out").display().to_string();
     let before = apt_state();
