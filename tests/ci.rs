@@ -81,3 +81,75 @@ fn setup_writes_a_debian_suite_for_debian_only() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The jobs of a workflow file: (name, text), by the two-space indent of
+/// the names under `jobs:`.
+fn jobs(workflow: &str) -> Vec<(String, String)> {
+    let body = &workflow[workflow.find("\njobs:\n").expect("jobs:") + 7..];
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in body.lines() {
+        let name = line.strip_prefix("  ").and_then(|l| l.strip_suffix(':'));
+        match name {
+            Some(n) if !n.starts_with([' ', '#']) => out.push((n.to_string(), String::new())),
+            _ => {
+                if let Some((_, text)) = out.last_mut() {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The pinned image, as the workflows and the docs name it.
+const IMAGE: &str = "debian:trixie-20251117";
+
+/// Every job that builds or boots (calls setup.sh) runs in the one pinned
+/// image, whose QEMU the docs' `docker run` reproduces; the boots are
+/// under --meter icount, which the runner's CPU and KVM do not reach; the
+/// matrices are static (a local runner expands no `fromJSON`), and every
+/// artifact is one file (a local runner uploads no directory).
+#[test]
+fn the_workflows_build_and_boot_in_the_pinned_image_under_icount() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    for file in ["examples/sweep-range.yml", "examples/nightly-kernel.yml"] {
+        let text = read(file);
+        assert!(!text.contains("fromJSON"), "{file}: a matrix from fromJSON");
+        let jobs = jobs(&text);
+        assert!(jobs.len() >= 3, "{file}: {jobs:?}");
+        for (name, body) in &jobs {
+            let builds = body.contains("./scripts/setup.sh");
+            let pinned = body.contains(&format!("\n    container: {IMAGE}\n"));
+            assert_eq!(
+                builds, pinned,
+                "{file}: job {name}: setup.sh, not in {IMAGE}, or the other way"
+            );
+            assert!(
+                !body.contains("sudo "),
+                "{file}: job {name}: the container runs as root, without sudo"
+            );
+            // the jobs a local runner runs: one file an artifact
+            if ["build", "slice", "bench"].contains(&name.as_str()) {
+                for upload in body.split("uses: actions/upload-artifact").skip(1) {
+                    let path = upload.lines().find_map(|l| l.trim().strip_prefix("path: "));
+                    assert!(
+                        path.is_some_and(|p| p.ends_with(".tar")),
+                        "{file}: job {name}: upload of {path:?}, not one file"
+                    );
+                }
+            }
+        }
+    }
+    let nightly = read("examples/nightly-kernel.yml");
+    assert!(nightly.contains("./scripts/nightly.sh") && nightly.contains("--meter icount"));
+    assert!(read("scripts/sweep.sh").contains("--meter icount --runs 1"));
+    for doc in ["docs/sweep.md", "docs/nightly.md"] {
+        let text = read(doc);
+        assert!(
+            text.contains("docker run") && text.contains(IMAGE),
+            "{doc}: how to reproduce a figure with {IMAGE}"
+        );
+    }
+}
