@@ -63,10 +63,10 @@ while [ $# -gt 0 ]; do
     *) echo "nightly.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
 done
-vm_opts=(); qemu=qemu-system-x86_64
+vm_opts=(); qemu="qemu-system-x86_64"
 case $arch in
   x86_64|amd64) arch=x86_64 ;;
-  aarch64|arm64) arch=aarch64 qemu=qemu-system-aarch64
+  aarch64|arm64) arch=aarch64 qemu="qemu-system-aarch64"
     vm_opts=(--arch aarch64 --init "${TRIG_INIT_AARCH64:-$top/target/aarch64-unknown-linux-musl/release/trig-init}") ;;
   *) echo "nightly.sh: unknown --arch $arch" >&2; exit 2 ;;
 esac

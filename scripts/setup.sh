@@ -6,7 +6,7 @@
 # with shellcheck for the workflows of examples/. Safe to run again.
 #   --arm64         also the arm64 Rust target and zig (cargo-zigbuild)
 #   --kernel-tools  also what building a kernel tree needs (x86-64 and
-#                   arm64): git, gcc, bc, libssl-dev, dwarves, ccache, jq
+#                   arm64): bc, libssl-dev, dwarves, the arm64 gcc, ccache, jq
 #   --kernel        --kernel-tools, and Debian's linux-source-6.1 and what
 #                   booting under vmtest needs
 #   --dry-run       say what would be installed and written, change nothing
@@ -48,11 +48,11 @@ fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio curl ca-certificates
+PKGS=(clang llvm gcc libc6-dev git libelf-dev zlib1g-dev pkg-config make cpio curl ca-certificates
       qemu-system-x86 qemu-system-arm
       musl-tools autoconf automake libtool autopoint gettext flex bison gawk
       python3-pip file shellcheck)
-[ "$tools" = 1 ] && PKGS+=(git gcc libc6-dev bc libssl-dev dwarves gcc-aarch64-linux-gnu ccache jq)
+[ "$tools" = 1 ] && PKGS+=(bc libssl-dev dwarves gcc-aarch64-linux-gnu ccache jq)
 [ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 qemu-guest-agent)
 
 missing=()
