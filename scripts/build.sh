@@ -18,8 +18,20 @@
 # per-uprobe VMA lookup short and steady (docs/parity.md).
 # aarch64: aarch64-unknown-linux-musl through zig (cargo-zigbuild), which
 # brings the cross C toolchain and kernel headers.
+# CARGO_TARGET_DIR (default target) is where cargo builds; the binaries
+# land in target/ all the same (a local workflow runner builds in a copy
+# of the tree, and reuses CI's build this way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p target "${CARGO_TARGET_DIR:-target}"
+# absolute, as the C flags that name its directories: another path would
+# rebuild the vendored C libraries
+t=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
+# land TARGET: bin= the binary cargo built for TARGET, copied under target/
+land() {
+  bin=target/$1/release/trig-init
+  [ "$t" = "$PWD/target" ] || { mkdir -p "target/$1/release"; cp "$t/$1/release/trig-init" "$bin"; }
+}
 arch=x86_64
 [ "${1:-}" = "--arch" ] && arch=${2:?--arch x86_64|aarch64}
 
@@ -29,8 +41,8 @@ export ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none requ
 
 build_plugin() {
   RUSTFLAGS="-C target-feature=-crt-static" \
-    cargo build --release -p trig-plugin --target x86_64-unknown-linux-gnu --target-dir target/plugin
-  cp target/plugin/x86_64-unknown-linux-gnu/release/libtrig_plugin.so target/libtrig_plugin.so
+    cargo build --release -p trig-plugin --target x86_64-unknown-linux-gnu --target-dir "$t/plugin"
+  cp "$t/plugin/x86_64-unknown-linux-gnu/release/libtrig_plugin.so" target/libtrig_plugin.so
   echo "build: QEMU plugin -> target/libtrig_plugin.so"
 }
 build_plugin
@@ -40,14 +52,14 @@ if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   # pip --user puts cargo-zigbuild there
   export PATH="$PATH:$HOME/.local/bin"
   command -v cargo-zigbuild >/dev/null || { echo "build: no cargo-zigbuild (scripts/setup.sh installs it)" >&2; exit 1; }
-  mkdir -p target/zig-support/stub
-  cp scripts/musl/argp.h target/zig-support/stub/argp.h
+  mkdir -p "$t/zig-support/stub"
+  cp scripts/musl/argp.h "$t/zig-support/stub/argp.h"
   # zig's linker turns rustc's default debuginfo strip into strip-all;
   # build unstripped and drop only debug info below
-  env CFLAGS_aarch64_unknown_linux_musl="-idirafter $PWD/target/zig-support/stub" \
+  env CFLAGS_aarch64_unknown_linux_musl="-idirafter $t/zig-support/stub" \
     CARGO_PROFILE_RELEASE_STRIP=false \
     cargo zigbuild --release --bin trig-init --target "$target" --no-default-features --features vendored
-  bin=target/$target/release/trig-init
+  land "$target"
   llvm-strip --strip-debug "$bin"
   file "$bin" | grep -q "ARM aarch64.*statically linked" || { echo "build: $bin is not a static arm64 binary" >&2; exit 1; }
   echo "build: $target, $(stat -c %s "$bin") bytes -> $bin"
@@ -62,16 +74,16 @@ build_musl() {
   command -v musl-gcc >/dev/null || { echo "no musl-gcc (apt-get install musl-tools)"; return 1; }
   # musl-gcc hides the kernel's uapi headers, which libbpf needs; elfutils'
   # lib/ wants argp.h, which libelf never calls (declarations only).
-  local inc=target/musl-support
+  local inc=$t/musl-support
   mkdir -p "$inc/stub"
   ln -sfn /usr/include/linux "$inc/linux"
   ln -sfn "/usr/include/$(gcc -dumpmachine)/asm" "$inc/asm"
   ln -sfn /usr/include/asm-generic "$inc/asm-generic"
   cp scripts/musl/argp.h "$inc/stub/argp.h"
-  mkdir -p target/musl-support/nolib
+  mkdir -p "$inc/nolib"
   env CC_x86_64_unknown_linux_musl=musl-gcc \
-    CFLAGS_x86_64_unknown_linux_musl="-idirafter $PWD/$inc -idirafter $PWD/$inc/stub" \
-    LIBBPF_SYS_LIBRARY_PATH="$PWD/target/musl-support/nolib" \
+    CFLAGS_x86_64_unknown_linux_musl="-idirafter $inc -idirafter $inc/stub" \
+    LIBBPF_SYS_LIBRARY_PATH="$inc/nolib" \
     cargo build --release --bin trig-init --target "$musl" --no-default-features --features vendored
 }
 
@@ -83,7 +95,7 @@ else
   cargo build --release --bin trig-init --target "$gnu"
   target=$gnu
 fi
-bin=target/$target/release/trig-init
+land "$target"
 file "$bin" | grep -q "static" || { echo "build: $bin is not statically linked" >&2; exit 1; }
 ln -sfn "$target/release/trig-init" target/trig-init
 echo "build: $target, $(stat -c %s "$bin") bytes -> target/trig-init"

@@ -6,13 +6,18 @@
 #   scripts/nightly.sh KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]...
 #                      [--arch x86_64|aarch64] [--base tinyconfig|defconfig|CONFIG]
 #                      [--build DIR] [--image FILE] [--fetch] [--bmf FILE]
-#                      [--repo-url URL] [--no-profile] [-- RUN-OPTIONS]
+#                      [--repo-url URL] [--meter icount|time] [--no-profile]
+#                      [--require-profile] [-- RUN-OPTIONS]
 #
+# --meter passes vm's meter (default vm's: time where KVM is usable, else
+# icount; CI passes icount, whose figures do not depend on the runner).
 # Boots are profiled (vm --profile) when the QEMU plugin is beside
-# trig-init (or TRIG_INIT_PLUGIN names it) and KVM is not usable, i.e.
-# under the icount meter: the results then carry the kernel's
-# instructions per event (`--metric kernel`), whose series survive an
-# update of trig-init. --no-profile turns it off.
+# trig-init (or TRIG_INIT_PLUGIN names it) under the icount meter: the
+# results then carry the kernel's instructions per event (`--metric
+# kernel`), whose series survive an update of trig-init. --no-profile
+# turns it off. A QEMU older than 9.2 cannot load the plugin: said once,
+# before the build, and the boots measure unprofiled; --require-profile
+# stops there instead (exit 2).
 #
 # Writes DIR/<release>-<time>.json (the night's results, with the commit),
 # DIR/latest.md (tonight against the previous night, markdown for a CI
@@ -32,13 +37,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [--no-profile] [-- RUN-OPTIONS]"
+usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [--meter M] [--no-profile] [--require-profile] [-- RUN-OPTIONS]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 tree=$(cd "$1" && pwd) || exit 2
 shift
 history=$PWD/history; runs=3; base=tinyconfig; fetch=0; filters=(); run_opts=()
 build=$tree/build-trig-nightly; arch=$(uname -m); image=""; bmf=""; report_opts=()
-profile=1
+profile=1; require=0; meter=""
 while [ $# -gt 0 ]; do
   case $1 in
     --history) history=$2; shift 2 ;;
@@ -51,21 +56,38 @@ while [ $# -gt 0 ]; do
     --fetch) fetch=1; shift ;;
     --bmf) bmf=$2; shift 2 ;;
     --repo-url) report_opts+=(--repo-url "$2"); shift 2 ;;
+    --meter) meter=$2; shift 2 ;;
     --no-profile) profile=0; shift ;;
+    --require-profile) require=1; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "nightly.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
 done
-vm_opts=()
+vm_opts=(); qemu="qemu-system-x86_64"
 case $arch in
   x86_64|amd64) arch=x86_64 ;;
-  aarch64|arm64) arch=aarch64
+  aarch64|arm64) arch=aarch64 qemu="qemu-system-aarch64"
     vm_opts=(--arch aarch64 --init "${TRIG_INIT_AARCH64:-$top/target/aarch64-unknown-linux-musl/release/trig-init}") ;;
   *) echo "nightly.sh: unknown --arch $arch" >&2; exit 2 ;;
 esac
+case $meter in
+  "") ;;
+  icount|time) vm_opts+=(--meter "$meter") ;;
+  *) echo "nightly.sh: --meter must be icount or time, not '$meter'" >&2; exit 2 ;;
+esac
+# shellcheck source=scripts/qemu-plugin.sh
+. "$here/qemu-plugin.sh"
 plugin=${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}
-if [ "$profile" = 1 ] && [ -f "$plugin" ] && [ ! -w /dev/kvm ]; then
-  vm_opts+=(--profile)
+# a profile counts instructions: under icount, given or vm's default
+if [ "$profile" = 1 ] && [ "$meter" != time ] && { [ "$meter" = icount ] || [ ! -w /dev/kvm ]; }; then
+  if [ ! -f "$plugin" ]; then
+    [ "$require" = 0 ] || { echo "nightly.sh: --require-profile: no plugin at $plugin (scripts/build.sh)" >&2; exit 2; }
+  elif profile_or_not nightly.sh "$qemu" "$require"; then
+    vm_opts+=(--profile)
+  fi
+elif [ "$require" = 1 ]; then
+  echo "nightly.sh: --require-profile, but these boots are not profiled: --no-profile, --meter time, or KVM without --meter icount" >&2
+  exit 2
 fi
 # history --git orders the nights by the tree's commits: a shallow clone
 # (CI's default) does not know them

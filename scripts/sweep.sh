@@ -4,13 +4,16 @@
 #   scripts/sweep.sh TREE BASE..TIP [--slice K/N] [--out DIR] [--bench GLOB]
 #                    [--base tinyconfig|defconfig|CONFIG] [--build DIR]
 #                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile]
-#                    [--search [--runners N] [--round K/N]] [-- RUN-OPTIONS]
+#                    [--search [--runners N] [--round K/N]] [--require-profile] [-- RUN-OPTIONS]
 #
 # Builds BASE and each commit of BASE..TIP (with --slice K/N every N-th
 # of them from the K-th, so that N runners split the range) in the git
 # tree TREE, incrementally in one build directory per slice, boots each
 # once under the icount meter (profiled when the plugin is built, as
-# bisect.sh; --bench as bisect.sh: default the whole matrix) and writes
+# bisect.sh: a QEMU older than 9.2 cannot load the plugin, said once
+# before the first build, and the boots measure unprofiled, or with
+# --require-profile it stops (exit 2); --bench as bisect.sh: default the
+# whole matrix) and writes
 # into DIR (default ./sweep-K-of-N) DIR/INDEX-COMMIT12.json, or
 # INDEX-COMMIT12.skip with why a commit did not build or boot (never
 # fatal: the report measures across it), beside the manifest sweep.json.
@@ -36,12 +39,12 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-usage() { sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 tree=$(cd "$1" && pwd) || usage
 range=$2
 shift 2
-slice=1/1; search=0; runners=1; part=""; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; run_opts=()
+slice=1/1; search=0; runners=1; part=""; out=""; benches=(); base=tinyconfig; build=""; seed=""; make_vars=(); profile=auto; require=0; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --slice) slice=$2; shift 2 ;;
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
     --search) search=1; shift ;;
     --runners) runners=$2; shift 2 ;;
     --round) part=$2; shift 2 ;;
+    --require-profile) require=1; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "sweep.sh: unknown option $1" >&2; usage ;;
   esac
@@ -66,8 +70,13 @@ if [ -n "$part" ]; then
 fi
 [ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
 profiling=()
+# shellcheck source=scripts/qemu-plugin.sh
+. "$here/qemu-plugin.sh"
 if [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
-  profiling=(--profile)
+  profile_or_not sweep.sh qemu-system-x86_64 "$require" && profiling=(--profile)
+elif [ "$require" = 1 ]; then
+  echo "sweep.sh: --require-profile: no plugin (scripts/build.sh, or TRIG_INIT_PLUGIN), or --no-profile" >&2
+  exit 2
 fi
 name=${slice/\//-of-}
 [ "$search" = 1 ] && name=search

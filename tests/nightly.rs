@@ -10,6 +10,8 @@ mod synth;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+const NIGHTLY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/nightly.sh");
+
 struct Nightly {
     dir: PathBuf,
     tree: PathBuf,
@@ -60,6 +62,7 @@ impl Nightly {
             format!(
                 r#"#!/usr/bin/env bash
 if [ "$1" = vm ]; then
+  [ -z "${{FAKE_VM_ARGS:-}}" ] || echo "$*" >>"$FAKE_VM_ARGS"
   while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
   status=${{FAKE_VM_STATUS:-0}}
   [ "$status" -ge 2 ] || cp "$FAKE_RESULTS" "$out/$(basename "$FAKE_RESULTS")"
@@ -117,8 +120,23 @@ exec {} "$@"
     }
 
     fn run_in(&self, tree: &Path, results: &Path, vm_status: i32) -> (i32, String) {
-        let o = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/nightly.sh"))
+        self.run_with(tree, results, vm_status, Command::new(NIGHTLY), &[])
+    }
+
+    /// nightly.sh as `cmd` (its environment added) on `tree` with the
+    /// options `extra` too, booting the fake `vm` that hands back
+    /// `results`.
+    fn run_with(
+        &self,
+        tree: &Path,
+        results: &Path,
+        vm_status: i32,
+        mut cmd: Command,
+        extra: &[&str],
+    ) -> (i32, String) {
+        let o = cmd
             .arg(tree)
+            .args(extra)
             .arg("--history")
             .arg(&self.history)
             .arg("--image")
@@ -267,4 +285,58 @@ fn each_exit_status_of_the_steps() {
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("shallow clone"), "{err}");
     assert_eq!(n.nights(), 4);
+}
+
+/// Ubuntu 24.04's QEMU 8.2 cannot load the profiling plugin (API 4 needs
+/// 9.2): nightly.sh said nothing and every profiled boot failed. It says
+/// so once, before anything runs, and boots unprofiled under the meter
+/// asked for; --require-profile stops before the boot instead; a QEMU of
+/// 9.2 or newer profiles.
+#[test]
+fn a_qemu_older_than_9_2_is_said_once_and_the_night_runs_unprofiled() {
+    let mut n = Nightly::new("old-qemu", 3, 0);
+    // the plugin is built: nightly.sh would profile
+    std::fs::write(n.dir.join("libtrig_plugin.so"), b"a plugin").unwrap();
+    let vm_args = n.dir.join("vm-args");
+    let night = |n: &mut Nightly, i: usize, qemu: &str, extra: &[&str]| {
+        let _ = std::fs::remove_file(&vm_args);
+        git(&n.tree, &["checkout", "-q", &n.commits[i]]);
+        let results = n.results(i, 0.8);
+        let mut cmd = Command::new(NIGHTLY);
+        cmd.env("PATH", synth::qemu_of_version(&n.dir, qemu))
+            .env("FAKE_VM_ARGS", &vm_args);
+        let (status, err) = n.run_with(&n.tree.clone(), &results, 0, cmd, extra);
+        (status, err, std::fs::read_to_string(&vm_args).ok())
+    };
+    let (status, err, args) = night(&mut n, 0, "8.2.2", &["--meter", "icount"]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(err.matches("needs TCG plugin API 4").count(), 1, "{err}");
+    assert_eq!(err.matches("measuring unprofiled").count(), 1, "{err}");
+    assert!(err.contains("QEMU 8.2"), "{err}");
+    let args = args.expect("vm ran");
+    assert!(
+        args.contains("--meter icount") && !args.contains("--profile"),
+        "{args}"
+    );
+    // --require-profile: stopped before the boot, nothing recorded
+    let (status, err, args) = night(
+        &mut n,
+        1,
+        "8.2.2",
+        &["--meter", "icount", "--require-profile"],
+    );
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("--require-profile") && args.is_none(), "{err}");
+    assert_eq!(n.nights(), 1);
+    // QEMU 9.2 loads it: profiled, and nothing said
+    let (status, err, args) = night(&mut n, 1, "9.2.0", &["--meter", "icount"]);
+    assert_eq!(status, 0, "{err}");
+    assert!(args.unwrap().contains("--profile"), "{err}");
+    assert!(!err.contains("plugin"), "{err}");
+    // the time meter counts no instructions: no profile, nothing said
+    let (_, err, args) = night(&mut n, 2, "8.2.2", &["--meter", "time"]);
+    assert!(
+        !args.unwrap().contains("--profile") && !err.contains("plugin"),
+        "{err}"
+    );
 }

@@ -381,6 +381,45 @@ fn a_slice_without_commits_is_merged_with_the_others() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// Ubuntu 24.04's QEMU 8.2 cannot load the profiling plugin (API 4 needs
+/// 9.2): every profiled boot of a slice failed. sweep.sh says so once,
+/// before the first build, and goes on unprofiled; --require-profile
+/// stops it before the plan (exit 2, nothing written).
+#[test]
+fn a_qemu_older_than_9_2_is_said_once_before_the_slice() {
+    let dir = scratch("old-qemu");
+    // two commits whose builds fail at once (no kernel in the tree)
+    let (tree, commits) = history(&dir, 1);
+    let range = format!("{}..HEAD", commits[0]);
+    let plugin = dir.join("libtrig_plugin.so");
+    std::fs::write(&plugin, "a plugin").unwrap();
+    let sweep = |out: &Path, extra: &[&str]| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep.sh");
+        Command::new(script)
+            .args([s(&tree), &range, "--out", s(out)])
+            .args(extra)
+            .env("TRIG_INIT", env!("CARGO_BIN_EXE_trig-init"))
+            .env("TRIG_INIT_PLUGIN", &plugin)
+            .env("PATH", synth::qemu_of_version(&dir, "8.2.2"))
+            .output()
+            .unwrap()
+    };
+    let out = dir.join("slice");
+    let o = sweep(&out, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.matches("needs TCG plugin API 4").count(), 1, "{e}");
+    assert_eq!(e.matches("measuring unprofiled").count(), 1, "{e}");
+    // the message came before the first build
+    assert!(e.find("QEMU 8.2") < e.find("build failed"), "{e}");
+    assert_eq!(e.matches("build failed").count(), 2, "{e}");
+    let stopped = dir.join("stopped");
+    let o = sweep(&stopped, &["--require-profile"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--require-profile"), "{}", stderr(&o));
+    assert!(!stopped.join("sweep.json").exists());
+}
+
 /// A sweep with fewer than two commits measured (every build failed)
 /// compared nothing: exit 2, saying so, after the report of what was
 /// not measured, where it said "0 steps" and exited 0.

@@ -1,5 +1,6 @@
 //! Synthetic `trig-init vm` results files, for tests of the host
-//! commands that read them (compare, history, report, nightly.sh).
+//! commands that read them (compare, history, report, nightly.sh), and a
+//! stub QEMU for the scripts' version check.
 
 use serde_json::{json, Value};
 use trig_init::report::{BenchResult, Better, RunSet, Status, Summary};
@@ -172,4 +173,24 @@ pub fn updated_history(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
             p
         })
         .collect()
+}
+
+/// A directory holding a `qemu-system-x86_64` that says it is `version`,
+/// first on the PATH that the scripts see: the PATH to give them.
+#[allow(dead_code)] // not every test binary that includes synth uses it
+pub fn qemu_of_version(dir: &std::path::Path, version: &str) -> std::ffi::OsString {
+    let bin = dir.join(format!("qemu-{version}"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let qemu = bin.join("qemu-system-x86_64");
+    std::fs::write(
+        &qemu,
+        format!("#!/bin/sh\necho 'QEMU emulator version {version} (stub)'\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&qemu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = bin.into_os_string();
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path
 }
