@@ -604,15 +604,27 @@ impl Drop for Hog {
 /// hung at 1276 s, still writing. Four profiled boots beside a busy loop
 /// on every core: every report and every boot's symbols whole, the same
 /// figures in all four (icount), and each console ends with the kernel's
-/// power-off line, printed once (nothing written was lost to it).
+/// power-off line, printed once (nothing written was lost to it). Every
+/// profiled boot sends the kernel's 3 MB of symbols, the stress that cut
+/// the evidence boot; three benchmarks of the families (and their
+/// baselines) keep it to minutes in CI, where the whole matrix would take
+/// half an hour on 2 shared cores.
 #[test]
 fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
     let hog = Hog::start();
     let start = std::time::Instant::now();
-    let (code, err, doc) = vm(&["--profile", "--jobs", "4", "--runs", "4"], &[]);
+    let benches = [
+        "--filter",
+        "trig-kprobe",
+        "--filter",
+        "trig-uprobe-nop",
+        "--filter",
+        "rename-base",
+    ];
+    let (code, err, doc) = vm(&["--profile", "--jobs", "4", "--runs", "4"], &benches);
     drop(hog);
     eprintln!(
-        "four profiled whole-matrix boots under a CPU hog: {:.0} s",
+        "four profiled boots under a CPU hog: {:.0} s",
         start.elapsed().as_secs_f64()
     );
     assert_eq!(code, Some(0), "{err}");
@@ -636,7 +648,16 @@ fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
             .iter()
             .filter_map(|r| r["profile"]["functions"][0]["name"].as_str())
             .count();
-        assert!(named > 30, "{at}: {named} benchmarks with named functions");
+        let ok = run["report"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["status"] == "ok")
+            .count();
+        assert!(
+            named == ok && ok >= 3,
+            "{at}: {named} of {ok} with named functions"
+        );
         assert_eq!(figures(run), figures(&runs[0]), "{at}");
         let log = std::fs::read_to_string(run["console_log"].as_str().unwrap()).unwrap();
         let last = log.lines().rev().find(|l| !l.trim().is_empty()).unwrap();

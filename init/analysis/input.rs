@@ -82,6 +82,27 @@ impl Side {
             .flat_map(|s| s.runs.iter())
             .filter(|r| r.report.is_some())
     }
+
+    /// Each benchmark: whether it has a figure (an `ok` result), else
+    /// why not; one unsupported everywhere is left out (nothing to
+    /// measure).
+    pub fn standing(&self) -> std::collections::BTreeMap<String, Result<(), String>> {
+        let mut out: std::collections::BTreeMap<String, Result<(), String>> = Default::default();
+        for r in self.runs().filter_map(|r| r.report.as_ref()) {
+            for b in &r.results {
+                let now = match b.status {
+                    Status::Ok => Ok(()),
+                    Status::Unsupported => continue,
+                    s => Err(b.reason.clone().unwrap_or_else(|| s.as_str().into())),
+                };
+                let e = out.entry(b.name.clone()).or_insert(now.clone());
+                if now.is_ok() {
+                    *e = Ok(());
+                }
+            }
+        }
+        out
+    }
 }
 
 /// The top level of an object: what tells a results file from a report.

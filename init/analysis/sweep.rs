@@ -15,7 +15,7 @@ use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
 use crate::analysis::gate::Tally;
 use crate::analysis::input::{self, Side};
 use crate::analysis::search;
-use crate::report::{identity, Meter, Status};
+use crate::report::{identity, Meter};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -543,26 +543,6 @@ impl SweepReport {
     }
 }
 
-/// Each benchmark of a side: whether it has a figure (an `ok` result),
-/// else why not; unsupported everywhere is left out (nothing to measure).
-fn standing(side: &Side) -> BTreeMap<String, Result<(), String>> {
-    let mut out: BTreeMap<String, Result<(), String>> = BTreeMap::new();
-    for r in side.runs().filter_map(|r| r.report.as_ref()) {
-        for b in &r.results {
-            let now = match b.status {
-                Status::Ok => Ok(()),
-                Status::Unsupported => continue,
-                s => Err(b.reason.clone().unwrap_or_else(|| s.as_str().into())),
-            };
-            let e = out.entry(b.name.clone()).or_insert(now.clone());
-            if now.is_ok() {
-                *e = Ok(());
-            }
-        }
-    }
-    out
-}
-
 /// `sweep report`: each benchmark's series over the measured commits,
 /// each commit compared with the last one before it that had a figure of
 /// the benchmark (the previous measured commit, unless the benchmark
@@ -582,7 +562,7 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
             continue;
         };
         let side = load(path)?;
-        let now = standing(&side);
+        let now = side.standing();
         for (bench, from) in &last {
             if !now.contains_key(bench) {
                 broken.push(Broken {

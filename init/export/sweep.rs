@@ -123,20 +123,19 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
     let unmeasured = if s.manifest.search {
         searched(s)
     } else {
-        s
-        .outcomes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, o)| match o {
-            CommitOutcome::Measured(_) => None,
-            CommitOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
-            CommitOutcome::Missing => Some(format!(
-                "{}: not measured: no slice of {} took it",
-                commit(s, i),
-                s.dir
-            )),
-        })
-        .collect()
+        s.outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                CommitOutcome::Measured(_) => None,
+                CommitOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
+                CommitOutcome::Missing => Some(format!(
+                    "{}: not measured: no slice of {} took it",
+                    commit(s, i),
+                    s.dir
+                )),
+            })
+            .collect()
     };
     (
         title,

@@ -6,7 +6,7 @@ use crate::analysis::changepoint;
 use crate::analysis::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
 use crate::analysis::input::Side;
 use crate::analysis::steps;
-use crate::report::{Meter, RunSet, Status};
+use crate::report::{Meter, RunSet};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -203,21 +203,21 @@ fn newest_unmeasured(entries: &[(Point, Vec<RunSet>)], kinds: &[usize]) -> Vec<B
         force: true,
         ..Settings::default()
     };
-    // what the newest result measured: a failure before it that it
-    // recovered from is no failure of its own
-    let measured: Vec<&str> = new
-        .runs()
-        .filter_map(|r| r.report.as_ref())
-        .flat_map(|r| &r.results)
-        .filter(|b| b.status == Status::Ok)
-        .map(|b| b.name.as_str())
-        .collect();
+    // the newest result's own shortcomings: what it failed, and what it
+    // has no result of that the result before had (a failure before it
+    // that it recovered from, or a benchmark new to it, is none)
+    let (was, now) = (base.standing(), new.standing());
+    let its_own = |name: &str| match now.get(name) {
+        Some(Ok(())) => false,
+        Some(Err(_)) => true,
+        None => was.contains_key(name),
+    };
     match compare::compare(&base, &new, &settings) {
         Ok(c) => c
             .benches
             .into_iter()
             .filter(|b| matches!(b.verdict, Verdict::Failed | Verdict::Missing))
-            .filter(|b| !measured.contains(&b.name.as_str()))
+            .filter(|b| its_own(&b.name))
             .collect(),
         // no boot of it left a report
         Err(why) => vec![BenchComparison {
