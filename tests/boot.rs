@@ -642,22 +642,17 @@ fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
         assert_eq!(run["status"], "ok", "{at}");
         assert!(run["message"].is_null(), "{at}");
         assert_eq!(run["report"]["outcome"]["status"], "complete", "{at}");
-        let named = run["report"]["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|r| r["profile"]["functions"][0]["name"].as_str())
-            .count();
-        let ok = run["report"]["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["status"] == "ok")
-            .count();
-        assert!(
-            named == ok && ok >= 3,
-            "{at}: {named} of {ok} with named functions"
-        );
+        // each benchmark asked for has its kernel path's functions named
+        // (the user-space baseline, trig-usermode-count, has none)
+        for bench in ["trig-kprobe", "trig-uprobe-nop", "rename-base"] {
+            let named = run["report"]["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == bench)
+                .and_then(|r| r["profile"]["functions"][0]["name"].as_str());
+            assert!(named.is_some(), "{at}: {bench} has no named function");
+        }
         assert_eq!(figures(run), figures(&runs[0]), "{at}");
         let log = std::fs::read_to_string(run["console_log"].as_str().unwrap()).unwrap();
         let last = log.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
