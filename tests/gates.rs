@@ -257,6 +257,40 @@ fn history_names_a_benchmark_the_newest_night_failed() {
     assert!(out.contains("MISSING"), "{out}");
 }
 
+/// Found by the oracle: a benchmark the night before failed that the
+/// newest night reports cleanly unsupported is no failure of the newest
+/// night's (it was named FAILED, exit 1); one it lost since a night that
+/// measured it still is (`missing`).
+#[test]
+fn history_does_not_blame_the_newest_night_for_a_failure_before_it() {
+    let dir = scratch("unsupported-after-failed");
+    night(&dir, 1, &icount_night(1, 0.8));
+    night(&dir, 2, &icount_night(2, 0.8));
+    let mut failed = icount_night(3, 0.8);
+    synth::fail(&mut failed, "trig-kprobe", "attach: ENOENT");
+    night(&dir, 3, &failed);
+    let unsupported = |n: usize| {
+        let mut doc = icount_night(n, 0.8);
+        for r in doc["runs"][0]["report"]["results"].as_array_mut().unwrap() {
+            if r["name"] == "trig-kprobe" {
+                r["status"] = "unsupported".into();
+                r["reason"] = "needs kprobes".into();
+                r.as_object_mut().unwrap().remove("summary");
+            }
+        }
+        doc
+    };
+    night(&dir, 4, &unsupported(4));
+    let (code, out) = history(&dir, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    // unsupported right after a night that measured it: lost, exit 1
+    std::fs::remove_file(dir.join("night-03.json")).unwrap();
+    let (code, out) = history(&dir, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("MISSING"), "{out}");
+}
+
 /// A result of another benchmark set in the middle of a history: passed
 /// over, not a wall that hides the step across it.
 #[test]

@@ -83,6 +83,15 @@ impl Side {
             .filter(|r| r.report.is_some())
     }
 
+    /// Every benchmark with a result, whatever its status.
+    pub fn names(&self) -> std::collections::BTreeSet<&str> {
+        self.runs()
+            .filter_map(|r| r.report.as_ref())
+            .flat_map(|r| &r.results)
+            .map(|b| b.name.as_str())
+            .collect()
+    }
+
     /// Each benchmark: whether it has a figure (an `ok` result), else
     /// why not; one unsupported everywhere is left out (nothing to
     /// measure).

@@ -7,7 +7,7 @@ pub mod marker;
 use crate::report::Sample;
 use counters::{BpfSlots, UserSlots};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -177,11 +177,22 @@ impl Drop for Window {
     }
 }
 
-fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> (Vec<Sample>, Option<u32>) {
+/// Samples until the last end; `go` holds the producers until both
+/// counts are reset. A producer that ran before would leave a batch
+/// counted by BPF before the reset and by itself after it (or the other
+/// way round), and the totals' agreement check would fail on a count
+/// that was never wrong (seen on arm64: BPF 264192 against 261120).
+fn sample_loop(
+    plan: &Plan,
+    bpf: Option<BpfSlots>,
+    user: &UserSlots,
+    go: &Barrier,
+) -> (Vec<Sample>, Option<u32>) {
     let take_bpf = || bpf.map_or(0, |b| b.take());
     // start from zero: nothing counted during setup is measured
     take_bpf();
     user.take();
+    go.wait();
     let start = Instant::now();
     let mut last = start;
     let ends = sample_ends(plan.warmup, plan.duration);
@@ -226,30 +237,34 @@ fn sample_loop(plan: &Plan, bpf: Option<BpfSlots>, user: &UserSlots) -> (Vec<Sam
 pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let user = Arc::new(UserSlots::new(plan.producers));
     let stop = Arc::new(AtomicBool::new(false));
+    let producers = if plan.on_main { 1 } else { plan.producers };
+    let go = Arc::new(Barrier::new(producers + 1));
     let ((samples, window), hung) = if plan.on_main {
         thread::scope(|s| {
             let sampler = s.spawn(|| {
-                let measured = sample_loop(plan, bpf, &user);
+                let measured = sample_loop(plan, bpf, &user, &go);
                 stop.store(true, Ordering::Relaxed);
                 measured
             });
+            go.wait();
             body(user.slot(0), &stop);
             (sampler.join().expect("sampler thread panicked"), false)
         })
     } else {
         let handles: Vec<_> = (0..plan.producers)
             .map(|i| {
-                let (user, stop, body) = (user.clone(), stop.clone(), body.clone());
+                let (user, stop, body, go) = (user.clone(), stop.clone(), body.clone(), go.clone());
                 let pin = plan.pins.get(i).copied();
                 thread::spawn(move || {
                     if let Some(cpu) = pin {
                         pin_to(cpu);
                     }
+                    go.wait();
                     body(user.slot(i), &stop)
                 })
             })
             .collect();
-        let measured = sample_loop(plan, bpf, &user);
+        let measured = sample_loop(plan, bpf, &user, &go);
         stop.store(true, Ordering::Relaxed);
         let deadline = Instant::now() + GRACE;
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
@@ -303,10 +318,11 @@ mod tests {
         assert!(!m.hung);
         assert_eq!(m.samples.len(), 2);
         assert!(m.samples[0].warmup && !m.samples[1].warmup);
-        // counts from before the sampler's first read are setup, not
-        // measured: a producer scheduled early makes some
+        // the producers start after the counts are reset: every call is
+        // counted, once (a producer scheduled before the reset lost some)
         let calls = calls.load(Ordering::Relaxed);
-        assert!(m.total_user > 0 && m.total_user <= calls);
+        assert!(calls > 0);
+        assert_eq!(m.total_user, calls);
         assert_eq!(m.total_user % 16, 0, "whole batches only");
         // on a loaded host a producer may miss a whole sample; the counts
         // must still all be user-space ones and add up (above)

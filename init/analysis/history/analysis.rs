@@ -72,13 +72,12 @@ pub struct Break {
 }
 
 /// Where consecutive results of the history are not comparable.
-pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
-    let side = |(p, sets): &(Point, Vec<RunSet>)| Side::of_file(p.file.as_ref(), sets.clone());
-    (1..entries.len())
+fn breaks(sides: &[Side]) -> Vec<Break> {
+    (1..sides.len())
         .filter_map(|at| {
-            let (a, b) = (side(&entries[at - 1]), side(&entries[at]));
-            let why = differences(&a, &b, &[]);
-            let build_only = differences(&a, &b, &[Metric::Kernel]).is_empty();
+            let (a, b) = (&sides[at - 1], &sides[at]);
+            let why = differences(a, b, &[]);
+            let build_only = differences(a, b, &[Metric::Kernel]).is_empty();
             (!why.is_empty()).then_some(Break {
                 at,
                 why,
@@ -93,17 +92,15 @@ pub fn breaks(entries: &[(Point, Vec<RunSet>)]) -> Vec<Break> {
 /// they first appear. A series is followed within each lineage, so that a
 /// result of another machine or benchmark set in between is passed over,
 /// never a wall that hides the step across it.
-fn lineages(entries: &[(Point, Vec<RunSet>)], build_free: bool) -> Vec<usize> {
+fn lineages(sides: &[Side], build_free: bool) -> Vec<usize> {
     let metrics: &[Metric] = if build_free { &[Metric::Kernel] } else { &[] };
-    let side = |i: usize| Side::of_file(entries[i].0.file.as_ref(), entries[i].1.clone());
     // the newest member of each lineage so far
     let mut last: Vec<usize> = Vec::new();
-    let mut of = Vec::with_capacity(entries.len());
-    for i in 0..entries.len() {
-        let new = side(i);
+    let mut of = Vec::with_capacity(sides.len());
+    for (i, new) in sides.iter().enumerate() {
         let kin = last
             .iter()
-            .position(|&j| differences(&side(j), &new, metrics).is_empty());
+            .position(|&j| differences(&sides[j], new, metrics).is_empty());
         let l = kin.unwrap_or_else(|| {
             last.push(i);
             last.len() - 1
@@ -185,34 +182,34 @@ fn detect(meter: Meter, xs: &[f64], s: &changepoint::Detection, open: bool) -> V
     }
 }
 
-/// The change points of one series, each lineage (`lineages`) searched
-/// alone; `None` when the series cannot have any. `commits` are every
-/// result's, for the bisect range.
 /// What the newest result did not measure that was asked for: its
 /// benchmarks that failed, and those the previous result of its kind
 /// measured that it has no figure of, as compare judges the two (against
 /// itself when it is the first of its kind, which leaves only failures).
-fn newest_unmeasured(entries: &[(Point, Vec<RunSet>)], kinds: &[usize]) -> Vec<BenchComparison> {
-    let Some(n) = entries.len().checked_sub(1) else {
+fn newest_unmeasured(sides: &[Side], kinds: &[usize]) -> Vec<BenchComparison> {
+    let Some(n) = sides.len().checked_sub(1) else {
         return Vec::new();
     };
     let before = (0..n).rev().find(|&j| kinds[j] == kinds[n]).unwrap_or(n);
-    let side = |i: usize| Side::of_file(entries[i].0.file.as_ref(), entries[i].1.clone());
-    let (base, new) = (side(before), side(n));
+    let (base, new) = (&sides[before], &sides[n]);
     let settings = Settings {
         force: true,
         ..Settings::default()
     };
-    // the newest result's own shortcomings: what it failed, and what it
-    // has no result of that the result before had (a failure before it
-    // that it recovered from, or a benchmark new to it, is none)
+    // the newest result's own shortcomings (docs/faults.md): what it
+    // failed, what it has no result of that the result before had, and an
+    // attach point it lost (unsupported where the result before measured);
+    // a failure before it that it recovered from, or turned unsupported
+    // after, or a benchmark new to it, is none
     let (was, now) = (base.standing(), new.standing());
+    let (had, has) = (base.names(), new.names());
     let its_own = |name: &str| match now.get(name) {
         Some(Ok(())) => false,
         Some(Err(_)) => true,
-        None => was.contains_key(name),
+        None if has.contains(name) => was.get(name).is_some_and(Result::is_ok),
+        None => had.contains(name),
     };
-    match compare::compare(&base, &new, &settings) {
+    match compare::compare(base, new, &settings) {
         Ok(c) => c
             .benches
             .into_iter()
@@ -260,6 +257,9 @@ impl Kinds {
     }
 }
 
+/// The change points of one series, each lineage (`lineages`) searched
+/// alone; `None` when the series cannot have any. `commits` are every
+/// result's, for the bisect range.
 fn found_in(
     sr: &Series,
     kinds: &Kinds,
@@ -332,12 +332,16 @@ pub fn analyse(
     new_window: usize,
 ) -> History {
     let series = series(&entries, metrics);
-    let breaks = breaks(&entries);
+    let sides: Vec<Side> = entries
+        .iter()
+        .map(|(p, sets)| Side::of_file(p.file.as_ref(), sets.clone()))
+        .collect();
+    let breaks = breaks(&sides);
     let kinds = Kinds {
-        strict: lineages(&entries, false),
-        build_free: lineages(&entries, true),
+        strict: lineages(&sides, false),
+        build_free: lineages(&sides, true),
     };
-    let newest = newest_unmeasured(&entries, &kinds.strict);
+    let newest = newest_unmeasured(&sides, &kinds.strict);
     let compared = series
         .iter()
         .filter(|sr| compared_within_a_kind(sr, &kinds))

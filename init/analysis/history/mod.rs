@@ -14,7 +14,7 @@ mod series;
 pub(crate) mod tests;
 
 pub use alerts::{load_alerts, match_alerts, save_alerts, Alert, ALERTS_FILE};
-pub use analysis::{analyse, breaks, default_min_change_pct, Break, ChangePointOut, Found};
+pub use analysis::{analyse, default_min_change_pct, Break, ChangePointOut, Found};
 pub use load::{load, Point};
 pub use render::{needs, no_change_points, render};
 pub use series::{no_figures, series, Series};
