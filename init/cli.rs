@@ -479,8 +479,9 @@ pub struct SweepNextCmd {
     #[argh(positional)]
     pub dir: String,
     /// runners idle for the next round: an interval is split into as
-    /// few parts as finish it in as many rounds as N+1 parts would
-    /// (default 1: halving, the fewest boots)
+    /// few parts as finish the search in one round more than N+1 parts
+    /// would, or more when runners would be idle (default 1: halving,
+    /// the fewest boots)
     #[argh(option, default = "1")]
     pub runners: usize,
     /// smallest change in percent that differs (default: the meter's,

@@ -2,7 +2,7 @@
 # Proves scripts/sweep.sh and `trig-init sweep merge|report` on a real
 # kernel history (issue 24):
 #
-#   scripts/sweep-proof.sh [--reduced] [--search] [--tree DIR] [--spins N] [--work DIR]
+#   scripts/sweep-proof.sh [--reduced | --long] [--search] [--tree DIR] [--spins N] [--work DIR]
 #
 # Makes a history from Debian's linux-source-6.1: BASE, which slows
 # kprobe_dispatcher() down (every kprobe BPF program runs through it),
@@ -24,16 +24,25 @@
 # --search (issue 34): then searches the range (scripts/sweep.sh --search,
 # one runner, from the same seed) and checks that its report names the
 # same steps, sizes and top movers, that every commit both measured has
-# bit for bit the same figures, and prints the builds each needed. Both
-# use bisect-proof's tree (target/bisect-tree) and
+# bit for bit the same figures, and prints the builds each needed.
+# --long (issue 34; implies --search, searched first): 64 commits, three
+# steps (9 the rename slowdown, 21 the strncmp slowdown fixing 20, which
+# does not build, 50 the speed-up) and a drift of four commits (36 to
+# 39), each adding one nop to handle_swbp() (every uprobe hit runs it:
+# trig-uprobe-nop, one instruction in about 1,100 an event, below the
+# threshold alone, beyond it by the third); the exhaustive sweep is one
+# slice. Checks that both name the steps and the drift, and that the
+# search built at most 30 commits, and prints both's builds and times.
+# All use bisect-proof's tree (target/bisect-tree) and
 # start BASE's build from bisect-proof's when there, so no kernel is
 # built from scratch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-reduced=0; search=0; tree=""; spins=5; work=""
+reduced=0; long=0; search=0; tree=""; spins=5; work=""
 while [ $# -gt 0 ]; do
   case $1 in
     --reduced) reduced=1; shift ;;
+    --long) long=1; search=1; shift ;;
     --search) search=1; shift ;;
     --tree) tree=$2; shift 2 ;;
     --spins) spins=$2; shift 2 ;;
@@ -42,8 +51,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 tree=${tree:-$top/target/bisect-tree}
+# the drift's commits, the first to the last (none without --long)
+drift=(0 -1)
 if [ "$reduced" = 1 ]; then
   slices=2; rename_at=1; broken_at=2; strncmp_at=3; speedup_at=4; commits=4
+elif [ "$long" = 1 ]; then
+  slices=1; rename_at=9; broken_at=20; strncmp_at=21; speedup_at=50; commits=64; drift=(36 39)
 else
   slices=3; rename_at=3; broken_at=6; strncmp_at=7; speedup_at=10; commits=12
 fi
@@ -51,6 +64,7 @@ work=${work:-$top/target/sweep-proof}
 trig=$top/target/trig-init
 # one point of each planted path, and a bystander that none touches
 benches=(--bench trig-base --bench trig-kprobe --bench rename-base --bench strncmp-helper)
+[ "$long" = 0 ] || benches+=(--bench trig-uprobe-nop)
 run_opts=(-- --cmp-str-len 64)
 now() { date +%s; }
 
@@ -63,12 +77,14 @@ git checkout -q -f pristine
 git branch -f sweep-proof pristine
 git checkout -q sweep-proof
 commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
+nop='asm volatile("nop");'
 slow="{ static volatile unsigned long trig_sink; unsigned int trig_i; for (trig_i = 0; trig_i < $spins; trig_i++) trig_sink++; }"
-# plant FILE PERL-PATTERN: the slowdown as the first statement after the
-# pattern (a function's opening)
+# plant FILE PERL-PATTERN [STATEMENT]: the slowdown (or STATEMENT) as the
+# first statement after the pattern (a function's opening)
 plant() {
-  SLOW=$slow perl -0pi -e "s/($2)/\$1\t\$ENV{SLOW}\n/" "$1"
-  grep -qF "$slow" "$1" || { echo "sweep-proof: could not plant into $1" >&2; exit 1; }
+  local what=${3:-$slow}
+  SLOW=$what perl -0pi -e "s/($2)/\$1\t\$ENV{SLOW}\n/" "$1"
+  grep -qF "$what" "$1" || { echo "sweep-proof: could not plant into $1" >&2; exit 1; }
 }
 kprobe='static int kprobe_dispatcher\(struct kprobe \*kp, struct pt_regs \*regs\)\n\{\n'
 plant kernel/trace/trace_kprobe.c "$kprobe"
@@ -95,6 +111,13 @@ for k in $(seq 1 "$commits"); do
       commit "trace_kprobe: remove BASE's slowdown of kprobe_dispatcher (planted speed-up)"
       planted[$(git rev-parse HEAD)]="trig-kprobe improved kprobe_dispatcher" ;;
     *)
+      if [ "$k" -ge "${drift[0]}" ] && [ "$k" -le "${drift[1]}" ]; then
+        plant kernel/events/uprobes.c 'static void handle_swbp\(struct pt_regs \*regs\)\n\{\n' "$nop"
+        [ "$(grep -cF "$nop" kernel/events/uprobes.c)" = $((k - drift[0] + 1)) ] ||
+          { echo "sweep-proof: handle_swbp should hold $((k - drift[0] + 1)) nops" >&2; exit 1; }
+        commit "uprobes: one nop more in handle_swbp (planted drift)"
+        continue
+      fi
       echo "harmless change $k" >>Documentation/trig-sweep-proof.txt
       git add -f Documentation/trig-sweep-proof.txt
       commit "Documentation: harmless change $k" ;;
@@ -132,6 +155,18 @@ echo "sweep-proof: every slice starts from BASE's build in $build (built in $see
 
 rm -rf "$work"
 mkdir -p "$work"
+# search_sweep: the search of the range into $work/search, timed
+search_sweep() {
+  local t0; t0=$(now)
+  rm -rf "$build"
+  cp -a "$seed" "$build"
+  "$top/scripts/sweep.sh" "$tree" "$range" --search --out "$work/search" --build "$build" \
+    "${benches[@]}" "${run_opts[@]}"
+  echo "search $(( $(now) - t0 ))" >>"$work/times"
+}
+# --long searches first: its figures come before the longer exhaustive
+# sweep's (icount: the order changes no figure)
+[ "$long" = 0 ] || search_sweep
 # sweep NAME K/N: one slice into $work/NAME, timed
 sweep() {
   local t0; t0=$(now)
@@ -177,11 +212,37 @@ else
   echo "sweep-proof: FAILED: the broken commit is '$skipped', steps across it: '${across:-none}'" >&2; fail=1
 fi
 
+# each drift as "SINCE AT BENCH", commits as indices in the range (BASE 0)
+drifts_of() {
+  jq -r '(.commits | map(.commit)) as $all
+    | def at($c): $all | to_entries | map(select(.value == $c))[0].key;
+    .drifts[] | at(.since) as $s | at(.commit) as $c | .moved[] | "\($s) \($c) \(.bench)"' "$1"
+}
+# check_drift NAME REPORT-JSON: with --long, the one planted drift, since
+# before its first nop, at its third or later; otherwise none
+check_drift() {
+  local d since at bench
+  d=$(drifts_of "$2")
+  echo "--- $1's drifts (since, at, benchmark): ${d:-none}"
+  if [ "$long" = 0 ]; then
+    [ -z "$d" ] || { echo "sweep-proof: FAILED: $1 names a drift" >&2; fail=1; }
+    return
+  fi
+  read -r since at bench <<<"$d"
+  if [ "$(wc -l <<<"$d")" = 1 ] && [ "$bench" = trig-uprobe-nop ] && [ "$since" -lt "${drift[0]}" ] &&
+    [ "$at" -ge $((drift[0] + 2)) ]; then
+    echo "sweep-proof: OK: $1 names the drift of trig-uprobe-nop, since commit $since at $at (nops at ${drift[0]} to ${drift[1]})"
+  else
+    echo "sweep-proof: FAILED: $1 should name one drift of trig-uprobe-nop over commits ${drift[0]} to ${drift[1]}" >&2; fail=1
+  fi
+}
+check_drift "the sweep" "$work/report.json"
+
 # the figures of every benchmark (samples, summaries, costs, profiles):
 # what the merge (or the search) must not change; the files differ in
 # times and paths
 figures() { jq -S '[.runs[].report.results[]]' "$1"; }
-if [ "$reduced" = 0 ]; then
+if [ "$reduced" = 0 ] && [ "$long" = 0 ]; then
   sweep one 1/1
   same=0; differ=0
   for f in "$work"/one/*.json; do
@@ -198,12 +259,7 @@ if [ "$reduced" = 0 ]; then
 fi
 
 if [ "$search" = 1 ]; then
-  t0=$(now)
-  rm -rf "$build"
-  cp -a "$seed" "$build"
-  "$top/scripts/sweep.sh" "$tree" "$range" --search --out "$work/search" --build "$build" \
-    "${benches[@]}" "${run_opts[@]}"
-  echo "search $(( $(now) - t0 ))" >>"$work/times"
+  [ "$long" = 1 ] || search_sweep
   set +e
   "$trig" sweep report "$work/search" --format json >"$work/search.json"
   rc=$?
@@ -224,8 +280,10 @@ if [ "$search" = 1 ]; then
     fi
   done
   [ $differ -eq 0 ] || fail=1
+  check_drift "the search" "$work/search.json"
   tried=$(find "$work/search" -maxdepth 1 \( -name '[0-9]*.json' -o -name '*.skip' \) | wc -l)
   echo "sweep-proof: the search built $tried of $((commits + 1)) commits ($same measured with the sweep's figures bit for bit, $differ differ)"
+  [ "$long" = 0 ] || [ "$tried" -le 30 ] || { echo "sweep-proof: FAILED: the search built $tried commits (at most 30)" >&2; fail=1; }
 fi
 
 echo "--- costs (s)"
