@@ -162,6 +162,7 @@ mod tests {
             total: 1000.0,
             kernel,
             functions: Vec::new(),
+            entries: None,
         });
         r
     }

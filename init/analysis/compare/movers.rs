@@ -233,12 +233,14 @@ mod tests {
             .map(|&(name, insn)| FunctionCost {
                 name: name.into(),
                 insn,
+                calls: 0.0,
             })
             .collect();
         r.profile = Some(Profile {
             total,
             kernel: functions.iter().map(|f| f.insn).sum(),
             functions,
+            entries: None,
         });
         r
     }

@@ -125,6 +125,7 @@ fn profiled_build(kprobe_scale: f64, kernel: f64, rev: &str) -> Side {
                 total,
                 kernel,
                 functions: Vec::new(),
+                entries: None,
             });
         }
     }
