@@ -341,9 +341,9 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => {
-                format!("{:.*}", 1 + d, s.median)
-            }
+            // a count of a few per event, read to the thousandth
+            m if m.counts_entries() => format!("{:.3}", s.median),
+            _ => format!("{:.*}", 1 + d, s.median),
         }
     })
 }
@@ -352,6 +352,10 @@ fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
     let d = 1 + meter.extra_digits();
     match m {
         None => String::new(),
+        // an entry count from none: what it gained is the figure
+        Some(m) if m.change_pct.is_nan() && m.metric.counts_entries() => {
+            format!("{:+.2}", m.per_event_change())
+        }
         Some(m) if m.change_pct.is_nan() => "-".into(),
         // what a kernel developer reasons in first, the percentage beside
         Some(m) if meter == Meter::Icount => {
