@@ -184,4 +184,16 @@ mod tests {
             found.iter().map(|s| (s.index, s.from, s.drift)).collect();
         assert_eq!(at, vec![(7, 0, true)], "{found:?}");
     }
+
+    #[test]
+    fn an_entry_count_steps_from_none_on_an_absolute_threshold() {
+        let traps = [0.0, 0.0001, 0.0, 1.0002, 1.0];
+        // no relative change from none
+        assert!(detect(&traps, T, false).is_empty());
+        let steps = detect(&traps, Threshold::Absolute(0.5), false);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert_eq!((steps[0].index, steps[0].from), (3, 2));
+        // what lands in a window by chance is no step
+        assert!(detect(&[0.0003, 0.0006, 0.0004], Threshold::Absolute(0.5), false).is_empty());
+    }
 }
