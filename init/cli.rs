@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, metric, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -160,9 +160,15 @@ vm_commands! {
     #[argh(switch)]
     pub tables: bool,
     /// ab: what the kernels are compared on, as compare's --metric: rate,
-    /// overhead, both, kernel or kernel-overhead (default both)
+    /// overhead, both, kernel, kernel-overhead, traps, syscalls,
+    /// interrupts or one of those three with -overhead (default both)
     #[argh(option)]
     pub metric: Option<String>,
+    /// ab: smallest change of traps, syscalls or interrupts per event that
+    /// counts, an absolute figure: they are exact counts (default 0.5, so
+    /// one trap more per event is flagged)
+    #[argh(option)]
+    pub threshold_entries: Option<f64>,
     /// also write the results document here (- for stdout)
     #[argh(option)]
     pub json: Option<String>,
@@ -204,9 +210,17 @@ pub struct CompareCmd {
     pub cv_limit: Option<f64>,
     /// rate, overhead, both, kernel or kernel-overhead (the kernel's
     /// instructions per event of --profile'd results, in all or over the
-    /// baseline's: comparable across trig-init builds); default both
+    /// baseline's: comparable across trig-init builds), traps, syscalls or
+    /// interrupts (the kernel's entries per event of --profile'd results),
+    /// each of those three with -overhead (over the baseline's); default
+    /// both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
+    /// smallest change of traps, syscalls or interrupts per event that
+    /// counts, an absolute figure: they are exact counts (default 0.5, so
+    /// one trap more per event is flagged)
+    #[argh(option)]
+    pub threshold_entries: Option<f64>,
     /// table, markdown, email (plain text in 72 columns for a mailing
     /// list), json or bmf (Bencher Metric Format: NEW's figures, for
     /// `bencher run --adapter json`); default table
@@ -270,9 +284,17 @@ pub struct HistoryCmd {
     pub new: usize,
     /// rate, overhead, both, kernel or kernel-overhead (the kernel's
     /// instructions per event of --profile'd results, in all or over the
-    /// baseline's: comparable across trig-init builds); default both
+    /// baseline's: comparable across trig-init builds), traps, syscalls or
+    /// interrupts (the kernel's entries per event of --profile'd results),
+    /// each of those three with -overhead (over the baseline's); default
+    /// both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
+    /// smallest change of traps, syscalls or interrupts per event that
+    /// counts, an absolute figure: they are exact counts (default 0.5, so
+    /// one trap more per event is flagged)
+    #[argh(option)]
+    pub threshold_entries: Option<f64>,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest
     /// result's figures); default table
     #[argh(option, default = "String::from(\"table\")")]
@@ -311,8 +333,8 @@ pub struct ReportCmd {
     #[argh(switch)]
     pub common_scale: bool,
     /// the series drawn and the latest comparison's metrics, as compare's
-    /// --metric: rate, overhead, both, kernel or kernel-overhead (default:
-    /// every metric the results have; the comparison on both)
+    /// --metric (default: every metric the results have; the comparison
+    /// on both)
     #[argh(option)]
     pub metric: Option<String>,
 }
@@ -449,6 +471,14 @@ pub struct SweepReportCmd {
     /// 0.25 for icount, 3 for time)
     #[argh(option)]
     pub threshold: Option<f64>,
+    /// what a step is measured on, as compare's --metric (default both)
+    #[argh(option, default = "String::from(\"both\")")]
+    pub metric: String,
+    /// smallest change of traps, syscalls or interrupts per event that
+    /// counts, an absolute figure: they are exact counts (default 0.5, so
+    /// one trap more per event is flagged)
+    #[argh(option)]
+    pub threshold_entries: Option<f64>,
     /// table, markdown, email, json or html (default table)
     #[argh(option, default = "String::from(\"table\")")]
     pub format: String,

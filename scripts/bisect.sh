@@ -8,7 +8,8 @@
 # Options: --bench GLOB (repeatable; default all), --meter icount|time
 # (icount: instructions counted under TCG, one boot per kernel decides;
 # time: for KVM hosts), --threshold PCT (default the meter's: 0.25 for
-# icount, 3 for time), --runs N boots per kernel (icount 1; time 6, the
+# icount, 3 for time), --metric M (compare's: rate, overhead, kernel,
+# traps, syscalls, ...; default rate and overhead), --runs N boots per kernel (icount 1; time 6, the
 # fewest with which the paired test can reach p < 0.05), --base
 # tinyconfig|defconfig|CONFIG, --state DIR (default .git/trig-bisect),
 # --no-profile, -- RUN-OPTIONS (default: icount's -w 0.1 -d 0.2; time -w 0
@@ -33,12 +34,13 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 trig=${TRIG_INIT:-$top/target/trig-init}
-benches=(); threshold=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=(); profile=auto
+benches=(); threshold=""; metric=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=(); profile=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --bench) benches+=(--filter "$2"); shift 2 ;;
     --meter) meter=$2; shift 2 ;;
     --threshold) threshold=$2; shift 2 ;;
+    --metric) metric=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --base) base=$2; shift 2 ;;
     --state) state=$2; shift 2 ;;
@@ -84,7 +86,7 @@ judge() {
     echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
     return 125
   fi
-  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} --color never \
+  "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} ${metric:+--metric "$metric"} --color never \
     -o "$out/compare.txt" --export-json "$out/compare.json" >&2
   [ $? -le 1 ] || return 125
   return 0

@@ -674,3 +674,81 @@ fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
         assert_eq!(log.matches("Power down").count(), 1, "{at}");
     }
 }
+
+/// Traps, syscalls and interrupts per event (issue 35), exact on Debian
+/// 6.1: a uprobe is one trap (its int3) more than the same call without
+/// it, a uretprobe two (the int3 at the function and at the return
+/// trampoline), trig-base's getpgid() loop one syscall and no trap. What
+/// is not exact is what lands in a window by chance (a timer interrupt, a
+/// page fault): thousandths per event.
+#[test]
+fn a_uprobe_is_one_trap_a_uretprobe_two_and_a_syscall_no_trap() {
+    let (code, err, doc) = vm(
+        &["--profile"],
+        &[
+            "--filter",
+            "trig-base",
+            "--filter",
+            "trig-usermode-count",
+            "--filter",
+            "trig-uprobe-nop",
+            "--filter",
+            "trig-uretprobe-nop",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let entries = |name: &str, kind: &str| {
+        find(&doc, name)["profile"]["entries"][kind]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name} has no {kind}: {}", find(&doc, name)))
+    };
+    // a count per event, to the thousandth
+    let exactly = |what: &str, x: f64, n: f64| {
+        assert!((x - n).abs() < 0.001, "{what}: {x} per event, not {n}");
+    };
+    let traps = |name| entries(name, "traps");
+    exactly(
+        "trig-usermode-count traps",
+        traps("trig-usermode-count"),
+        0.0,
+    );
+    exactly(
+        "trig-uprobe-nop traps over trig-usermode-count",
+        traps("trig-uprobe-nop") - traps("trig-usermode-count"),
+        1.0,
+    );
+    exactly(
+        "trig-uretprobe-nop traps over trig-usermode-count",
+        traps("trig-uretprobe-nop") - traps("trig-usermode-count"),
+        2.0,
+    );
+    exactly("trig-base traps", traps("trig-base"), 0.0);
+    exactly("trig-base syscalls", entries("trig-base", "syscalls"), 1.0);
+    exactly(
+        "trig-uprobe-nop syscalls",
+        entries("trig-uprobe-nop", "syscalls"),
+        0.0,
+    );
+    for name in ["trig-base", "trig-uprobe-nop", "trig-uretprobe-nop"] {
+        exactly(
+            &format!("{name} interrupts"),
+            entries(name, "interrupts"),
+            0.0,
+        );
+    }
+    // the trap's entry is a function entered once an event
+    let calls = |name: &str, function: &str| {
+        find(&doc, name)["profile"]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == function)
+            .and_then(|f| f["calls"].as_f64())
+            .unwrap_or(0.0)
+    };
+    exactly(
+        "trig-uretprobe-nop calls of asm_exc_int3",
+        calls("trig-uretprobe-nop", "asm_exc_int3"),
+        2.0,
+    );
+}

@@ -864,8 +864,7 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o)
-                .contains("rate, overhead, both, kernel or kernel-overhead, not 'kernel-total'"),
+            stderr(&o).contains("syscalls-overhead or interrupts-overhead, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );

@@ -8,7 +8,7 @@
 //! the step's change as a fraction of BAD's; the commit is bad when the
 //! median fraction is above [`BAD_FRACTION`].
 
-use crate::analysis::compare::Verdict;
+use crate::analysis::compare::{Metric, Verdict};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,8 +18,9 @@ use std::path::Path;
 pub const BAD_FRACTION: f64 = 0.5;
 
 /// BAD's effect: each `"BENCHMARK METRIC"` that compare judged regressed,
-/// with its change in percent (as `bisect effect` prints it, a JSON
-/// object).
+/// with its change (as `bisect effect` prints it, a JSON object): in
+/// percent, or in entries per event for an entry count (traps,
+/// syscalls, interrupts), which often grows from none.
 pub type Effect = BTreeMap<String, f64>;
 
 /// One benchmark's metric as a comparison export has it.
@@ -27,8 +28,9 @@ pub type Effect = BTreeMap<String, f64>;
 pub struct Change {
     /// `"BENCHMARK METRIC"`, the key of [`Effect`].
     pub key: String,
-    /// None where compare had no figure (the export writes null).
-    pub change_pct: Option<f64>,
+    /// The change in percent, or in entries per event for an entry
+    /// count; None where compare had no figure (the export writes null).
+    pub change: Option<f64>,
     /// compare's verdict, as exported (`regressed`, `failed`, ...).
     pub verdict: String,
 }
@@ -40,7 +42,7 @@ impl Change {
         let no_figure = [Verdict::Failed, Verdict::Missing, Verdict::Unsupported]
             .iter()
             .any(|v| v.as_str() == self.verdict);
-        self.change_pct.filter(|c| c.is_finite() && !no_figure)
+        self.change.filter(|c| c.is_finite() && !no_figure)
     }
 }
 
@@ -61,6 +63,30 @@ struct ExportMetric {
     metric: String,
     change_pct: Option<f64>,
     verdict: String,
+    base: Option<ExportSide>,
+    new: Option<ExportSide>,
+}
+
+#[derive(Deserialize)]
+struct ExportSide {
+    median: Option<f64>,
+}
+
+/// Whether `metric` (as exported) is an entry count.
+fn counts_entries(metric: &str) -> bool {
+    Metric::parse_choice(metric).is_ok_and(|m| m[0].counts_entries())
+}
+
+impl ExportMetric {
+    /// An entry count's change is NEW − BASE per event, the figure its
+    /// verdict was judged on; any other's in percent.
+    fn change(&self) -> Option<f64> {
+        if !counts_entries(&self.metric) {
+            return self.change_pct;
+        }
+        let median = |s: &Option<ExportSide>| s.as_ref()?.median;
+        Some(median(&self.new)? - median(&self.base)?)
+    }
 }
 
 /// Every metric of every benchmark in a comparison export.
@@ -73,7 +99,7 @@ pub fn parse_comparison(text: &str) -> Result<Vec<Change>, String> {
         .flat_map(|b| {
             b.metrics.into_iter().map(move |m| Change {
                 key: format!("{} {}", b.name, m.metric),
-                change_pct: m.change_pct,
+                change: m.change(),
                 verdict: m.verdict,
             })
         })
@@ -190,7 +216,15 @@ pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
     let fraction = crate::stats::median(&fractions) + 0.0;
     let mut shown: Vec<String> = parts
         .iter()
-        .map(|(key, now, bad)| format!("{key} {now:+.1}% of {bad:+.1}%"))
+        .map(|(key, now, bad)| {
+            let metric = key.rsplit(' ').next().unwrap_or_default();
+            let unit = if counts_entries(metric) {
+                "/event"
+            } else {
+                "%"
+            };
+            format!("{key} {now:+.1}{unit} of {bad:+.1}{unit}")
+        })
         .collect();
     shown.extend(unmeasured.iter().map(|u| format!("{u} (left out)")));
     Decision {
@@ -225,10 +259,10 @@ pub fn print_verdict(effect: &Path, comparison: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn change(key: &str, change_pct: Option<f64>, verdict: &str) -> Change {
+    fn change(key: &str, change: Option<f64>, verdict: &str) -> Change {
         Change {
             key: key.into(),
-            change_pct,
+            change,
             verdict: verdict.into(),
         }
     }
@@ -405,6 +439,31 @@ mod tests {
                 BisectStep::Bad,
                 "rename-base rate -1.0% of -1.0%: median fraction 1.00"
             )
+        );
+    }
+
+    #[test]
+    fn an_entry_count_changes_by_entries_per_event_from_none() {
+        let export = |new: f64| {
+            format!(
+                r#"{{"benches": [{{"name": "trig-uprobe-nop", "metrics": [{{"metric": "traps",
+                "change_pct": null, "verdict": "regressed", "base": {{"median": 0.0}},
+                "new": {{"median": {new}}}}}]}}]}}"#
+            )
+        };
+        let bad = effect(&parse_comparison(&export(1.0)).unwrap());
+        assert_eq!(bad["trig-uprobe-nop traps"], 1.0);
+        let d = decide(&bad, parse_comparison(&export(0.0)));
+        assert_eq!(
+            (d.step, d.why.as_str()),
+            (
+                BisectStep::Good,
+                "trig-uprobe-nop traps +0.0/event of +1.0/event: median fraction 0.00"
+            )
+        );
+        assert_eq!(
+            decide(&bad, parse_comparison(&export(1.0))).step,
+            BisectStep::Bad
         );
     }
 }

@@ -15,6 +15,9 @@ pub struct Detection {
     pub alpha: f64,
     /// Smallest step, relative to the level before it, that is reported.
     pub min_change: f64,
+    /// Smallest step of an entry count (traps, syscalls, interrupts per
+    /// event), absolute: exact counts, often from none.
+    pub min_entries: f64,
     /// Permutations per test.
     pub permutations: usize,
     /// Fewest points on each side of a split.
@@ -27,6 +30,7 @@ impl Default for Detection {
         Detection {
             alpha: 0.01,
             min_change: 0.05,
+            min_entries: crate::analysis::compare::DEFAULT_THRESHOLD_ENTRIES,
             permutations: 999,
             min_size: 3,
             seed: 0x7419,

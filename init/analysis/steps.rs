@@ -44,17 +44,29 @@ pub struct Step {
     pub drift: bool,
 }
 
-/// The direction in which `b` differs from `a` by more than `threshold`
-/// (relative), if it does.
-fn beyond(a: f64, b: f64, threshold: f64) -> Option<bool> {
-    let rel = b / a - 1.0;
-    (a != 0.0 && rel.abs() > threshold).then_some(rel > 0.0)
+/// The smallest step: relative (0.0025 for 0.25%), or absolute for exact
+/// counts that may be zero (traps per event: 0 to 1 is a step).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Threshold {
+    Relative(f64),
+    Absolute(f64),
 }
 
-/// The change points of `x` at `threshold` (relative, 0.0025 for 0.25%),
-/// in order. `open` says whether later results may still extend `x`; when
+/// The direction in which `b` differs from `a` by more than `threshold`,
+/// if it does.
+fn beyond(a: f64, b: f64, threshold: Threshold) -> Option<bool> {
+    match threshold {
+        Threshold::Relative(t) => {
+            let rel = b / a - 1.0;
+            (a != 0.0 && rel.abs() > t).then_some(rel > 0.0)
+        }
+        Threshold::Absolute(t) => ((b - a).abs() >= t).then_some(b > a),
+    }
+}
+
+/// The change points of `x` at `threshold`, in order. `open` says whether later results may still extend `x`; when
 /// not (a break follows), a change at its last point needs no confirmation.
-pub fn detect(x: &[f64], threshold: f64, open: bool) -> Vec<Step> {
+pub fn detect(x: &[f64], threshold: Threshold, open: bool) -> Vec<Step> {
     // (index, from, pending, drift)
     let mut found: Vec<(usize, usize, bool, bool)> = Vec::new();
     // the last point that was not an excursion, and the first of the level
@@ -117,7 +129,7 @@ fn fold(x: &[f64], f: fn(f64, f64) -> f64) -> f64 {
 mod tests {
     use super::*;
 
-    const T: f64 = 0.0025;
+    const T: Threshold = Threshold::Relative(0.0025);
 
     fn at(x: &[f64], open: bool) -> Vec<(usize, bool, bool)> {
         detect(x, T, open)
@@ -171,5 +183,17 @@ mod tests {
         let at: Vec<(usize, usize, bool)> =
             found.iter().map(|s| (s.index, s.from, s.drift)).collect();
         assert_eq!(at, vec![(7, 0, true)], "{found:?}");
+    }
+
+    #[test]
+    fn an_entry_count_steps_from_none_on_an_absolute_threshold() {
+        let traps = [0.0, 0.0001, 0.0, 1.0002, 1.0];
+        // no relative change from none
+        assert!(detect(&traps, T, false).is_empty());
+        let steps = detect(&traps, Threshold::Absolute(0.5), false);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        assert_eq!((steps[0].index, steps[0].from), (3, 2));
+        // what lands in a window by chance is no step
+        assert!(detect(&[0.0003, 0.0006, 0.0004], Threshold::Absolute(0.5), false).is_empty());
     }
 }

@@ -319,7 +319,7 @@ mod tests {
             &serde_json::to_string(&syms).unwrap(),
         ));
         let (frames, _) = crate::report::frame::parse(&text.concat());
-        std::fs::write(&counts, "window 0\nffffffff81000000 50\n").unwrap();
+        std::fs::write(&counts, "window 0\nffffffff81000000 50 5\n").unwrap();
         let mut r = rec();
         add_profiles(&mut r, &frames, &counts);
         assert!(r
@@ -327,7 +327,7 @@ mod tests {
             .unwrap()
             .contains("no complete profile window for trig-base"));
         // and whole: 10 events, 50 kernel instructions
-        std::fs::write(&counts, "window 0\nffffffff81000000 50\nend 0\n").unwrap();
+        std::fs::write(&counts, "window 0\nffffffff81000000 50 5\nend 0\n").unwrap();
         let mut r = rec();
         add_profiles(&mut r, &frames, &counts);
         assert_eq!(r.message, None);

@@ -1,12 +1,13 @@
 //! `--profile`: where each benchmark's instructions went. The QEMU plugin
-//! (plugin/) counts the guest kernel's instructions per translated block
-//! inside the windows the guest marks around its measured samples; the
-//! guest hands over its kallsyms; this module names the blocks and turns
-//! them into instructions per event, per function.
+//! (plugin/) counts the guest kernel's instructions and executions per
+//! translated block inside the windows the guest marks around its
+//! measured samples; the guest hands over its kallsyms; this module names
+//! the blocks and turns them into instructions and calls per event, per
+//! function, and the traps, syscalls and interrupts per event.
 
 use crate::boot::kernel::Arch;
 use crate::boot::qemu;
-use crate::report::{FunctionCost, KernelSymbols, Profile, Report, Status};
+use crate::report::{Entries, EntryKind, FunctionCost, KernelSymbols, Profile, Report, Status};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -97,11 +98,15 @@ pub fn probe(arch: Arch, plugin: &Path) -> Result<(), String> {
     ))
 }
 
-/// The plugin's output: kernel instructions per block start address, per
-/// window; only windows with their `end` line are complete.
-pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Vec<(u64, u64)>>, String> {
+/// One block's counts in a window: its start address, the instructions
+/// and the executions.
+pub type BlockCount = (u64, u64, u64);
+
+/// The plugin's output: kernel instructions and executions per block start
+/// address, per window; only windows with their `end` line are complete.
+pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Vec<BlockCount>>, String> {
     let mut done = BTreeMap::new();
-    let mut open: Option<(u32, Vec<(u64, u64)>)> = None;
+    let mut open: Option<(u32, Vec<BlockCount>)> = None;
     for (i, line) in text.lines().enumerate() {
         let bad = || format!("profile line {}: '{line}' is not plugin output", i + 1);
         if let Some(w) = line.strip_prefix("window ") {
@@ -113,10 +118,15 @@ pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Vec<(u64, u64)>>, Strin
             }
             done.insert(n, counts);
         } else {
-            let (addr, n) = line.split_once(' ').ok_or_else(bad)?;
+            let mut f = line.split(' ');
+            let (Some(addr), Some(n), Some(execs), None) = (f.next(), f.next(), f.next(), f.next())
+            else {
+                return Err(bad());
+            };
             let addr = u64::from_str_radix(addr, 16).map_err(|_| bad())?;
             let n = n.parse().map_err(|_| bad())?;
-            open.as_mut().ok_or_else(bad)?.1.push((addr, n));
+            let execs = execs.parse().map_err(|_| bad())?;
+            open.as_mut().ok_or_else(bad)?.1.push((addr, n, execs));
         }
     }
     Ok(done)
@@ -159,6 +169,65 @@ impl Symbolizer {
             i => &self.names[i - 1],
         }
     }
+
+    /// The symbols that start at `addr` (aliases share an address).
+    pub fn starting_at(&self, addr: u64) -> &[String] {
+        if addr >= self.end {
+            return &[];
+        }
+        let from = self.addrs.partition_point(|&a| a < addr);
+        let to = self.addrs.partition_point(|&a| a <= addr);
+        &self.names[from..to]
+    }
+}
+
+/// The kernel's entry points of each kind, by symbol (a trailing `*`
+/// matches any rest). x86-64's and arm64's names do not clash; arm64's are
+/// the C handlers its vectors call, as far as the sources say (untested:
+/// no arm64 boot has asserted them).
+const ENTRY_POINTS: [(EntryKind, &[&str]); 3] = [
+    (
+        EntryKind::Trap,
+        &[
+            "asm_exc_int3",
+            "asm_exc_debug",
+            "asm_exc_page_fault",
+            "el0_dbg",
+            "el0_da",
+            "el0_ia",
+            "el1_dbg",
+            "el1_abort",
+        ],
+    ),
+    (EntryKind::Syscall, &["entry_SYSCALL_64", "el0_svc"]),
+    (
+        EntryKind::Interrupt,
+        &[
+            "asm_common_interrupt",
+            "asm_sysvec_*",
+            "el0_interrupt",
+            "el1_interrupt",
+        ],
+    ),
+];
+
+/// The kind of entry point `symbol` is, if it is one.
+fn entry_kind(symbol: &str) -> Option<EntryKind> {
+    let named = |p: &&str| match p.strip_suffix('*') {
+        Some(prefix) => symbol.starts_with(prefix),
+        None => symbol == *p,
+    };
+    ENTRY_POINTS
+        .iter()
+        .find(|(_, names)| names.iter().any(named))
+        .map(|(kind, _)| *kind)
+}
+
+/// Whether entering `symbol` is a call of its function: not a jump into
+/// the function's split-off part (`.cold`, `.part.0`), which its function
+/// reaches from inside.
+fn is_call(symbol: &str) -> bool {
+    !symbol.contains(".cold") && !symbol.contains(".part")
 }
 
 /// The events and instructions of a result's measured samples: under the
@@ -182,18 +251,30 @@ pub fn function_of(symbol: &str) -> &str {
     symbol.split('.').next().unwrap_or(symbol)
 }
 
-/// One window's counts as a profile per event.
-pub fn profile(counts: &[(u64, u64)], sym: &Symbolizer, events: f64, insns: f64) -> Profile {
-    let mut by_fn: HashMap<&str, u64> = HashMap::new();
-    for &(addr, n) in counts {
-        *by_fn.entry(function_of(sym.name(addr))).or_default() += n;
+/// One window's counts as a profile per event: a function's calls are
+/// the executions of the block at its start, and so are the entries.
+pub fn profile(counts: &[BlockCount], sym: &Symbolizer, events: f64, insns: f64) -> Profile {
+    // instructions and calls, per function
+    let mut by_fn: HashMap<&str, (u64, u64)> = HashMap::new();
+    let mut entries = Entries::default();
+    for &(addr, n, execs) in counts {
+        let f = by_fn.entry(function_of(sym.name(addr))).or_default();
+        f.0 += n;
+        let starting = sym.starting_at(addr);
+        if starting.iter().any(|s| is_call(s)) {
+            f.1 += execs;
+        }
+        if let Some(kind) = starting.iter().find_map(|s| entry_kind(s)) {
+            *entries.of_mut(kind) += execs as f64 / events;
+        }
     }
-    let kernel = by_fn.values().sum::<u64>() as f64 / events;
+    let kernel = by_fn.values().map(|f| f.0).sum::<u64>() as f64 / events;
     let mut functions: Vec<FunctionCost> = by_fn
         .into_iter()
-        .map(|(name, n)| FunctionCost {
+        .map(|(name, (n, calls))| FunctionCost {
             name: name.to_string(),
             insn: n as f64 / events,
+            calls: calls as f64 / events,
         })
         .filter(|f| f.insn >= Profile::FLOOR)
         .collect();
@@ -202,6 +283,7 @@ pub fn profile(counts: &[(u64, u64)], sym: &Symbolizer, events: f64, insns: f64)
         total: insns / events,
         kernel,
         functions,
+        entries: Some(entries),
     }
 }
 
@@ -274,12 +356,15 @@ mod tests {
 
     #[test]
     fn windows_parse_and_a_cut_one_is_left_out() {
-        let w =
-            parse_windows("window 0\nffffffff81000000 30\nend 0\nwindow 1\nffffffff81000100 5\n")
-                .unwrap();
+        let w = parse_windows(
+            "window 0\nffffffff81000000 30 3\nend 0\nwindow 1\nffffffff81000100 5 1\n",
+        )
+        .unwrap();
         assert_eq!(w.len(), 1);
-        assert_eq!(w[&0], [(0xffffffff81000000, 30)]);
+        assert_eq!(w[&0], [(0xffffffff81000000, 30, 3)]);
         assert!(parse_windows("window 0\nnonsense\n").is_err());
+        // an older plugin's lines have no executions: refused, not read as none
+        assert!(parse_windows("window 0\nffffffff81000000 30\nend 0\n").is_err());
         assert!(parse_windows("window 0\nend 1\n").is_err());
     }
 
@@ -287,12 +372,12 @@ mod tests {
     fn counts_become_instructions_per_event() {
         let s = Symbolizer::new(&syms()).unwrap();
         let counts = [
-            (0xffffffff81000000, 100),
-            (0xffffffff81000010, 100),
-            (0xffffffff81000100, 50),
-            (0xffffffffa0000000, 30),
+            (0xffffffff81000000, 100, 10),
+            (0xffffffff81000010, 100, 10),
+            (0xffffffff81000100, 50, 10),
+            (0xffffffffa0000000, 30, 10),
             // under the floor: counted in `kernel`, not listed
-            (0xffffffff81000200, 0),
+            (0xffffffff81000200, 0, 0),
         ];
         let p = profile(&counts, &s, 10.0, 4000.0);
         assert_eq!(p.total, 400.0);
@@ -307,5 +392,44 @@ mod tests {
             [("do_syscall_64", 20.0), ("strnlen", 5.0), (JIT, 3.0)]
         );
         assert_eq!(p.kernel_rest(), 0.0);
+    }
+
+    #[test]
+    fn calls_and_entries_are_the_executions_of_a_function_s_first_block() {
+        let s = Symbolizer::new(&kallsyms::parse(
+            "ffffffff81000000 T asm_exc_int3\n\
+             ffffffff81000040 T entry_SYSCALL_64\n\
+             ffffffff81000040 T entry_SYSCALL_64_alias\n\
+             ffffffff81000100 T asm_sysvec_apic_timer_interrupt\n\
+             ffffffff81000200 t uprobe_notify_resume\n\
+             ffffffff81000300 t uprobe_notify_resume.cold\n\
+             ffffffff82000000 B _end\n",
+        ))
+        .unwrap();
+        let counts = [
+            (0xffffffff81000000, 60, 10),
+            // a later block of the trap's entry: no entry
+            (0xffffffff81000010, 40, 10),
+            // an alias at the same address still names the syscall entry
+            (0xffffffff81000040, 50, 5),
+            (0xffffffff81000100, 10, 1),
+            (0xffffffff81000200, 100, 10),
+            // a jump into the cold part is no call
+            (0xffffffff81000300, 20, 2),
+            (0xffffffffa0000000, 30, 10),
+        ];
+        let p = profile(&counts, &s, 10.0, 4000.0);
+        assert_eq!(
+            p.entries,
+            Some(Entries {
+                traps: 1.0,
+                syscalls: 0.5,
+                interrupts: 0.1
+            })
+        );
+        let calls = |name: &str| p.functions.iter().find(|f| f.name == name).unwrap().calls;
+        assert_eq!(calls("asm_exc_int3"), 1.0);
+        assert_eq!(calls("uprobe_notify_resume"), 1.0);
+        assert_eq!(calls(JIT), 0.0);
     }
 }

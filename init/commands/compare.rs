@@ -1,6 +1,6 @@
 //! `trig-init compare`: NEW against BASE, written through the exporters.
 
-use super::color;
+use super::{color, threshold_entries};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_init::analysis::{compare, input};
@@ -27,6 +27,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     }
     let settings = compare::Settings {
         threshold_pct: cmd.threshold,
+        threshold_entries: threshold_entries(cmd.threshold_entries)?,
         alpha: cmd.alpha,
         cv_limit: cmd.cv_limit.map(|c| c / 100.0),
         metrics: compare::Metric::parse_choice(&cmd.metric).map_err(usage)?,

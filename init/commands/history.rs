@@ -42,6 +42,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
             .min_change
             .unwrap_or_else(|| history::default_min_change_pct(&entries))
             / 100.0,
+        min_entries: super::threshold_entries(cmd.threshold_entries)?,
         ..changepoint::Detection::default()
     };
     // KCIDB exports every result, which analyse consumes

@@ -12,6 +12,7 @@ pub mod vm;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use trig_init::analysis::compare::DEFAULT_THRESHOLD_ENTRIES;
 use trig_init::error::{usage, Error};
 
 /// The exit status of a command, with its error said on stderr as
@@ -34,6 +35,15 @@ fn color(choice: &str) -> Result<bool, Error> {
         c => Err(usage(format!(
             "--color must be auto, always or never, not '{c}'"
         ))),
+    }
+}
+
+/// `--threshold-entries`, compare's default when not given.
+fn threshold_entries(t: Option<f64>) -> Result<f64, Error> {
+    match t {
+        None => Ok(DEFAULT_THRESHOLD_ENTRIES),
+        Some(t) if t > 0.0 && t.is_finite() => Ok(t),
+        Some(_) => Err(usage("--threshold-entries must be positive")),
     }
 }
 

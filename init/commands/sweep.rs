@@ -54,7 +54,11 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         SweepSub::Report(c) => {
-            let settings = settings(c.threshold)?;
+            let settings = compare::Settings {
+                metrics: compare::Metric::parse_choice(&c.metric).map_err(usage)?,
+                threshold_entries: super::threshold_entries(c.threshold_entries)?,
+                ..settings(c.threshold)?
+            };
             let stdout = for_sweep(&c.format).map_err(usage)?;
             let mut files = Vec::new();
             for (format, path) in [

@@ -1,6 +1,6 @@
 //! `trig-init vm` and `ab`: boot kernels, then (ab) compare them.
 
-use super::{color, strs};
+use super::{color, strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::process::ExitCode;
@@ -39,7 +39,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
             // the comparison would find no figure, after every boot
             if !cmd.profile && metrics.iter().any(|m| m.needs_profile()) {
                 return Err(usage(format!(
-                    "--metric {m} compares the kernel's instructions, which only --profile counts: add --profile"
+                    "--metric {m} compares what only --profile counts (the kernel's instructions and entries): add --profile"
                 )));
             }
             compare::Settings {
@@ -48,6 +48,15 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
             }
         }
         (None, _) => compare::Settings::default(),
+    };
+    if cmd.threshold_entries.is_some() && !compare_after {
+        return Err(usage(
+            "--threshold-entries is ab's: vm compares nothing (trig-init compare --threshold-entries compares its results)",
+        ));
+    }
+    let settings = compare::Settings {
+        threshold_entries: threshold_entries(cmd.threshold_entries)?,
+        ..settings
     };
     // checked before booting, so that a bad setting costs no boots
     let kcidb = match &cmd.export_kcidb {

@@ -5,7 +5,7 @@
 
 use crate::analysis::compare::{Comparison, Metric};
 use crate::analysis::history::History;
-use crate::report::Meter;
+use crate::report::{EntryKind, Meter};
 use serde_json::{json, Map, Value};
 
 /// The measure's slug: the metric and its unit under the meter, so that
@@ -18,6 +18,12 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Overhead, Meter::Icount) => "overhead-insn-per-event",
         (Metric::Kernel, _) => "kernel-insn-per-event",
         (Metric::KernelOverhead, _) => "kernel-overhead-insn-per-event",
+        (Metric::Entries(EntryKind::Trap), _) => "traps-per-event",
+        (Metric::Entries(EntryKind::Syscall), _) => "syscalls-per-event",
+        (Metric::Entries(EntryKind::Interrupt), _) => "interrupts-per-event",
+        (Metric::EntriesOverhead(EntryKind::Trap), _) => "traps-overhead-per-event",
+        (Metric::EntriesOverhead(EntryKind::Syscall), _) => "syscalls-overhead-per-event",
+        (Metric::EntriesOverhead(EntryKind::Interrupt), _) => "interrupts-overhead-per-event",
     }
 }
 

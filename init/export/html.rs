@@ -411,9 +411,7 @@ fn trends(out: &mut String, h: &History, opts: &PageOptions) {
             (Scale::Common(..), _) => "% from its median".to_string(),
             (Scale::Own, Metric::Rate) => h.meter.rate_unit().to_string(),
             (Scale::Own, Metric::Overhead) => format!("{} over baseline", h.meter.cost_unit()),
-            (Scale::Own, m @ (Metric::Kernel | Metric::KernelOverhead)) => {
-                m.unit(h.meter).to_string()
-            }
+            (Scale::Own, m) => m.unit(h.meter).to_string(),
         };
         let _ = write!(
             out,

@@ -127,6 +127,17 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             } else {
                 "improvement"
             };
+            if m.metric.counts_entries() {
+                // "+1.00 syscalls/event regression of trig-uprobe-nop10, 0.000→1.000"
+                return format!(
+                    "{} {} {what} of {}, {}\u{2192}{}, {boots}, {span}",
+                    format!("{:+.2}", m.per_event_change()).replacen('-', "\u{2212}", 1),
+                    m.metric.unit(c.meter),
+                    b.name,
+                    figure(Some(m), false, c.meter),
+                    figure(Some(m), true, c.meter),
+                );
+            }
             if c.meter == Meter::Icount {
                 return icount_headline(b, what, &boots, &span);
             }
@@ -341,9 +352,9 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         let d = meter.extra_digits();
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
-            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => {
-                format!("{:.*}", 1 + d, s.median)
-            }
+            // a count of a few per event, read to the thousandth
+            m if m.counts_entries() => format!("{:.3}", s.median),
+            _ => format!("{:.*}", 1 + d, s.median),
         }
     })
 }
@@ -352,6 +363,8 @@ fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
     let d = 1 + meter.extra_digits();
     match m {
         None => String::new(),
+        // an entry count is judged on what it gained, often from none
+        Some(m) if m.metric.counts_entries() => format!("{:+.2}", m.per_event_change()),
         Some(m) if m.change_pct.is_nan() => "-".into(),
         // what a kernel developer reasons in first, the percentage beside
         Some(m) if meter == Meter::Icount => {
@@ -382,6 +395,11 @@ fn head(c: &Comparison) -> Vec<String> {
         if c.settings.metrics.contains(&m) {
             let unit = m.unit(c.meter);
             let name = m.as_str().replace('-', " ").to_uppercase();
+            let interval = if m.counts_entries() {
+                "per event"
+            } else {
+                interval
+            };
             head.extend([
                 format!("BASE {unit}"),
                 format!("NEW {unit}"),

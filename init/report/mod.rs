@@ -219,6 +219,48 @@ pub struct Profile {
     /// `[jit]` is code outside the kernel image (BPF programs,
     /// trampolines, kprobe slots).
     pub functions: Vec<FunctionCost>,
+    /// Entries per event into the kernel's trap, syscall and interrupt
+    /// entry points; absent in results profiled before they were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Entries>,
+}
+
+/// How often per event the kernel was entered through each kind of entry
+/// point (the executions of the entry point's first block).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Entries {
+    /// Exceptions: breakpoints (a uprobe's int3 or BRK), debug and page
+    /// faults.
+    pub traps: f64,
+    pub syscalls: f64,
+    /// Device interrupts and system vectors (timer, IPIs).
+    pub interrupts: f64,
+}
+
+/// A kind of entry into the kernel, counted in [`Entries`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Trap,
+    Syscall,
+    Interrupt,
+}
+
+impl Entries {
+    pub fn of(&self, kind: EntryKind) -> f64 {
+        match kind {
+            EntryKind::Trap => self.traps,
+            EntryKind::Syscall => self.syscalls,
+            EntryKind::Interrupt => self.interrupts,
+        }
+    }
+
+    pub fn of_mut(&mut self, kind: EntryKind) -> &mut f64 {
+        match kind {
+            EntryKind::Trap => &mut self.traps,
+            EntryKind::Syscall => &mut self.syscalls,
+            EntryKind::Interrupt => &mut self.interrupts,
+        }
+    }
 }
 
 impl Profile {
@@ -245,6 +287,9 @@ pub struct FunctionCost {
     pub name: String,
     /// Instructions per event.
     pub insn: f64,
+    /// Entries per event (0 in results profiled before they were counted).
+    #[serde(default)]
+    pub calls: f64,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's

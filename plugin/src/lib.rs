@@ -1,14 +1,15 @@
 //! trig-plugin: a QEMU TCG plugin that counts the guest kernel's executed
-//! instructions per translated block, only inside the windows trig-init
-//! marks (init/sampler/marker.rs), and writes each window's counts to the
-//! file given as `out=`:
+//! instructions and executions per translated block, only inside the
+//! windows trig-init marks (init/sampler/marker.rs), and writes each
+//! window's counts to the file given as `out=`:
 //!
 //! ```text
 //! window 0
-//! ffffffff81234560 1234     block start address (hex), instructions
+//! ffffffff81234560 1234 56  block start address (hex), instructions, executions
 //! end 0
 //! ```
-//! The host maps block addresses to functions with the guest's kallsyms.
+//! The host maps block addresses to functions with the guest's kallsyms;
+//! the executions of the block at a function's start are its entries.
 //!
 //! Helper callbacks, not per-vCPU inline counters: those abort QEMU under
 //! `thread=single` with two vCPUs. Under `thread=single` one host thread
@@ -35,6 +36,7 @@ const SLOTS: usize = 1 << 20;
 struct Counts {
     open: AtomicBool,
     insns: Box<[AtomicU64]>,
+    execs: Box<[AtomicU64]>,
 }
 
 static COUNTS: OnceLock<Counts> = OnceLock::new();
@@ -43,6 +45,7 @@ fn counts() -> &'static Counts {
     COUNTS.get_or_init(|| Counts {
         open: AtomicBool::new(false),
         insns: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        execs: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
     })
 }
 
@@ -83,10 +86,12 @@ impl Profiler {
     fn mark(&mut self, kind: u8) {
         let c = counts();
         if kind == marker::START {
-            for slot in &c.insns[..self.addrs.len().min(SLOTS)] {
+            let used = self.addrs.len().min(SLOTS);
+            for slot in c.insns[..used].iter().chain(&c.execs[..used]) {
                 slot.store(0, Relaxed);
             }
             c.insns[SLOTS - 1].store(0, Relaxed);
+            c.execs[SLOTS - 1].store(0, Relaxed);
             c.open.store(true, Relaxed);
         } else if c.open.swap(false, Relaxed) {
             self.write_window();
@@ -99,15 +104,12 @@ impl Profiler {
         self.windows += 1;
         let Some(out) = self.out.as_mut() else { return };
         let mut lines = format!("window {window}\n");
-        for (i, &addr) in self.addrs.iter().enumerate() {
-            let n = c.insns[i].load(Relaxed);
+        let spill = (self.addrs.len() == SLOTS - 1).then_some(0);
+        for (i, addr) in self.addrs.iter().copied().chain(spill).enumerate() {
+            let (n, e) = (c.insns[i].load(Relaxed), c.execs[i].load(Relaxed));
             if n > 0 {
-                lines.push_str(&format!("{addr:x} {n}\n"));
+                lines.push_str(&format!("{addr:x} {n} {e}\n"));
             }
-        }
-        let spill = c.insns[SLOTS - 1].load(Relaxed);
-        if spill > 0 {
-            lines.push_str(&format!("0 {spill}\n"));
         }
         lines.push_str(&format!("end {window}\n"));
         // a full disk loses the profile, never the run: the host notices
@@ -143,8 +145,9 @@ impl HasCallbacks for Plugin {
             tb.register_execute_callback(move |_| {
                 let c = counts();
                 if c.open.load(Relaxed) {
-                    let s = &c.insns[slot];
+                    let (s, e) = (&c.insns[slot], &c.execs[slot]);
                     s.store(s.load(Relaxed) + n, Relaxed);
+                    e.store(e.load(Relaxed) + 1, Relaxed);
                 }
             });
             return Ok(());

@@ -145,6 +145,7 @@ fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) ->
                 316.0
             },
             functions: Vec::new(),
+            entries: None,
         });
     }
     add_overheads(&mut rs);

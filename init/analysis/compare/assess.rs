@@ -4,8 +4,8 @@
 
 use super::evidence::{values, Evidence, Figures};
 use super::{
-    counted_verdict, movers, verdict, BenchComparison, Limits, Metric, MetricComparison, Settings,
-    SideStats, TestKind, Verdict,
+    counted_verdict, entries_verdict, movers, verdict, BenchComparison, Limits, Metric,
+    MetricComparison, Settings, SideStats, TestKind, Verdict,
 };
 use crate::report::{BenchResult, Meter, Status};
 use crate::stats;
@@ -193,6 +193,7 @@ impl Assessor<'_> {
             noise_cv: e.noise_cv,
             boots_needed: e.boots_needed,
             threshold_pct: self.limits.threshold_pct,
+            threshold_entries: metric.counts_entries().then_some(self.s.threshold_entries),
             verdict: Verdict::NoChange,
         };
         m.verdict = self.decide(&m);
@@ -232,7 +233,9 @@ impl Assessor<'_> {
             threshold_pct: m.threshold_pct,
             ..self.limits
         };
-        if m.boots_needed.is_some() {
+        if let Some(t) = m.threshold_entries {
+            entries_verdict(m.per_event_change(), t, m.better)
+        } else if m.boots_needed.is_some() {
             Verdict::Inconclusive
         } else if m.test == TestKind::Counted {
             counted_verdict(m.change_pct, m.noise_cv, m.better, limits)

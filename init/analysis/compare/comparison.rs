@@ -91,6 +91,10 @@ pub struct MetricComparison {
     pub boots_needed: Option<usize>,
     /// The smallest change, in percent, this metric was judged to need.
     pub threshold_pct: f64,
+    /// An entry count's: the smallest change in entries per event, which
+    /// it is judged on instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold_entries: Option<f64>,
     pub verdict: Verdict,
 }
 
@@ -102,7 +106,7 @@ impl MetricComparison {
         let (base, new) = (self.base.median, self.new.median);
         match self.metric {
             Metric::Rate => 1e3 / new - 1e3 / base,
-            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => new - base,
+            _ => new - base,
         }
     }
 }

@@ -1,13 +1,12 @@
 //! What is compared of a benchmark: its rate, its per-event overhead, or
 //! the kernel's instructions per event, in all or over the baseline.
 
-use crate::report::{BenchResult, Better, Meter, Status};
+use crate::report::{BenchResult, Better, EntryKind, Meter, Status};
 use serde::Serialize;
 
 /// What is compared: the raw rate or the per-event overhead over the
 /// benchmark's baseline in the same boot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
     Rate,
     Overhead,
@@ -19,17 +18,37 @@ pub enum Metric {
     /// same boot: what attaching adds in the kernel, build-independent
     /// as `Kernel` is.
     KernelOverhead,
+    /// Entries into the kernel of a kind per event (`--profile`): traps,
+    /// syscalls or interrupts, exact counts judged on an absolute
+    /// threshold.
+    Entries(EntryKind),
+    /// Those entries less the baseline's in the same boot.
+    EntriesOverhead(EntryKind),
 }
 
-const CHOICES: &str = "rate, overhead, both, kernel or kernel-overhead";
+const CHOICES: &str =
+    "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
+                       traps-overhead, syscalls-overhead or interrupts-overhead";
+
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 4] = [
+    pub const ALL: [Metric; 10] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
         Metric::KernelOverhead,
+        Metric::Entries(EntryKind::Trap),
+        Metric::EntriesOverhead(EntryKind::Trap),
+        Metric::Entries(EntryKind::Syscall),
+        Metric::EntriesOverhead(EntryKind::Syscall),
+        Metric::Entries(EntryKind::Interrupt),
+        Metric::EntriesOverhead(EntryKind::Interrupt),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, String> {
@@ -49,6 +68,12 @@ impl Metric {
             Metric::Overhead => "overhead",
             Metric::Kernel => "kernel",
             Metric::KernelOverhead => "kernel-overhead",
+            Metric::Entries(EntryKind::Trap) => "traps",
+            Metric::Entries(EntryKind::Syscall) => "syscalls",
+            Metric::Entries(EntryKind::Interrupt) => "interrupts",
+            Metric::EntriesOverhead(EntryKind::Trap) => "traps-overhead",
+            Metric::EntriesOverhead(EntryKind::Syscall) => "syscalls-overhead",
+            Metric::EntriesOverhead(EntryKind::Interrupt) => "interrupts-overhead",
         }
     }
 
@@ -59,23 +84,39 @@ impl Metric {
             Metric::Overhead => meter.cost_unit(),
             Metric::Kernel => "kernel insn/event",
             Metric::KernelOverhead => "kernel insn/event over baseline",
+            Metric::Entries(EntryKind::Trap) => "traps/event",
+            Metric::Entries(EntryKind::Syscall) => "syscalls/event",
+            Metric::Entries(EntryKind::Interrupt) => "interrupts/event",
+            Metric::EntriesOverhead(EntryKind::Trap) => "traps/event over baseline",
+            Metric::EntriesOverhead(EntryKind::Syscall) => "syscalls/event over baseline",
+            Metric::EntriesOverhead(EntryKind::Interrupt) => "interrupts/event over baseline",
         }
     }
 
     /// Whether results of different trig-init builds compare on it.
     pub fn build_independent(self) -> bool {
-        matches!(self, Metric::Kernel | Metric::KernelOverhead)
+        self.needs_profile()
     }
 
     /// Whether its figures are counted by `--profile` alone.
     pub fn needs_profile(self) -> bool {
-        matches!(self, Metric::Kernel | Metric::KernelOverhead)
+        !matches!(self, Metric::Rate | Metric::Overhead)
     }
 
     /// Whether it is a cost over the baseline, which can be about zero
     /// and then has no relative change.
     pub fn over_baseline(self) -> bool {
-        matches!(self, Metric::Overhead | Metric::KernelOverhead)
+        matches!(
+            self,
+            Metric::Overhead | Metric::KernelOverhead | Metric::EntriesOverhead(_)
+        )
+    }
+
+    /// Whether its figures are counts of entries, judged by how many an
+    /// event gained or lost (`--threshold-entries`): one trap more from
+    /// none has no relative change.
+    pub fn counts_entries(self) -> bool {
+        matches!(self, Metric::Entries(_) | Metric::EntriesOverhead(_))
     }
 
     /// The figure of `r`, one of the results of `boot`, where its
@@ -84,17 +125,19 @@ impl Metric {
         if r.status != Status::Ok {
             return None;
         }
+        let over = |per_event: Metric| {
+            // the baseline the overhead was measured against
+            let name = &r.overhead_ns.as_ref()?.baseline;
+            let base = boot.iter().find(|b| &b.name == name)?;
+            Some(per_event.value(r, boot)? - per_event.value(base, boot)?)
+        };
         match self {
             Metric::Rate => r.summary.as_ref().map(|s| s.mean),
             Metric::Overhead => r.overhead_ns.as_ref().map(|o| o.ns_per_event),
             Metric::Kernel => r.profile.as_ref().map(|p| p.kernel),
-            Metric::KernelOverhead => {
-                // the baseline the overhead was measured against
-                let name = &r.overhead_ns.as_ref()?.baseline;
-                let base = boot.iter().find(|b| &b.name == name)?;
-                let kernel = |b: &BenchResult| Metric::Kernel.value(b, boot);
-                Some(kernel(r)? - kernel(base)?)
-            }
+            Metric::Entries(kind) => Some(r.profile.as_ref()?.entries?.of(kind)),
+            Metric::KernelOverhead => over(Metric::Kernel),
+            Metric::EntriesOverhead(kind) => over(Metric::Entries(kind)),
         }
     }
 
@@ -107,6 +150,12 @@ impl Metric {
             Metric::KernelOverhead => {
                 "results booted with --profile (the icount meter), a benchmark and its baseline ok in one boot"
             }
+            Metric::Entries(_) => {
+                "results booted with --profile by a trig-init that counts entries"
+            }
+            Metric::EntriesOverhead(_) => {
+                "results booted with --profile by a trig-init that counts entries, a benchmark and its baseline ok in one boot"
+            }
         }
     }
 
@@ -115,7 +164,7 @@ impl Metric {
     pub fn better(self, rate: Better) -> Better {
         match self {
             Metric::Rate => rate,
-            Metric::Overhead | Metric::Kernel | Metric::KernelOverhead => Better::Lower,
+            _ => Better::Lower,
         }
     }
 }
@@ -162,6 +211,7 @@ mod tests {
             total: 1000.0,
             kernel,
             functions: Vec::new(),
+            entries: None,
         });
         r
     }

@@ -24,17 +24,25 @@ pub use side::{differences, SideInfo};
 use movers::overhead_movers;
 use notes::notes;
 use side::{bench_names, comparable, results};
-pub use verdict::{counted_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
+pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
 
 use crate::analysis::input::Side;
 use assess::Assessor;
 use serde::Serialize;
+
+/// Half an entry per event: "+1 trap per event" is flagged, the few
+/// interrupts that land in a window (thousandths per event) are not.
+pub const DEFAULT_THRESHOLD_ENTRIES: f64 = 0.5;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
     /// Smallest change, in percent, that counts as a regression; None:
     /// the meter's ([`Limits::of`]).
     pub threshold_pct: Option<f64>,
+    /// Smallest change of an entry count (traps, syscalls, interrupts),
+    /// in entries per event, that counts: these are exact counts, and one
+    /// trap more from none has no relative change.
+    pub threshold_entries: f64,
     pub alpha: f64,
     /// Above this coefficient of variation a benchmark is `unstable`;
     /// None: the meter's.
@@ -52,6 +60,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             threshold_pct: None,
+            threshold_entries: DEFAULT_THRESHOLD_ENTRIES,
             alpha: 0.05,
             cv_limit: None,
             metrics: vec![Metric::Rate, Metric::Overhead],

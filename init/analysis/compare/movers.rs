@@ -3,7 +3,8 @@
 //! function, largest first. A benchmark measured against a baseline (its
 //! overhead) is attributed against the baseline's profile of the same
 //! boots: what the two share (the syscall path) drops out, and the attach
-//! path's own movers show.
+//! path's own movers show. Beside its instructions, each function's
+//! calls per event: a function entered once more per event names itself.
 
 use super::assess::Observed;
 use super::side::results;
@@ -15,9 +16,9 @@ use std::collections::BTreeMap;
 /// Functions shown per benchmark.
 pub const TOP: usize = 8;
 
-/// Smaller changes are not listed: two boots of one kernel move no
-/// function by more than this (docs/profile.md, the A/A of
-/// `scripts/profile-proof.sh`).
+/// Smaller changes, of instructions or of calls per event, are not
+/// listed: two boots of one kernel move no function by more than this
+/// (docs/profile.md, the A/A of `scripts/profile-proof.sh`).
 pub const MIN_MOVE: f64 = 0.05;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -40,6 +41,13 @@ pub struct FunctionMove {
     pub base: f64,
     pub new: f64,
     pub change: f64,
+    /// NEW − BASE of its calls per event.
+    #[serde(skip_serializing_if = "no_calls")]
+    pub calls: f64,
+}
+
+fn no_calls(calls: &f64) -> bool {
+    *calls == 0.0
 }
 
 impl Movers {
@@ -54,7 +62,8 @@ impl Movers {
 struct Mean {
     total: f64,
     kernel: f64,
-    functions: BTreeMap<String, f64>,
+    /// Instructions and calls per event of each function.
+    functions: BTreeMap<String, (f64, f64)>,
 }
 
 /// The mean profile of `rs`, when every one is profiled.
@@ -67,10 +76,12 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         return None;
     }
     let n = ps.len() as f64;
-    let mut functions: BTreeMap<String, f64> = BTreeMap::new();
+    let mut functions: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     for p in &ps {
         for f in &p.functions {
-            *functions.entry(f.name.clone()).or_default() += f.insn / n;
+            let m = functions.entry(f.name.clone()).or_default();
+            m.0 += f.insn / n;
+            m.1 += f.calls / n;
         }
     }
     let avg = |get: fn(&Profile) -> f64| ps.iter().map(|p| get(p)).sum::<f64>() / n;
@@ -86,8 +97,10 @@ impl Mean {
     fn over(mut self, base: &Mean) -> Mean {
         self.total -= base.total;
         self.kernel -= base.kernel;
-        for (name, insn) in &base.functions {
-            *self.functions.entry(name.clone()).or_default() -= insn;
+        for (name, (insn, calls)) in &base.functions {
+            let m = self.functions.entry(name.clone()).or_default();
+            m.0 -= insn;
+            m.1 -= calls;
         }
         self
     }
@@ -125,15 +138,16 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
         .into_iter()
         .map(|name| {
             let (b, n) = (bf.get(name).copied(), nf.get(name).copied());
-            let (b, n) = (b.unwrap_or(0.0), n.unwrap_or(0.0));
+            let ((b, bc), (n, nc)) = (b.unwrap_or_default(), n.unwrap_or_default());
             FunctionMove {
                 name: name.clone(),
                 base: b,
                 new: n,
                 change: n - b,
+                calls: nc - bc,
             }
         })
-        .filter(|f| f.change.abs() >= MIN_MOVE)
+        .filter(|f| f.change.abs() >= MIN_MOVE || f.calls.abs() >= MIN_MOVE)
         .collect();
     functions.sort_by(|a, b| {
         b.change
@@ -185,7 +199,14 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
     let figures: Vec<String> = m
         .functions
         .iter()
-        .map(|f| format!("{:>+9.2}  ({:.2} -> {:.2})", f.change, f.base, f.new))
+        .map(|f| {
+            let calls = if f.calls.abs() >= MIN_MOVE {
+                format!(", calls {:+.2}", f.calls)
+            } else {
+                String::new()
+            };
+            format!("{:>+9.2}  ({:.2} -> {:.2}){calls}", f.change, f.base, f.new)
+        })
         .collect();
     let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
     let names = m.functions.iter().map(|f| f.name.chars().count());
@@ -233,12 +254,14 @@ mod tests {
             .map(|&(name, insn)| FunctionCost {
                 name: name.into(),
                 insn,
+                calls: 0.0,
             })
             .collect();
         r.profile = Some(Profile {
             total,
             kernel: functions.iter().map(|f| f.insn).sum(),
             functions,
+            entries: None,
         });
         r
     }

@@ -86,6 +86,15 @@ pub fn counted_verdict(change_pct: f64, noise_cv: f64, better: Better, l: Limits
     direction(change_pct, better)
 }
 
+/// The verdict of an entry count: NEW − BASE entries per event against
+/// an absolute threshold (exact counts, often from none).
+pub fn entries_verdict(change: f64, threshold: f64, better: Better) -> Verdict {
+    if change.abs() < threshold || change.is_nan() {
+        return Verdict::NoChange;
+    }
+    direction(change, better)
+}
+
 fn direction(change_pct: f64, better: Better) -> Verdict {
     if better.is_worse(change_pct) {
         Verdict::Regressed

@@ -145,9 +145,20 @@ struct Detected {
 /// The change points of one stretch of a series by the meter's rule:
 /// exact steps under icount, E-divisive under time. `open` when no break
 /// follows it.
-fn detect(meter: Meter, xs: &[f64], s: &changepoint::Detection, open: bool) -> Vec<Detected> {
+fn detect(
+    meter: Meter,
+    metric: Metric,
+    xs: &[f64],
+    s: &changepoint::Detection,
+    open: bool,
+) -> Vec<Detected> {
+    let threshold = if metric.counts_entries() {
+        steps::Threshold::Absolute(s.min_entries)
+    } else {
+        steps::Threshold::Relative(s.min_change)
+    };
     match meter {
-        Meter::Icount => steps::detect(xs, s.min_change, open)
+        Meter::Icount => steps::detect(xs, threshold, open)
             .into_iter()
             .map(|st| Detected {
                 index: st.index,
@@ -274,7 +285,7 @@ fn found_in(
         .enumerate()
         .filter_map(|(i, v)| v.map(|v| (i, v)))
         .unzip();
-    if sr.metric.over_baseline() && xs.iter().any(|x| *x <= 0.0) {
+    if sr.metric.over_baseline() && !sr.metric.counts_entries() && xs.iter().any(|x| *x <= 0.0) {
         // a cost around zero has no relative change
         return None;
     }
@@ -285,7 +296,7 @@ fn found_in(
         // a step at a lineage's last result waits for the next of its kind,
         // which a result of another kind is not
         let ys: Vec<f64> = at.iter().map(|&k| xs[k]).collect();
-        for d in detect(meter, &ys, s, true) {
+        for d in detect(meter, sr.metric, &ys, s, true) {
             let (at, good) = (idx[at[d.index]], idx[at[d.from]]);
             found.push(Found {
                 bench: sr.bench.clone(),

@@ -348,6 +348,7 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
                 total: 700.0,
                 kernel,
                 functions: Vec::new(),
+                entries: None,
             });
             // the baseline a guest records
             crate::report::upgrade::fill(r);

@@ -110,21 +110,32 @@ fn icount_refuses_another_build_of_trig_init() {
 /// at `kprobe_scale` of its rate with `kernel` of the kernel's
 /// instructions per event, trig-base with 316.
 fn profiled_build(kprobe_scale: f64, kernel: f64, rev: &str) -> Side {
+    profiled_with(kprobe_scale, kernel, rev, None)
+}
+
+/// [`profiled_build`] with trig-kprobe's `entries` per event, trig-base's
+/// one syscall (when given).
+fn profiled_with(kprobe_scale: f64, kernel: f64, rev: &str, entries: Option<Entries>) -> Side {
     let mut s = counted(&as_slices(&boots(1, kprobe_scale, 0.0)), None, 0.0);
     for run in &mut s.runs {
         let rep = run.report.as_mut().unwrap();
         rep.tool.git_rev = rev.into();
         for r in rep.results.iter_mut().filter(|r| r.summary.is_some()) {
-            let kernel = if r.name == "trig-kprobe" {
-                kernel
+            let (kernel, entries) = if r.name == "trig-kprobe" {
+                (kernel, entries)
             } else {
-                316.0
+                let syscall = Entries {
+                    syscalls: 1.0,
+                    ..Entries::default()
+                };
+                (316.0, entries.map(|_| syscall))
             };
             let total = 1e3 / r.summary.as_ref().unwrap().mean;
             r.profile = Some(Profile {
                 total,
                 kernel,
                 functions: Vec::new(),
+                entries,
             });
         }
     }
@@ -244,4 +255,71 @@ fn a_metric_without_figures_is_refused_or_missing_not_unchanged() {
     assert_eq!(kprobe.verdict, Verdict::Missing);
     let why = kprobe.reason.as_deref().unwrap_or_default();
     assert_eq!(why, "no kernel figure in NEW");
+}
+
+/// A change that turns a trap into a call (7.2's optimized uprobe: its
+/// int3 becomes a call into a trampoline that makes a syscall): one trap
+/// an event less, one syscall more, 2 instructions more. The entry
+/// metrics flag both on their absolute threshold, the syscalls from none
+/// where no relative change exists; the interrupts a window catches
+/// (thousandths per event) flag nothing, and results profiled before
+/// entries were counted have no figure.
+#[test]
+fn a_trap_turned_into_a_call_is_flagged_on_traps_and_syscalls() {
+    let entries = |traps, syscalls, interrupts| {
+        Some(Entries {
+            traps,
+            syscalls,
+            interrupts,
+        })
+    };
+    let base = profiled_with(1.0, 1186.0, "aaaa", entries(1.0, 0.0, 0.0003));
+    let new = profiled_with(0.999, 1188.0, "aaaa", entries(0.0, 1.0, 0.0006));
+    let on = |metrics: Vec<Metric>| Settings {
+        metrics,
+        ..Settings::default()
+    };
+    let judged = |c: &Comparison, m: Metric| {
+        let b = c.benches.iter().find(|b| b.name == "trig-kprobe").unwrap();
+        b.metrics.iter().find(|x| x.metric == m).unwrap().clone()
+    };
+    let (traps, syscalls, interrupts) = (
+        Metric::Entries(EntryKind::Trap),
+        Metric::Entries(EntryKind::Syscall),
+        Metric::Entries(EntryKind::Interrupt),
+    );
+    let c = compare(&base, &new, &on(vec![traps, syscalls, interrupts])).unwrap();
+    assert_eq!(judged(&c, traps).verdict, Verdict::Improved);
+    let s = judged(&c, syscalls);
+    assert_eq!((s.verdict, s.per_event_change()), (Verdict::Regressed, 1.0));
+    assert!(s.change_pct.is_nan(), "{s:?}");
+    assert_eq!(judged(&c, interrupts).verdict, Verdict::NoChange);
+    // over the baseline's one syscall: none before, one after
+    let over = compare(
+        &base,
+        &new,
+        &on(vec![Metric::EntriesOverhead(EntryKind::Syscall)]),
+    )
+    .unwrap();
+    let s = judged(&over, Metric::EntriesOverhead(EntryKind::Syscall));
+    assert_eq!(
+        (s.base.median, s.new.median, s.verdict),
+        (-1.0, 0.0, Verdict::Regressed)
+    );
+    let t = table::comparison(&c, false);
+    assert!(t.contains("traps/event") && t.contains("+1.00"), "{t}");
+    // a threshold above one entry an event lets it pass
+    let loose = Settings {
+        threshold_entries: 1.5,
+        ..on(vec![traps, syscalls])
+    };
+    let c = compare(&base, &new, &loose).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    // the instruction count alone moved by 0.17%: within the threshold
+    let c = compare(&base, &new, &on(vec![Metric::Kernel])).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    // results profiled before entries were counted have none, not 0
+    let old = profiled_build(1.0, 1186.0, "aaaa");
+    let e = compare(&old, &new, &on(vec![traps])).unwrap_err();
+    assert!(e.contains("BASE has no traps figure"), "{e}");
 }

@@ -142,7 +142,9 @@ fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
                     functions: vec![FunctionCost {
                         name: "trace_call_bpf".into(),
                         insn: if kprobe { tcb } else { 0.0 },
+                        calls: 0.0,
                     }],
+                    entries: None,
                 });
             }
         }

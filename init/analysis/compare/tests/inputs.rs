@@ -139,6 +139,7 @@ fn negative_instruction_counts_are_invalid_input() {
             total,
             kernel,
             functions: Vec::new(),
+            entries: None,
         });
         let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
         assert!(
