@@ -64,8 +64,9 @@ fn beyond(a: f64, b: f64, threshold: Threshold) -> Option<bool> {
     }
 }
 
-/// The change points of `x` at `threshold`, in order. `open` says whether later results may still extend `x`; when
-/// not (a break follows), a change at its last point needs no confirmation.
+/// The change points of `x` at `threshold`, in order. `open` says
+/// whether later results may still extend `x`; when not (a break
+/// follows), a change at its last point needs no confirmation.
 pub fn detect(x: &[f64], threshold: Threshold, open: bool) -> Vec<Step> {
     // (index, from, pending, drift)
     let mut found: Vec<(usize, usize, bool, bool)> = Vec::new();
@@ -187,9 +188,9 @@ mod tests {
 
     #[test]
     fn an_entry_count_steps_from_none_on_an_absolute_threshold() {
-        let traps = [0.0, 0.0001, 0.0, 1.0002, 1.0];
         // no relative change from none
-        assert!(detect(&traps, T, false).is_empty());
+        assert!(detect(&[0.0, 0.0, 1.0002, 1.0], T, false).is_empty());
+        let traps = [0.0, 0.0001, 0.0, 1.0002, 1.0];
         let steps = detect(&traps, Threshold::Absolute(0.5), false);
         assert_eq!(steps.len(), 1, "{steps:?}");
         assert_eq!((steps[0].index, steps[0].from), (3, 2));
