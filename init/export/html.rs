@@ -213,10 +213,10 @@ fn change_marks(
         let colour = if f.regression { "#c00" } else { "#080" };
         let _ = write!(
             svg,
-            r##"<line x1="{cx:.1}" y1="{TOP}" x2="{cx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="4 3"/><text x="{:.1}" y="11" font-size="10" fill="{colour}">{:+.1}%</text>"##,
+            r##"<line x1="{cx:.1}" y1="{TOP}" x2="{cx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="4 3"/><text x="{:.1}" y="11" font-size="10" fill="{colour}">{}</text>"##,
             H - BOTTOM,
             cx + 3.0,
-            f.change.change_pct
+            f.size()
         );
     }
 }

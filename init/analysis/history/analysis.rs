@@ -38,6 +38,19 @@ pub struct Found {
     pub drift: bool,
 }
 
+impl Found {
+    /// Its size: relative, but for a count of entries, whose steps are
+    /// absolute and may start from none (+1.00/event, not +inf%).
+    pub fn size(&self) -> String {
+        let c = &self.change;
+        if self.metric.counts_entries() {
+            format!("{:+.2}/event", c.after - c.before)
+        } else {
+            format!("{:+.1}%", c.change_pct)
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangePointOut {
     pub before: f64,

@@ -40,10 +40,10 @@ pub fn no_change_points(h: &History) -> String {
 /// bisect range.
 fn alert_line(h: &History, f: &Found) -> String {
     let mut s = format!(
-        "{} {} {:+.1}% ({}) from #{} {}",
+        "{} {} {} ({}) from #{} {}",
         f.bench,
         f.metric.as_str(),
-        f.change.change_pct,
+        f.size(),
         if f.regression { "worse" } else { "better" },
         f.at + 1,
         h.points[f.at].label()
@@ -107,11 +107,14 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
 /// One change point's table row.
 fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
     let c = &f.change;
+    let range = if f.metric.counts_entries() {
+        String::new()
+    } else {
+        format!(" [{:+.1},{:+.1}]", c.ci_pct.0, c.ci_pct.1)
+    };
     let change = format!(
-        "{:+.1}% [{:+.1},{:+.1}]{}",
-        c.change_pct,
-        c.ci_pct.0,
-        c.ci_pct.1,
+        "{}{range}{}",
+        f.size(),
         if f.regression { " worse" } else { " better" },
     );
     let change = if f.drift { change + " drift" } else { change };

@@ -380,3 +380,31 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
         render(&h, false)
     );
 }
+
+/// A count of entries steps by how many an event gained, from none too:
+/// its size is absolute (it read "+inf%").
+#[test]
+fn an_entry_step_from_none_reads_as_what_an_event_gained() {
+    let step = |metric: Metric, before: f64, after: f64| Found {
+        bench: "trig-uretprobe-nop".into(),
+        metric,
+        at: 1,
+        change: ChangePointOut {
+            before,
+            after,
+            change_pct: (after / before - 1.0) * 100.0,
+            ci_pct: (0.0, 0.0),
+            p: None,
+        },
+        regression: true,
+        new: true,
+        moved_with: Vec::new(),
+        bisect: None,
+        alerted: None,
+        pending: false,
+        drift: false,
+    };
+    let syscalls = step(Metric::Entries(EntryKind::Syscall), 0.0, 0.99998);
+    assert_eq!(syscalls.size(), "+1.00/event");
+    assert_eq!(step(Metric::Rate, 2.0, 1.9).size(), "-5.0%");
+}
