@@ -73,7 +73,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -148,6 +148,12 @@ vm_commands! {
     /// a per-function profile and compare names the functions that moved
     #[argh(switch)]
     pub profile: bool,
+    /// as --profile, and every access through simulated caches of the
+    /// pinned CPU model: loads, stores, L1i, L1d and last-level misses
+    /// per event and function, and an estimate of cycles (a model; boots
+    /// several times slower)
+    #[argh(switch)]
+    pub cache: bool,
     /// no progress or table on stderr
     #[argh(switch, short = 'q')]
     pub quiet: bool,
@@ -161,12 +167,13 @@ vm_commands! {
     pub tables: bool,
     /// ab: what the kernels are compared on, as compare's --metric: rate,
     /// overhead, both, kernel, kernel-overhead, traps, syscalls,
-    /// interrupts or one of those three with -overhead (default both)
+    /// interrupts or one of those three with -overhead, loads, stores,
+    /// l1i-misses, l1d-misses, ll-misses or cycles (default both)
     #[argh(option)]
     pub metric: Option<String>,
-    /// ab: smallest change of traps, syscalls or interrupts per event that
-    /// counts, an absolute figure: they are exact counts (default 0.5, so
-    /// one trap more per event is flagged)
+    /// ab: smallest change of traps, syscalls, interrupts, loads, stores
+    /// or misses per event that counts, an absolute figure: they are
+    /// exact counts (default 0.5, so one trap more per event is flagged)
     #[argh(option)]
     pub threshold_entries: Option<f64>,
     /// also write the results document here (- for stdout)
@@ -212,13 +219,15 @@ pub struct CompareCmd {
     /// instructions per event of --profile'd results, in all or over the
     /// baseline's: comparable across trig-init builds), traps, syscalls or
     /// interrupts (the kernel's entries per event of --profile'd results),
-    /// each of those three with -overhead (over the baseline's); default
-    /// both
+    /// each of those three with -overhead (over the baseline's), loads,
+    /// stores, l1i-misses, l1d-misses or ll-misses (the kernel's, per
+    /// event, of --cache'd results) or cycles (the event's estimated
+    /// cycles, a model); default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// smallest change of traps, syscalls or interrupts per event that
-    /// counts, an absolute figure: they are exact counts (default 0.5, so
-    /// one trap more per event is flagged)
+    /// smallest change of traps, syscalls, interrupts, loads, stores
+    /// or misses per event that counts, an absolute figure: they are
+    /// exact counts (default 0.5, so one trap more per event is flagged)
     #[argh(option)]
     pub threshold_entries: Option<f64>,
     /// table, markdown, email (plain text in 72 columns for a mailing
@@ -286,13 +295,15 @@ pub struct HistoryCmd {
     /// instructions per event of --profile'd results, in all or over the
     /// baseline's: comparable across trig-init builds), traps, syscalls or
     /// interrupts (the kernel's entries per event of --profile'd results),
-    /// each of those three with -overhead (over the baseline's); default
-    /// both
+    /// each of those three with -overhead (over the baseline's), loads,
+    /// stores, l1i-misses, l1d-misses or ll-misses (the kernel's, per
+    /// event, of --cache'd results) or cycles (the event's estimated
+    /// cycles, a model); default both
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// smallest change of traps, syscalls or interrupts per event that
-    /// counts, an absolute figure: they are exact counts (default 0.5, so
-    /// one trap more per event is flagged)
+    /// smallest change of traps, syscalls, interrupts, loads, stores
+    /// or misses per event that counts, an absolute figure: they are
+    /// exact counts (default 0.5, so one trap more per event is flagged)
     #[argh(option)]
     pub threshold_entries: Option<f64>,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest
@@ -474,9 +485,9 @@ pub struct SweepReportCmd {
     /// what a step is measured on, as compare's --metric (default both)
     #[argh(option, default = "String::from(\"both\")")]
     pub metric: String,
-    /// smallest change of traps, syscalls or interrupts per event that
-    /// counts, an absolute figure: they are exact counts (default 0.5, so
-    /// one trap more per event is flagged)
+    /// smallest change of traps, syscalls, interrupts, loads, stores
+    /// or misses per event that counts, an absolute figure: they are
+    /// exact counts (default 0.5, so one trap more per event is flagged)
     #[argh(option)]
     pub threshold_entries: Option<f64>,
     /// table, markdown, email, json or html (default table)

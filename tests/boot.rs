@@ -752,3 +752,68 @@ fn a_uprobe_is_one_trap_a_uretprobe_two_and_a_syscall_no_trap() {
         2.0,
     );
 }
+
+/// `--cache` (issue 35): the simulated caches count the same misses in
+/// two boots, and the counts hang together: every event loads and
+/// stores, a function's accesses add up to the kernel's, and the cycle
+/// estimate is the instructions plus the weighted misses and traps.
+#[test]
+fn the_cache_model_counts_the_same_in_two_boots() {
+    let (code, err, doc) = vm(
+        &["--cache", "--runs", "2"],
+        &["--filter", "trig-base", "--filter", "trig-uprobe-nop"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let model = doc["vm"]["cache"].as_str().expect("vm.cache recorded");
+    assert!(model.contains("L1d 64 KiB 2-way"), "{model}");
+    let boot = |i: usize, name: &str| -> Value {
+        doc["runs"][i]["report"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("boot {i}: {name} missing"))["profile"]
+            .clone()
+    };
+    for name in ["trig-base", "trig-uprobe-nop"] {
+        let (a, b) = (boot(0, name), boot(1, name));
+        assert_eq!(
+            a["memory"], b["memory"],
+            "{name}: the two boots' counts differ"
+        );
+        assert_eq!(
+            a["functions"], b["functions"],
+            "{name}: the two boots' functions differ"
+        );
+        let m = &a["memory"];
+        let k = |what: &str| m["kernel"][what].as_f64().unwrap();
+        assert!(k("loads") > 10.0 && k("stores") > 10.0, "{name}: {m}");
+        let summed: f64 = a["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["memory"]["loads"].as_f64().unwrap_or(0.0))
+            .sum();
+        // the functions under the listing floor hold the rest
+        assert!(
+            summed <= k("loads") + 1e-9 && summed > 0.99 * k("loads"),
+            "{name}: {summed} of {}",
+            k("loads")
+        );
+        let misses: f64 = ["kernel", "user"]
+            .iter()
+            .map(|side| {
+                let s = &m[side];
+                let f = |w: &str| s[w].as_f64().unwrap();
+                10.0 * (f("l1i_misses") + f("l1d_misses")) + 100.0 * f("ll_misses")
+            })
+            .sum();
+        let traps = a["entries"]["traps"].as_f64().unwrap();
+        let cycles = m["cycles"].as_f64().unwrap();
+        let expected = a["total"].as_f64().unwrap() + misses + 500.0 * traps;
+        assert!(
+            (cycles - expected).abs() < 1e-6,
+            "{name}: cycles {cycles}, not {expected}"
+        );
+    }
+}

@@ -73,15 +73,15 @@ struct ExportSide {
 }
 
 /// Whether `metric` (as exported) is an entry count.
-fn counts_entries(metric: &str) -> bool {
-    Metric::parse_choice(metric).is_ok_and(|m| m[0].counts_entries())
+fn is_count(metric: &str) -> bool {
+    Metric::parse_choice(metric).is_ok_and(|m| m[0].is_count())
 }
 
 impl ExportMetric {
     /// An entry count's change is NEW − BASE per event, the figure its
     /// verdict was judged on; any other's in percent.
     fn change(&self) -> Option<f64> {
-        if !counts_entries(&self.metric) {
+        if !is_count(&self.metric) {
             return self.change_pct;
         }
         let median = |s: &Option<ExportSide>| s.as_ref()?.median;
@@ -218,11 +218,7 @@ pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
         .iter()
         .map(|(key, now, bad)| {
             let metric = key.rsplit(' ').next().unwrap_or_default();
-            let unit = if counts_entries(metric) {
-                "/event"
-            } else {
-                "%"
-            };
+            let unit = if is_count(metric) { "/event" } else { "%" };
             format!("{key} {now:+.1}{unit} of {bad:+.1}{unit}")
         })
         .collect();

@@ -218,6 +218,7 @@ fn from_report(report: Report) -> RunSet {
             qemu: None,
             machine: None,
             cpu: None,
+            cache: None,
         },
         runs: vec![RunRecord {
             index: 1,

@@ -2,6 +2,8 @@
 //! and its arguments, the initramfs, the console, the judge of each boot,
 //! the results files, the terminal, kernel resolution, profiles and signals.
 
+pub mod cache;
+pub mod cache_sim;
 pub mod console;
 pub mod initramfs;
 pub mod judge;

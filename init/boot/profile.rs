@@ -3,11 +3,17 @@
 //! translated block inside the windows the guest marks around its
 //! measured samples; the guest hands over its kallsyms; this module names
 //! the blocks and turns them into instructions and calls per event, per
-//! function, and the traps, syscalls and interrupts per event.
+//! function, and the traps, syscalls and interrupts per event; with
+//! `--cache`, also the accesses and simulated misses per event and
+//! function, and the cycle estimate.
 
+use crate::boot::cache::Caches;
 use crate::boot::kernel::Arch;
 use crate::boot::qemu;
-use crate::report::{Entries, EntryKind, FunctionCost, KernelSymbols, Profile, Report, Status};
+use crate::report::{
+    Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
+    Report, Status,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -55,9 +61,13 @@ pub fn plugin_path() -> Result<PathBuf, String> {
 }
 
 /// The `-plugin` argument; QEMU's option syntax doubles commas in values.
-pub fn qemu_arg(plugin: &Path, out: &Path) -> String {
+pub fn qemu_arg(plugin: &Path, out: &Path, caches: Option<&Caches>) -> String {
     let esc = |p: &Path| p.display().to_string().replace(',', ",,");
-    format!("file={},out={}", esc(plugin), esc(out))
+    let mut arg = format!("file={},out={}", esc(plugin), esc(out));
+    if let Some(c) = caches {
+        arg = format!("{arg},{}", c.plugin_args());
+    }
+    arg
 }
 
 /// Loads the plugin into an empty QEMU once, so that a QEMU built without
@@ -65,7 +75,7 @@ pub fn qemu_arg(plugin: &Path, out: &Path) -> String {
 /// before anything boots, in QEMU's own words.
 pub fn probe(arch: Arch, plugin: &Path) -> Result<(), String> {
     let bin = qemu::binary(arch);
-    let arg = qemu_arg(plugin, Path::new("/dev/null"));
+    let arg = qemu_arg(plugin, Path::new("/dev/null"), None);
     let mut child = Command::new(bin)
         .args([
             "-M",
@@ -98,35 +108,79 @@ pub fn probe(arch: Arch, plugin: &Path) -> Result<(), String> {
     ))
 }
 
-/// One block's counts in a window: its start address, the instructions
-/// and the executions.
-pub type BlockCount = (u64, u64, u64);
+/// One block's counts in a window: its start address, the instructions,
+/// the executions and, with `--cache`, its accesses and misses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockCount {
+    pub addr: u64,
+    pub insns: u64,
+    pub execs: u64,
+    pub memory: Option<Accesses>,
+}
 
-/// The plugin's output: kernel instructions and executions per block start
-/// address, per window; only windows with their `end` line are complete.
-pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Vec<BlockCount>>, String> {
+/// One window's counts: the kernel's blocks and, with `--cache`, user
+/// space's accesses and misses.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Window {
+    pub blocks: Vec<BlockCount>,
+    pub user: Option<Accesses>,
+}
+
+/// The plugin's columns of accesses and misses: loads, stores, L1i, L1d
+/// and last-level misses.
+fn accesses(fields: &[&str]) -> Option<Accesses> {
+    let n: Vec<f64> = fields
+        .iter()
+        .map(|f| f.parse::<u64>().ok().map(|n| n as f64))
+        .collect::<Option<_>>()?;
+    let [loads, stores, l1i_misses, l1d_misses, ll_misses] = n[..] else {
+        return None;
+    };
+    Some(Accesses {
+        loads,
+        stores,
+        l1i_misses,
+        l1d_misses,
+        ll_misses,
+    })
+}
+
+/// The plugin's output: per window, the kernel's instructions and
+/// executions per block start address (and with `--cache` accesses and
+/// misses); only windows with their `end` line are complete.
+pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String> {
     let mut done = BTreeMap::new();
-    let mut open: Option<(u32, Vec<BlockCount>)> = None;
+    let mut open: Option<(u32, Window)> = None;
     for (i, line) in text.lines().enumerate() {
         let bad = || format!("profile line {}: '{line}' is not plugin output", i + 1);
-        if let Some(w) = line.strip_prefix("window ") {
-            open = Some((w.parse().map_err(|_| bad())?, Vec::new()));
-        } else if let Some(w) = line.strip_prefix("end ") {
-            let (n, counts) = open.take().ok_or_else(bad)?;
-            if w.parse() != Ok(n) {
-                return Err(bad());
+        let fields: Vec<&str> = line.split(' ').collect();
+        match fields[..] {
+            ["window", w] => open = Some((w.parse().map_err(|_| bad())?, Window::default())),
+            ["end", w] => {
+                let (n, counts) = open.take().ok_or_else(bad)?;
+                if w.parse() != Ok(n) {
+                    return Err(bad());
+                }
+                done.insert(n, counts);
             }
-            done.insert(n, counts);
-        } else {
-            let mut f = line.split(' ');
-            let (Some(addr), Some(n), Some(execs), None) = (f.next(), f.next(), f.next(), f.next())
-            else {
-                return Err(bad());
-            };
-            let addr = u64::from_str_radix(addr, 16).map_err(|_| bad())?;
-            let n = n.parse().map_err(|_| bad())?;
-            let execs = execs.parse().map_err(|_| bad())?;
-            open.as_mut().ok_or_else(bad)?.1.push((addr, n, execs));
+            ["user", ref rest @ ..] => {
+                open.as_mut().ok_or_else(bad)?.1.user = Some(accesses(rest).ok_or_else(bad)?);
+            }
+            // an older plugin's lines have no executions: refused, not
+            // read as none
+            [addr, n, execs, ref rest @ ..] if rest.is_empty() || rest.len() == 5 => {
+                let block = BlockCount {
+                    addr: u64::from_str_radix(addr, 16).map_err(|_| bad())?,
+                    insns: n.parse().map_err(|_| bad())?,
+                    execs: execs.parse().map_err(|_| bad())?,
+                    memory: match rest {
+                        [] => None,
+                        _ => Some(accesses(rest).ok_or_else(bad)?),
+                    },
+                };
+                open.as_mut().ok_or_else(bad)?.1.blocks.push(block);
+            }
+            _ => return Err(bad()),
         }
     }
     Ok(done)
@@ -251,30 +305,54 @@ pub fn function_of(symbol: &str) -> &str {
     symbol.split('.').next().unwrap_or(symbol)
 }
 
+/// A function's counts in a window.
+#[derive(Default)]
+struct FunctionCounts {
+    insns: u64,
+    calls: u64,
+    memory: Option<Accesses>,
+}
+
 /// One window's counts as a profile per event: a function's calls are
 /// the executions of the block at its start, and so are the entries.
-pub fn profile(counts: &[BlockCount], sym: &Symbolizer, events: f64, insns: f64) -> Profile {
-    // instructions and calls, per function
-    let mut by_fn: HashMap<&str, (u64, u64)> = HashMap::new();
+pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile {
+    let mut by_fn: HashMap<&str, FunctionCounts> = HashMap::new();
     let mut entries = Entries::default();
-    for &(addr, n, execs) in counts {
-        let f = by_fn.entry(function_of(sym.name(addr))).or_default();
-        f.0 += n;
-        let starting = sym.starting_at(addr);
+    for b in &w.blocks {
+        let f = by_fn.entry(function_of(sym.name(b.addr))).or_default();
+        f.insns += b.insns;
+        let starting = sym.starting_at(b.addr);
         if starting.iter().any(|s| is_call(s)) {
-            f.1 += execs;
+            f.calls += b.execs;
+        }
+        if let Some(m) = &b.memory {
+            f.memory = Some(f.memory.unwrap_or_default().plus(m));
         }
         if let Some(kind) = starting.iter().find_map(|s| entry_kind(s)) {
-            *entries.of_mut(kind) += execs as f64 / events;
+            *entries.of_mut(kind) += b.execs as f64 / events;
         }
     }
-    let kernel = by_fn.values().map(|f| f.0).sum::<u64>() as f64 / events;
+    let kernel = by_fn.values().map(|f| f.insns).sum::<u64>() as f64 / events;
+    let memory = w.user.map(|user| {
+        let kernel = by_fn
+            .values()
+            .filter_map(|f| f.memory)
+            .fold(Accesses::default(), |a, m| a.plus(&m))
+            .times(1.0 / events);
+        let user = user.times(1.0 / events);
+        Memory {
+            kernel,
+            user,
+            cycles: CycleWeights::MODEL.cycles(insns / events, &kernel.plus(&user), entries.traps),
+        }
+    });
     let mut functions: Vec<FunctionCost> = by_fn
         .into_iter()
-        .map(|(name, (n, calls))| FunctionCost {
+        .map(|(name, f)| FunctionCost {
             name: name.to_string(),
-            insn: n as f64 / events,
-            calls: calls as f64 / events,
+            insn: f.insns as f64 / events,
+            calls: f.calls as f64 / events,
+            memory: f.memory.map(|m| m.times(1.0 / events)),
         })
         .filter(|f| f.insn >= Profile::FLOOR)
         .collect();
@@ -284,6 +362,7 @@ pub fn profile(counts: &[BlockCount], sym: &Symbolizer, events: f64, insns: f64)
         kernel,
         functions,
         entries: Some(entries),
+        memory,
     }
 }
 
@@ -318,6 +397,22 @@ pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Re
 mod tests {
     use super::*;
     use crate::guest::kallsyms;
+
+    /// A window of `(address, instructions, executions)` blocks.
+    fn window(blocks: &[(u64, u64, u64)]) -> Window {
+        Window {
+            blocks: blocks
+                .iter()
+                .map(|&(addr, insns, execs)| BlockCount {
+                    addr,
+                    insns,
+                    execs,
+                    memory: None,
+                })
+                .collect(),
+            user: None,
+        }
+    }
 
     fn syms() -> KernelSymbols {
         kallsyms::parse(
@@ -361,11 +456,57 @@ mod tests {
         )
         .unwrap();
         assert_eq!(w.len(), 1);
-        assert_eq!(w[&0], [(0xffffffff81000000, 30, 3)]);
+        assert_eq!(w[&0], window(&[(0xffffffff81000000, 30, 3)]));
         assert!(parse_windows("window 0\nnonsense\n").is_err());
         // an older plugin's lines have no executions: refused, not read as none
         assert!(parse_windows("window 0\nffffffff81000000 30\nend 0\n").is_err());
         assert!(parse_windows("window 0\nend 1\n").is_err());
+        // a cache model's columns come five at a time
+        assert!(parse_windows("window 0\nffffffff81000000 30 3 1 2\nend 0\n").is_err());
+        assert!(parse_windows("window 0\nuser 1 2 3\nend 0\n").is_err());
+    }
+
+    #[test]
+    fn a_cache_model_s_counts_become_accesses_and_cycles_per_event() {
+        let w = parse_windows(
+            "window 0\n\
+             ffffffff81000000 100 10 40 20 2 10 1\n\
+             ffffffff81000100 50 10 10 0 0 5 0\n\
+             user 30 10 1 3 0\n\
+             end 0\n",
+        )
+        .unwrap();
+        let s = Symbolizer::new(&syms()).unwrap();
+        let p = profile(&w[&0], &s, 10.0, 4000.0);
+        let m = p.memory.unwrap();
+        let kernel = Accesses {
+            loads: 5.0,
+            stores: 2.0,
+            l1i_misses: 0.2,
+            l1d_misses: 1.5,
+            ll_misses: 0.1,
+        };
+        assert_eq!(m.kernel, kernel);
+        assert_eq!(m.user.loads, 3.0);
+        // 400 instructions, 0.2 + 1.5 + 0.1 + 0.3 L1 misses, 0.1 LL, no trap
+        assert!(
+            (m.cycles - (400.0 + 10.0 * 2.1 + 100.0 * 0.1)).abs() < 1e-9,
+            "{}",
+            m.cycles
+        );
+        let f = |name: &str| {
+            p.functions
+                .iter()
+                .find(|f| f.name == name)
+                .unwrap()
+                .memory
+                .unwrap()
+        };
+        assert_eq!(f("strnlen").l1d_misses, 0.5);
+        assert_eq!(f("do_syscall_64").loads, 4.0);
+        // no cache model, no memory
+        let plain = parse_windows("window 0\nffffffff81000000 100 10\nend 0\n").unwrap();
+        assert_eq!(profile(&plain[&0], &s, 10.0, 4000.0).memory, None);
     }
 
     #[test]
@@ -379,7 +520,7 @@ mod tests {
             // under the floor: counted in `kernel`, not listed
             (0xffffffff81000200, 0, 0),
         ];
-        let p = profile(&counts, &s, 10.0, 4000.0);
+        let p = profile(&window(&counts), &s, 10.0, 4000.0);
         assert_eq!(p.total, 400.0);
         assert_eq!(p.kernel, 28.0);
         let listed: Vec<(&str, f64)> = p
@@ -418,7 +559,7 @@ mod tests {
             (0xffffffff81000300, 20, 2),
             (0xffffffffa0000000, 30, 10),
         ];
-        let p = profile(&counts, &s, 10.0, 4000.0);
+        let p = profile(&window(&counts), &s, 10.0, 4000.0);
         assert_eq!(
             p.entries,
             Some(Entries {

@@ -37,9 +37,14 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         (Some(m), true) => {
             let metrics = compare::Metric::parse_choice(m).map_err(usage)?;
             // the comparison would find no figure, after every boot
-            if !cmd.profile && metrics.iter().any(|m| m.needs_profile()) {
+            if !cmd.profile && !cmd.cache && metrics.iter().any(|m| m.needs_profile()) {
                 return Err(usage(format!(
                     "--metric {m} compares what only --profile counts (the kernel's instructions and entries): add --profile"
+                )));
+            }
+            if !cmd.cache && metrics.iter().any(|m| m.needs_cache()) {
+                return Err(usage(format!(
+                    "--metric {m} compares what only --cache counts (accesses, simulated misses, estimated cycles): add --cache"
                 )));
             }
             compare::Settings {
@@ -87,7 +92,8 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         append: cmd.append,
         kaslr: cmd.kaslr,
         kernel_appends: cmd.kernel_append,
-        profile: cmd.profile,
+        profile: cmd.profile || cmd.cache,
+        cache: cmd.cache,
         quiet: cmd.quiet,
         verbose: cmd.verbose,
         // ab's answer is its comparison; vm's is the table

@@ -5,7 +5,7 @@
 
 use crate::analysis::compare::{Comparison, Metric};
 use crate::analysis::history::History;
-use crate::report::{EntryKind, Meter};
+use crate::report::{EntryKind, MemKind, Meter};
 use serde_json::{json, Map, Value};
 
 /// The measure's slug: the metric and its unit under the meter, so that
@@ -24,6 +24,12 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::EntriesOverhead(EntryKind::Trap), _) => "traps-overhead-per-event",
         (Metric::EntriesOverhead(EntryKind::Syscall), _) => "syscalls-overhead-per-event",
         (Metric::EntriesOverhead(EntryKind::Interrupt), _) => "interrupts-overhead-per-event",
+        (Metric::Memory(MemKind::Loads), _) => "kernel-loads-per-event",
+        (Metric::Memory(MemKind::Stores), _) => "kernel-stores-per-event",
+        (Metric::Memory(MemKind::L1iMisses), _) => "kernel-l1i-misses-per-event",
+        (Metric::Memory(MemKind::L1dMisses), _) => "kernel-l1d-misses-per-event",
+        (Metric::Memory(MemKind::LlMisses), _) => "kernel-ll-misses-per-event",
+        (Metric::Memory(MemKind::Cycles), _) => "estimated-cycles-per-event",
     }
 }
 

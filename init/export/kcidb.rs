@@ -577,8 +577,9 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
         (Metric::Kernel | Metric::KernelOverhead, _) => {
             json!({"value": value, "unit": "insn/event"})
         }
-        // traps/event, syscalls/event, interrupts/event
-        (m @ (Metric::Entries(_) | Metric::EntriesOverhead(_)), _) => {
+        // traps/event, syscalls/event, interrupts/event, kernel L1d
+        // misses/event, ...
+        (m @ (Metric::Entries(_) | Metric::EntriesOverhead(_) | Metric::Memory(_)), _) => {
             json!({"value": value, "unit": m.unit(meter).trim_end_matches(" over baseline")})
         }
     }

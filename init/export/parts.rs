@@ -6,7 +6,7 @@ use crate::analysis::compare::{
     movers, BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
 };
 use crate::export::text::words;
-use crate::report::Meter;
+use crate::report::{MemKind, Meter};
 use crate::stats;
 use std::fmt::Write;
 
@@ -127,7 +127,7 @@ pub fn headlines(c: &Comparison) -> Vec<String> {
             } else {
                 "improvement"
             };
-            if m.metric.counts_entries() {
+            if m.metric.is_count() {
                 // "+1.00 syscalls/event regression of trig-uprobe-nop10, 0.000→1.000"
                 return format!(
                     "{} {} {what} of {}, {}\u{2192}{}, {boots}, {span}",
@@ -353,7 +353,7 @@ pub fn figure(m: Option<&MetricComparison>, new: bool, meter: Meter) -> String {
         match m.metric {
             Metric::Rate => format!("{:.*}", 3 + d, s.median),
             // a count of a few per event, read to the thousandth
-            m if m.counts_entries() => format!("{:.3}", s.median),
+            m if m.is_count() => format!("{:.3}", s.median),
             _ => format!("{:.*}", 1 + d, s.median),
         }
     })
@@ -364,7 +364,7 @@ fn change(m: Option<&MetricComparison>, meter: Meter) -> String {
     match m {
         None => String::new(),
         // an entry count is judged on what it gained, often from none
-        Some(m) if m.metric.counts_entries() => format!("{:+.2}", m.per_event_change()),
+        Some(m) if m.metric.is_count() => format!("{:+.2}", m.per_event_change()),
         Some(m) if m.change_pct.is_nan() => "-".into(),
         // what a kernel developer reasons in first, the percentage beside
         Some(m) if meter == Meter::Icount => {
@@ -395,10 +395,10 @@ fn head(c: &Comparison) -> Vec<String> {
         if c.settings.metrics.contains(&m) {
             let unit = m.unit(c.meter);
             let name = m.as_str().replace('-', " ").to_uppercase();
-            let interval = if m.counts_entries() {
-                "per event"
-            } else {
-                interval
+            let interval = match m {
+                _ if m.is_count() => "per event",
+                Metric::Memory(MemKind::Cycles) => "cycles/event (%)",
+                _ => interval,
             };
             head.extend([
                 format!("BASE {unit}"),

@@ -21,6 +21,9 @@ pub enum Field {
     Qemu,
     Machine,
     CpuModel,
+    /// The simulated caches and cycle weights of `--cache` ("none"
+    /// without): another model's misses are other figures.
+    CacheModel,
     /// The guest's CPUID feature words (x86-64), read by trig-init itself
     /// so that they do not depend on which flags the kernel knows.
     CpuFeatures,
@@ -44,6 +47,7 @@ impl Field {
             Field::Qemu => "QEMU version",
             Field::Machine => "machine type",
             Field::CpuModel => "CPU model",
+            Field::CacheModel => "cache model (--cache)",
             Field::CpuFeatures => "CPU features (CPUID)",
             Field::Cpus => "CPUs",
             Field::Build => "trig-init build (icount counts its code too)",
@@ -92,6 +96,7 @@ impl Identity {
             self.add(Field::Qemu, recorded(&s.vm.qemu));
             self.add(Field::Machine, recorded(&s.vm.machine));
             self.add(Field::CpuModel, recorded(&s.vm.cpu));
+            self.add(Field::CacheModel, s.vm.cache.as_deref().unwrap_or("none"));
         }
         for r in s.runs.iter().filter_map(|r| r.report.as_ref()) {
             if icount {

@@ -7,11 +7,14 @@
 
 pub mod frame;
 pub mod identity;
+pub mod memory;
 pub mod params;
 pub mod upgrade;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 
 /// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
 /// is events per 10^9 instructions, which a version-1 reader would take
@@ -223,6 +226,10 @@ pub struct Profile {
     /// entry points; absent in results profiled before they were counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<Entries>,
+    /// Accesses, simulated misses and estimated cycles per event
+    /// (`vm --cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
 }
 
 /// How often per event the kernel was entered through each kind of entry
@@ -290,6 +297,9 @@ pub struct FunctionCost {
     /// Entries per event (0 in results profiled before they were counted).
     #[serde(default)]
     pub calls: f64,
+    /// Its accesses and misses per event (`vm --cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Accesses>,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's
@@ -534,6 +544,10 @@ pub struct VmInfo {
     pub machine: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
+    /// The simulated caches and cycle weights of `--cache`, part of the
+    /// identity: another model's misses are other figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
 }
 
 /// How one boot went (`RunRecord.status`).

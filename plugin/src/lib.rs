@@ -11,17 +11,26 @@
 //! The host maps block addresses to functions with the guest's kallsyms;
 //! the executions of the block at a function's start are its entries.
 //!
+//! With `l1i=`, `l1d=` and `ll=` (`SIZE:WAYS:LINE`, `vm --cache`) it also
+//! runs every kernel and user access of the windows through simulated
+//! caches (init/boot/cache_sim.rs): a kernel block's line then carries its
+//! loads, stores and L1i, L1d and last-level misses, and a `user` line
+//! before `end` the same of user space, the block address left out.
+//!
 //! Helper callbacks, not per-vCPU inline counters: those abort QEMU under
 //! `thread=single` with two vCPUs. Under `thread=single` one host thread
 //! runs every vCPU, so plain loads and stores on the counters are exact.
 
+#[path = "../../init/boot/cache_sim.rs"]
+mod cache_sim;
 #[path = "../../init/sampler/marker.rs"]
 mod marker;
 
+use cache_sim::{Geometry, Hierarchy, Misses};
 use qemu_plugin::{
     install::{Args, Info, Value},
     plugin::{HasCallbacks, Register},
-    register, PluginId, Result, TranslationBlock,
+    register, MemRW, PluginId, Result, TranslationBlock,
 };
 use std::collections::HashMap;
 use std::fs::File;
@@ -37,16 +46,66 @@ struct Counts {
     open: AtomicBool,
     insns: Box<[AtomicU64]>,
     execs: Box<[AtomicU64]>,
+    mem: Option<Mem>,
+}
+
+/// What the cache model counts, in the order of the output's columns.
+const LOADS: usize = 0;
+const STORES: usize = 1;
+const L1I: usize = 2;
+const L1D: usize = 3;
+const LL: usize = 4;
+
+/// The cache model's counts: per kernel block slot, and user space's.
+struct Mem {
+    kernel: [Box<[AtomicU64]>; 5],
+    user: [AtomicU64; 5],
+}
+
+impl Mem {
+    fn counter(&self, slot: Option<usize>, what: usize) -> &AtomicU64 {
+        match slot {
+            Some(s) => &self.kernel[what][s],
+            None => &self.user[what],
+        }
+    }
+
+    fn add(&self, slot: Option<usize>, what: usize, n: u64) {
+        let c = self.counter(slot, what);
+        c.store(c.load(Relaxed) + n, Relaxed);
+    }
+
+    fn add_misses(&self, slot: Option<usize>, l1: usize, m: Misses) {
+        self.add(slot, l1, m.l1);
+        self.add(slot, LL, m.ll);
+    }
+}
+
+fn zeros(n: usize) -> Box<[AtomicU64]> {
+    (0..n).map(|_| AtomicU64::new(0)).collect()
 }
 
 static COUNTS: OnceLock<Counts> = OnceLock::new();
+static CACHES: OnceLock<Mutex<Hierarchy>> = OnceLock::new();
 
 fn counts() -> &'static Counts {
     COUNTS.get_or_init(|| Counts {
         open: AtomicBool::new(false),
-        insns: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
-        execs: (0..SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        insns: zeros(SLOTS),
+        execs: zeros(SLOTS),
+        mem: CACHES.get().map(|_| Mem {
+            kernel: std::array::from_fn(|_| zeros(SLOTS)),
+            user: std::array::from_fn(|_| AtomicU64::new(0)),
+        }),
     })
+}
+
+fn caches() -> std::sync::MutexGuard<'static, Hierarchy> {
+    CACHES
+        .get()
+        .expect("memory callbacks only with a cache model")
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 #[derive(Default)]
@@ -87,11 +146,17 @@ impl Profiler {
         let c = counts();
         if kind == marker::START {
             let used = self.addrs.len().min(SLOTS);
-            for slot in c.insns[..used].iter().chain(&c.execs[..used]) {
-                slot.store(0, Relaxed);
+            let arrays = [&c.insns, &c.execs]
+                .into_iter()
+                .chain(c.mem.iter().flat_map(|m| &m.kernel));
+            for a in arrays {
+                for slot in a[..used].iter().chain(&a[SLOTS - 1..]) {
+                    slot.store(0, Relaxed);
+                }
             }
-            c.insns[SLOTS - 1].store(0, Relaxed);
-            c.execs[SLOTS - 1].store(0, Relaxed);
+            for u in c.mem.iter().flat_map(|m| &m.user) {
+                u.store(0, Relaxed);
+            }
             c.open.store(true, Relaxed);
         } else if c.open.swap(false, Relaxed) {
             self.write_window();
@@ -108,8 +173,18 @@ impl Profiler {
         for (i, addr) in self.addrs.iter().copied().chain(spill).enumerate() {
             let (n, e) = (c.insns[i].load(Relaxed), c.execs[i].load(Relaxed));
             if n > 0 {
-                lines.push_str(&format!("{addr:x} {n} {e}\n"));
+                lines.push_str(&format!("{addr:x} {n} {e}"));
+                if let Some(m) = &c.mem {
+                    for what in &m.kernel {
+                        lines.push_str(&format!(" {}", what[i].load(Relaxed)));
+                    }
+                }
+                lines.push('\n');
             }
+        }
+        if let Some(m) = &c.mem {
+            let user: Vec<String> = m.user.iter().map(|u| u.load(Relaxed).to_string()).collect();
+            lines.push_str(&format!("user {}\n", user.join(" ")));
         }
         lines.push_str(&format!("end {window}\n"));
         // a full disk loses the profile, never the run: the host notices
@@ -123,9 +198,25 @@ struct Plugin;
 impl Register for Plugin {
     fn register(&mut self, _id: PluginId, args: &Args, _info: &Info) -> Result<()> {
         let mut s = state();
-        if let Some(Value::String(path)) = args.parsed.get("out") {
+        let arg = |key: &str| match args.parsed.get(key) {
+            Some(Value::String(v)) => Some(v.clone()),
+            _ => None,
+        };
+        if let Some(path) = arg("out") {
             // QEMU prints the error and refuses to start
             s.out = Some(BufWriter::new(File::create(path)?));
+        }
+        let geometry = |key: &str| arg(key).map(|g| Geometry::parse(&g));
+        let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+        match (geometry("l1i"), geometry("l1d"), geometry("ll")) {
+            (None, None, None) => {}
+            (Some(i), Some(d), Some(ll)) => {
+                let h = Hierarchy::new(i.map_err(refuse)?, d.map_err(refuse)?, ll.map_err(refuse)?);
+                let _ = CACHES.set(Mutex::new(h));
+            }
+            _ => Err(refuse(
+                "trig-plugin: l1i=, l1d= and ll= come together".into(),
+            ))?,
         }
         counts();
         Ok(())
@@ -139,22 +230,52 @@ impl HasCallbacks for Plugin {
         tb: TranslationBlock,
     ) -> Result<()> {
         let vaddr = tb.vaddr();
-        if is_kernel(vaddr) {
+        let cache = counts().mem.is_some();
+        // the block's code bytes, for the instruction fetch
+        let end = tb
+            .instructions()
+            .map(|i| i.vaddr() + i.size() as u64)
+            .max()
+            .unwrap_or(vaddr);
+        // a kernel block's slot; user space counts as one
+        let slot = is_kernel(vaddr).then(|| state().slot(vaddr));
+        if slot.is_some() || cache {
             let n = tb.size() as u64;
-            let slot = state().slot(vaddr);
-            tb.register_execute_callback(move |_| {
+            tb.register_execute_callback(move |vcpu| {
                 let c = counts();
-                if c.open.load(Relaxed) {
+                if !c.open.load(Relaxed) {
+                    return;
+                }
+                if let Some(slot) = slot {
                     let (s, e) = (&c.insns[slot], &c.execs[slot]);
                     s.store(s.load(Relaxed) + n, Relaxed);
                     e.store(e.load(Relaxed) + 1, Relaxed);
                 }
+                if let Some(m) = &c.mem {
+                    let misses = caches().fetch(vcpu as usize, vaddr, end - vaddr);
+                    m.add_misses(slot, L1I, misses);
+                }
             });
-            return Ok(());
         }
         for insn in tb.instructions() {
-            if let Some(kind) = marker::kind_of(&insn.data()) {
-                insn.register_execute_callback(move |_| state().mark(kind));
+            if slot.is_none() {
+                if let Some(kind) = marker::kind_of(&insn.data()) {
+                    insn.register_execute_callback(move |_| state().mark(kind));
+                }
+            }
+            if cache {
+                insn.register_memory_access_callback(
+                    move |vcpu, info, addr| {
+                        let c = counts();
+                        let Some(m) = c.mem.as_ref().filter(|_| c.open.load(Relaxed)) else {
+                            return;
+                        };
+                        m.add(slot, if info.is_store() { STORES } else { LOADS }, 1);
+                        let size = 1u64 << info.size_shift();
+                        m.add_misses(slot, L1D, caches().data(vcpu as usize, addr, size));
+                    },
+                    MemRW::QEMU_PLUGIN_MEM_RW,
+                );
             }
         }
         Ok(())

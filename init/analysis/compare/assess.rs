@@ -193,7 +193,7 @@ impl Assessor<'_> {
             noise_cv: e.noise_cv,
             boots_needed: e.boots_needed,
             threshold_pct: self.limits.threshold_pct,
-            threshold_entries: metric.counts_entries().then_some(self.s.threshold_entries),
+            threshold_entries: metric.is_count().then_some(self.s.threshold_entries),
             verdict: Verdict::NoChange,
         };
         m.verdict = self.decide(&m);

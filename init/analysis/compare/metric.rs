@@ -1,7 +1,8 @@
 //! What is compared of a benchmark: its rate, its per-event overhead, or
-//! the kernel's instructions per event, in all or over the baseline.
+//! the kernel's instructions per event, in all or over the baseline, its
+//! entries, or what the simulated caches of `--cache` counted.
 
-use crate::report::{BenchResult, Better, EntryKind, Meter, Status};
+use crate::report::{BenchResult, Better, EntryKind, MemKind, Meter, Status};
 use serde::Serialize;
 
 /// What is compared: the raw rate or the per-event overhead over the
@@ -24,11 +25,15 @@ pub enum Metric {
     Entries(EntryKind),
     /// Those entries less the baseline's in the same boot.
     EntriesOverhead(EntryKind),
+    /// The kernel's accesses or simulated misses per event, or the
+    /// event's estimated cycles (`--cache`): exact counts of a model.
+    Memory(MemKind),
 }
 
 const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
-                       traps-overhead, syscalls-overhead or interrupts-overhead";
+     traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
+     l1i-misses, l1d-misses, ll-misses or cycles";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -38,7 +43,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 16] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -49,6 +54,12 @@ impl Metric {
         Metric::EntriesOverhead(EntryKind::Syscall),
         Metric::Entries(EntryKind::Interrupt),
         Metric::EntriesOverhead(EntryKind::Interrupt),
+        Metric::Memory(MemKind::Loads),
+        Metric::Memory(MemKind::Stores),
+        Metric::Memory(MemKind::L1iMisses),
+        Metric::Memory(MemKind::L1dMisses),
+        Metric::Memory(MemKind::LlMisses),
+        Metric::Memory(MemKind::Cycles),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, String> {
@@ -74,6 +85,12 @@ impl Metric {
             Metric::EntriesOverhead(EntryKind::Trap) => "traps-overhead",
             Metric::EntriesOverhead(EntryKind::Syscall) => "syscalls-overhead",
             Metric::EntriesOverhead(EntryKind::Interrupt) => "interrupts-overhead",
+            Metric::Memory(MemKind::Loads) => "loads",
+            Metric::Memory(MemKind::Stores) => "stores",
+            Metric::Memory(MemKind::L1iMisses) => "l1i-misses",
+            Metric::Memory(MemKind::L1dMisses) => "l1d-misses",
+            Metric::Memory(MemKind::LlMisses) => "ll-misses",
+            Metric::Memory(MemKind::Cycles) => "cycles",
         }
     }
 
@@ -90,12 +107,31 @@ impl Metric {
             Metric::EntriesOverhead(EntryKind::Trap) => "traps/event over baseline",
             Metric::EntriesOverhead(EntryKind::Syscall) => "syscalls/event over baseline",
             Metric::EntriesOverhead(EntryKind::Interrupt) => "interrupts/event over baseline",
+            Metric::Memory(MemKind::Loads) => "kernel loads/event",
+            Metric::Memory(MemKind::Stores) => "kernel stores/event",
+            Metric::Memory(MemKind::L1iMisses) => "kernel L1i misses/event",
+            Metric::Memory(MemKind::L1dMisses) => "kernel L1d misses/event",
+            Metric::Memory(MemKind::LlMisses) => "kernel LL misses/event",
+            Metric::Memory(MemKind::Cycles) => "est. cycles/event (model)",
         }
     }
 
-    /// Whether results of different trig-init builds compare on it.
+    /// Whether results of different trig-init builds compare on it: not
+    /// the misses, which the producers' code evicting the kernel's lines
+    /// moves, nor the cycles, which count that code.
     pub fn build_independent(self) -> bool {
         self.needs_profile()
+            && !matches!(
+                self,
+                Metric::Memory(
+                    MemKind::L1iMisses | MemKind::L1dMisses | MemKind::LlMisses | MemKind::Cycles
+                )
+            )
+    }
+
+    /// Whether its figures are counted by `--cache` alone.
+    pub fn needs_cache(self) -> bool {
+        matches!(self, Metric::Memory(_))
     }
 
     /// Whether its figures are counted by `--profile` alone.
@@ -112,11 +148,17 @@ impl Metric {
         )
     }
 
-    /// Whether its figures are counts of entries, judged by how many an
-    /// event gained or lost (`--threshold-entries`): one trap more from
-    /// none has no relative change.
-    pub fn counts_entries(self) -> bool {
-        matches!(self, Metric::Entries(_) | Metric::EntriesOverhead(_))
+    /// Whether its figures are exact counts per event (entries, and the
+    /// accesses and misses of `--cache`), judged by how many an event
+    /// gained or lost (`--threshold-entries`): one trap or miss more from
+    /// none has no relative change, and a thousandth of a miss more from
+    /// a thousandth is no change.
+    pub fn is_count(self) -> bool {
+        match self {
+            Metric::Entries(_) | Metric::EntriesOverhead(_) => true,
+            Metric::Memory(kind) => kind != MemKind::Cycles,
+            _ => false,
+        }
     }
 
     /// The figure of `r`, one of the results of `boot`, where its
@@ -138,6 +180,7 @@ impl Metric {
             Metric::Entries(kind) => Some(r.profile.as_ref()?.entries?.of(kind)),
             Metric::KernelOverhead => over(Metric::Kernel),
             Metric::EntriesOverhead(kind) => over(Metric::Entries(kind)),
+            Metric::Memory(kind) => Some(r.profile.as_ref()?.memory?.of(kind)),
         }
     }
 
@@ -156,6 +199,7 @@ impl Metric {
             Metric::EntriesOverhead(_) => {
                 "results booted with --profile by a trig-init that counts entries, a benchmark and its baseline ok in one boot"
             }
+            Metric::Memory(_) => "results booted with --cache",
         }
     }
 
@@ -212,6 +256,7 @@ mod tests {
             kernel,
             functions: Vec::new(),
             entries: None,
+            memory: None,
         });
         r
     }

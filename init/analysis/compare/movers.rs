@@ -4,12 +4,15 @@
 //! overhead) is attributed against the baseline's profile of the same
 //! boots: what the two share (the syscall path) drops out, and the attach
 //! path's own movers show. Beside its instructions, each function's
-//! calls per event: a function entered once more per event names itself.
+//! calls per event: a function entered once more per event names itself;
+//! with `--cache`, its simulated misses per event, and the movers are
+//! ranked by what they add to the cycle estimate, so that a function
+//! that gained a miss and no instruction still names itself.
 
 use super::assess::Observed;
 use super::side::results;
 use crate::analysis::input::Side;
-use crate::report::{BenchResult, Profile};
+use crate::report::{BenchResult, CycleWeights, Profile};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -42,12 +45,27 @@ pub struct FunctionMove {
     pub new: f64,
     pub change: f64,
     /// NEW − BASE of its calls per event.
-    #[serde(skip_serializing_if = "no_calls")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub calls: f64,
+    /// NEW − BASE of its L1 (instruction and data) misses per event.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l1_misses: f64,
+    /// NEW − BASE of its last-level misses per event.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ll_misses: f64,
 }
 
-fn no_calls(calls: &f64) -> bool {
-    *calls == 0.0
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+impl FunctionMove {
+    /// What it moved the cycle estimate by (its instructions alone
+    /// without `--cache`): the order movers are listed in.
+    fn cycles(&self) -> f64 {
+        let w = CycleWeights::MODEL;
+        self.change + w.l1_miss * self.l1_misses + w.ll_miss * self.ll_misses
+    }
 }
 
 impl Movers {
@@ -62,8 +80,27 @@ impl Movers {
 struct Mean {
     total: f64,
     kernel: f64,
-    /// Instructions and calls per event of each function.
-    functions: BTreeMap<String, (f64, f64)>,
+    functions: BTreeMap<String, FunctionMean>,
+}
+
+/// A function's figures per event: instructions, calls, L1 and
+/// last-level misses.
+#[derive(Debug, Clone, Copy, Default)]
+struct FunctionMean {
+    insn: f64,
+    calls: f64,
+    l1: f64,
+    ll: f64,
+}
+
+impl FunctionMean {
+    /// `self + k * o`.
+    fn add(&mut self, o: &FunctionMean, k: f64) {
+        self.insn += k * o.insn;
+        self.calls += k * o.calls;
+        self.l1 += k * o.l1;
+        self.ll += k * o.ll;
+    }
 }
 
 /// The mean profile of `rs`, when every one is profiled.
@@ -76,12 +113,20 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         return None;
     }
     let n = ps.len() as f64;
-    let mut functions: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut functions: BTreeMap<String, FunctionMean> = BTreeMap::new();
     for p in &ps {
         for f in &p.functions {
-            let m = functions.entry(f.name.clone()).or_default();
-            m.0 += f.insn / n;
-            m.1 += f.calls / n;
+            let a = f.memory.unwrap_or_default();
+            let one = FunctionMean {
+                insn: f.insn,
+                calls: f.calls,
+                l1: a.l1i_misses + a.l1d_misses,
+                ll: a.ll_misses,
+            };
+            functions
+                .entry(f.name.clone())
+                .or_default()
+                .add(&one, 1.0 / n);
         }
     }
     let avg = |get: fn(&Profile) -> f64| ps.iter().map(|p| get(p)).sum::<f64>() / n;
@@ -97,10 +142,8 @@ impl Mean {
     fn over(mut self, base: &Mean) -> Mean {
         self.total -= base.total;
         self.kernel -= base.kernel;
-        for (name, (insn, calls)) in &base.functions {
-            let m = self.functions.entry(name.clone()).or_default();
-            m.0 -= insn;
-            m.1 -= calls;
+        for (name, f) in &base.functions {
+            self.functions.entry(name.clone()).or_default().add(f, -1.0);
         }
         self
     }
@@ -137,22 +180,28 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
     let mut functions: Vec<FunctionMove> = names
         .into_iter()
         .map(|name| {
-            let (b, n) = (bf.get(name).copied(), nf.get(name).copied());
-            let ((b, bc), (n, nc)) = (b.unwrap_or_default(), n.unwrap_or_default());
+            let b = bf.get(name).copied().unwrap_or_default();
+            let n = nf.get(name).copied().unwrap_or_default();
             FunctionMove {
                 name: name.clone(),
-                base: b,
-                new: n,
-                change: n - b,
-                calls: nc - bc,
+                base: b.insn,
+                new: n.insn,
+                change: n.insn - b.insn,
+                calls: n.calls - b.calls,
+                l1_misses: n.l1 - b.l1,
+                ll_misses: n.ll - b.ll,
             }
         })
-        .filter(|f| f.change.abs() >= MIN_MOVE || f.calls.abs() >= MIN_MOVE)
+        .filter(|f| {
+            [f.change, f.calls, f.l1_misses, f.ll_misses]
+                .iter()
+                .any(|x| x.abs() >= MIN_MOVE)
+        })
         .collect();
     functions.sort_by(|a, b| {
-        b.change
+        b.cycles()
             .abs()
-            .total_cmp(&a.change.abs())
+            .total_cmp(&a.cycles().abs())
             .then(a.name.cmp(&b.name))
     });
     functions.truncate(TOP);
@@ -200,12 +249,19 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         .functions
         .iter()
         .map(|f| {
-            let calls = if f.calls.abs() >= MIN_MOVE {
-                format!(", calls {:+.2}", f.calls)
-            } else {
-                String::new()
-            };
-            format!("{:>+9.2}  ({:.2} -> {:.2}){calls}", f.change, f.base, f.new)
+            let counts: String = [
+                ("calls", f.calls),
+                ("L1 misses", f.l1_misses),
+                ("LL misses", f.ll_misses),
+            ]
+            .iter()
+            .filter(|(_, x)| x.abs() >= MIN_MOVE)
+            .map(|(what, x)| format!(", {what} {x:+.2}"))
+            .collect();
+            format!(
+                "{:>+9.2}  ({:.2} -> {:.2}){counts}",
+                f.change, f.base, f.new
+            )
         })
         .collect();
     let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
@@ -255,6 +311,7 @@ mod tests {
                 name: name.into(),
                 insn,
                 calls: 0.0,
+                memory: None,
             })
             .collect();
         r.profile = Some(Profile {
@@ -262,6 +319,7 @@ mod tests {
             kernel: functions.iter().map(|f| f.insn).sum(),
             functions,
             entries: None,
+            memory: None,
         });
         r
     }

@@ -71,11 +71,18 @@ impl Side {
 /// side.
 ///
 /// On `metrics` that are all build-independent (the kernel's
-/// instructions), trig-init's build does not matter.
+/// instructions), trig-init's build does not matter; the cache model
+/// matters only to the metrics it counts (the instructions are the same
+/// with it or without).
 pub fn differences(base: &Side, new: &Side, metrics: &[Metric]) -> Vec<String> {
     let (a, b) = (base.identity(), new.identity());
     let build_free = !metrics.is_empty() && metrics.iter().all(|m| m.build_independent());
-    let counts = |f: Field| !(build_free && f == Field::Build);
+    let cached = metrics.iter().any(|m| m.needs_cache());
+    let counts = |f: Field| match f {
+        Field::Build => !build_free,
+        Field::CacheModel => cached,
+        _ => true,
+    };
     let mut out: Vec<String> = [("BASE", &a), ("NEW", &b)]
         .iter()
         .flat_map(|(side, id)| {

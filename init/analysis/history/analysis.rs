@@ -43,7 +43,7 @@ impl Found {
     /// absolute and may start from none (+1.00/event, not +inf%).
     pub fn size(&self) -> String {
         let c = &self.change;
-        if self.metric.counts_entries() {
+        if self.metric.is_count() {
             format!("{:+.2}/event", c.after - c.before)
         } else {
             format!("{:+.1}%", c.change_pct)
@@ -165,7 +165,7 @@ fn detect(
     s: &changepoint::Detection,
     open: bool,
 ) -> Vec<Detected> {
-    let threshold = if metric.counts_entries() {
+    let threshold = if metric.is_count() {
         steps::Threshold::Absolute(s.min_entries)
     } else {
         steps::Threshold::Relative(s.min_change)
@@ -298,7 +298,7 @@ fn found_in(
         .enumerate()
         .filter_map(|(i, v)| v.map(|v| (i, v)))
         .unzip();
-    if sr.metric.over_baseline() && !sr.metric.counts_entries() && xs.iter().any(|x| *x <= 0.0) {
+    if sr.metric.over_baseline() && !sr.metric.is_count() && xs.iter().any(|x| *x <= 0.0) {
         // a cost around zero has no relative change
         return None;
     }

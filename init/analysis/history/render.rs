@@ -107,7 +107,7 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
 /// One change point's table row.
 fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
     let c = &f.change;
-    let range = if f.metric.counts_entries() {
+    let range = if f.metric.is_count() {
         String::new()
     } else {
         format!(" [{:+.1},{:+.1}]", c.ci_pct.0, c.ci_pct.1)

@@ -349,6 +349,7 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
                 kernel,
                 functions: Vec::new(),
                 entries: None,
+                memory: None,
             });
             // the baseline a guest records
             crate::report::upgrade::fill(r);

@@ -7,6 +7,7 @@ use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
 use super::setup::Setup;
 use super::{infra, temp_file, Error};
+use crate::boot::cache::Caches;
 use crate::boot::judge::{add_profiles, judge_boot};
 use crate::boot::kernel::Kernel;
 use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
@@ -240,6 +241,11 @@ struct Launcher<'a> {
 }
 
 impl Launcher<'_> {
+    /// The caches `--cache` simulates.
+    fn caches(&self) -> Option<Caches> {
+        self.opts.cache.then(|| Caches::of(self.opts.arch))
+    }
+
     /// The file the plugin counts a boot's instructions into, with
     /// `--profile`.
     fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Error> {
@@ -278,7 +284,7 @@ impl Launcher<'_> {
                 .plugin
                 .as_ref()
                 .zip(counts)
-                .map(|(p, c)| profile::qemu_arg(p, c.path())),
+                .map(|(p, c)| profile::qemu_arg(p, c.path(), self.caches().as_ref())),
         };
         // a KVM not yet known to work gets a deadline to reach /init
         let give_up =

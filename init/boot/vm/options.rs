@@ -37,6 +37,9 @@ pub struct VmOptions {
     pub kernel_appends: Vec<String>,
     /// Count kernel instructions per function with the QEMU plugin.
     pub profile: bool,
+    /// With `profile`: also run every access through the simulated caches
+    /// of the pinned CPU model.
+    pub cache: bool,
     pub quiet: bool,
     /// QEMU's own words behind the notes that sum them up.
     pub verbose: bool,

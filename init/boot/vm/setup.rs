@@ -5,6 +5,7 @@
 use super::guest::{guest, Guest};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
+use crate::boot::cache::Caches;
 use crate::boot::kernel::Kernel;
 use crate::boot::qemu::{self, Accel};
 use crate::boot::results::Target;
@@ -122,6 +123,7 @@ impl<'a> Setup<'a> {
                         // set at each boot, with the accelerator
                         machine: None,
                         cpu: None,
+                        cache: opts.cache.then(|| Caches::of(opts.arch).describe()),
                     },
                     runs: Vec::new(),
                 },

@@ -136,6 +136,7 @@ fn profiled_with(kprobe_scale: f64, kernel: f64, rev: &str, entries: Option<Entr
                 kernel,
                 functions: Vec::new(),
                 entries,
+                memory: None,
             });
         }
     }

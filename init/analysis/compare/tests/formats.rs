@@ -143,8 +143,10 @@ fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
                         name: "trace_call_bpf".into(),
                         insn: if kprobe { tcb } else { 0.0 },
                         calls: 0.0,
+                        memory: None,
                     }],
                     entries: None,
+                    memory: None,
                 });
             }
         }

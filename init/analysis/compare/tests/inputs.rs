@@ -140,6 +140,7 @@ fn negative_instruction_counts_are_invalid_input() {
             kernel,
             functions: Vec::new(),
             entries: None,
+            memory: None,
         });
         let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
         assert!(

@@ -113,6 +113,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
             qemu: Some("10.0.2".into()),
             machine: Some("pc-i440fx-10.0".into()),
             cpu: Some("Haswell-v4".into()),
+            cache: None,
         },
         runs,
     }
