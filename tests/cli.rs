@@ -864,7 +864,7 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("syscalls-overhead or interrupts-overhead, not 'kernel-total'"),
+            stderr(&o).contains("l1d-misses, ll-misses or cycles, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );
@@ -912,6 +912,38 @@ fn the_kernel_metrics_of_unprofiled_results_are_refused() {
         }
     }
     assert!(!page.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The figures of the simulated caches, of results booted without
+/// `--cache` (profiled or not), are refused naming --cache, as the
+/// kernel's of unprofiled results are; ab refuses them before any boot,
+/// also with --profile alone.
+#[test]
+fn the_cache_metrics_of_results_without_the_cache_model_are_refused() {
+    let dir = scratch("uncached");
+    let (base, new) = regressed_pair(&dir);
+    let d = dir.to_str().unwrap();
+    for metric in ["loads", "l1d-misses", "ll-misses", "cycles"] {
+        for args in [
+            &["compare", "--metric", metric, &base, &new][..],
+            &["history", "--metric", metric, d],
+            &[
+                "ab",
+                "--profile",
+                "--metric",
+                metric,
+                "-k",
+                "/nonexistent-a",
+                "-k",
+                "/nonexistent-b",
+            ],
+        ] {
+            let o = trig_init(args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("--cache"), "{args:?}: {}", stderr(&o));
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -324,3 +324,55 @@ fn a_trap_turned_into_a_call_is_flagged_on_traps_and_syscalls() {
     let e = compare(&old, &new, &on(vec![traps])).unwrap_err();
     assert!(e.contains("BASE has no traps figure"), "{e}");
 }
+
+/// [`profiled_build`] booted with `--cache` under `model`: trig-kprobe
+/// with `l1d` kernel L1d misses an event.
+fn cached(kernel: f64, l1d: f64, model: &str) -> Side {
+    let mut s = profiled_build(1.0, kernel, "aaaa");
+    for set in &mut s.sets {
+        set.vm.cache = Some(model.into());
+        for run in &mut set.runs {
+            let rep = run.report.as_mut().unwrap();
+            for r in rep.results.iter_mut().filter(|r| r.name == "trig-kprobe") {
+                let p = r.profile.as_mut().unwrap();
+                let mut memory = crate::report::Memory::default();
+                memory.kernel.l1d_misses = l1d;
+                memory.cycles = p.total + 10.0 * l1d;
+                p.memory = Some(memory);
+            }
+        }
+    }
+    s
+}
+
+/// Issue 35: a change that adds a miss an event and two instructions
+/// is flagged on the miss metric, judged on the absolute threshold (a
+/// thousandth of a miss more is no change), while the instructions stay
+/// within theirs; another cache model is refused on the miss metrics
+/// only, since it counts the same instructions.
+#[test]
+fn a_miss_more_an_event_is_flagged_and_another_cache_model_refused() {
+    let on = |m: Metric| Settings {
+        metrics: vec![m],
+        ..Settings::default()
+    };
+    let l1d = Metric::Memory(MemKind::L1dMisses);
+    let base = cached(1186.0, 0.001, "model A");
+    let c = compare(&base, &cached(1188.0, 1.001, "model A"), &on(l1d)).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::Regressed);
+    let c = compare(
+        &base,
+        &cached(1188.0, 1.001, "model A"),
+        &on(Metric::Kernel),
+    )
+    .unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    let c = compare(&base, &cached(1186.0, 0.002, "model A"), &on(l1d)).unwrap();
+    assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
+    let other = cached(1186.0, 0.001, "model B");
+    let e = compare(&base, &other, &on(l1d)).unwrap_err();
+    assert!(e.contains("cache model"), "{e}");
+    assert!(compare(&base, &other, &on(Metric::Kernel)).is_ok());
+    let t = table::comparison(&c, false);
+    assert!(t.contains("kernel L1d misses/event"), "{t}");
+}
