@@ -405,7 +405,10 @@ fn icount_refuses_producer_scaling() {
 }
 
 /// The arm64 binary (scripts/build.sh --arch aarch64) on Debian's arm64
-/// 6.1 under qemu-system-aarch64.
+/// 6.1 under qemu-system-aarch64, profiled: arm64's entry points count
+/// exactly, a syscall through `el0_svc`, a uprobe two traps through
+/// `el0_dbg` (its BRK, then the single step of the probed instruction out
+/// of line), a uretprobe three.
 #[test]
 fn arm64_matrix_on_debian_6_1() {
     let init = concat!(
@@ -417,12 +420,29 @@ fn arm64_matrix_on_debian_6_1() {
         "no {init}: build it with scripts/build.sh --arch aarch64"
     );
     let (code, err, doc) = vm(
-        &["--arch", "aarch64", "--init", init],
+        &["--arch", "aarch64", "--init", init, "--profile"],
         &["--cmp-str-len", "8"],
     );
     assert_eq!(code, Some(0), "{err}");
     let report = &doc["runs"][0]["report"];
     assert_eq!(report["system"]["machine"], "aarch64");
+    let entries = |name: &str, kind: &str| {
+        find(&doc, name)["profile"]["entries"][kind]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name} has no {kind}"))
+    };
+    for (name, kind, n) in [
+        ("trig-base", "syscalls", 1.0),
+        ("trig-base", "traps", 0.0),
+        ("trig-uprobe-nop", "traps", 2.0),
+        ("trig-uretprobe-nop", "traps", 3.0),
+    ] {
+        let x = entries(name, kind);
+        assert!(
+            (x - n).abs() < 0.001,
+            "{name}: {x} {kind} per event, not {n}"
+        );
+    }
     ok_or_cleanly_unsupported(&doc);
     for r in results(&doc) {
         assert!(

@@ -875,16 +875,38 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The kernel metrics of results that were not profiled: compare,
-/// history and report exit 2 naming --profile, where they said
-/// `no-change` or found no change point and exited 0; ab refuses
-/// `--metric kernel` without --profile before any boot.
+/// The kernel metrics of results that were not profiled, and the
+/// simulated caches' of results booted without `--cache` (profiled or
+/// not): compare, history and report exit 2 naming the flag, where they
+/// said `no-change` or found no change point and exited 0; ab refuses
+/// them before any boot (the cache metrics also with --profile alone).
 #[test]
 fn the_kernel_metrics_of_unprofiled_results_are_refused() {
     let dir = scratch("unprofiled");
     let (base, new) = regressed_pair(&dir);
     let (d, page) = (dir.to_str().unwrap(), dir.join("page.html"));
-    for metric in ["kernel", "kernel-overhead"] {
+    let needs = [
+        ("kernel", "--profile"),
+        ("kernel-overhead", "--profile"),
+        ("loads", "--cache"),
+        ("l1d-misses", "--cache"),
+        ("cycles", "--cache"),
+    ];
+    for (metric, flag) in needs {
+        // ab's cache metrics are refused even with --profile
+        let profiled = (flag == "--cache").then_some("--profile");
+        let ab: Vec<&str> = ["ab"]
+            .into_iter()
+            .chain(profiled)
+            .chain([
+                "--metric",
+                metric,
+                "-k",
+                "/nonexistent-a",
+                "-k",
+                "/nonexistent-b",
+            ])
+            .collect();
         for args in [
             &["compare", "--metric", metric, &base, &new][..],
             &["history", "--metric", metric, d],
@@ -896,54 +918,14 @@ fn the_kernel_metrics_of_unprofiled_results_are_refused() {
                 "-o",
                 page.to_str().unwrap(),
             ],
-            &[
-                "ab",
-                "--metric",
-                metric,
-                "-k",
-                "/nonexistent-a",
-                "-k",
-                "/nonexistent-b",
-            ],
+            &ab,
         ] {
             let o = trig_init(args);
             assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-            assert!(stderr(&o).contains("--profile"), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
         }
     }
     assert!(!page.exists());
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The figures of the simulated caches, of results booted without
-/// `--cache` (profiled or not), are refused naming --cache, as the
-/// kernel's of unprofiled results are; ab refuses them before any boot,
-/// also with --profile alone.
-#[test]
-fn the_cache_metrics_of_results_without_the_cache_model_are_refused() {
-    let dir = scratch("uncached");
-    let (base, new) = regressed_pair(&dir);
-    let d = dir.to_str().unwrap();
-    for metric in ["loads", "l1d-misses", "ll-misses", "cycles"] {
-        for args in [
-            &["compare", "--metric", metric, &base, &new][..],
-            &["history", "--metric", metric, d],
-            &[
-                "ab",
-                "--profile",
-                "--metric",
-                metric,
-                "-k",
-                "/nonexistent-a",
-                "-k",
-                "/nonexistent-b",
-            ],
-        ] {
-            let o = trig_init(args);
-            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-            assert!(stderr(&o).contains("--cache"), "{args:?}: {}", stderr(&o));
-        }
-    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
