@@ -14,8 +14,9 @@
 # tinyconfig|defconfig|CONFIG, --state DIR (default .git/trig-bisect),
 # --no-profile, -- RUN-OPTIONS (default: icount's -w 0.1 -d 0.2; time -w 0
 # -d 2). Under icount the boots are profiled (`vm --profile`, when the
-# plugin is built) and the first call prints where BAD's extra instructions
-# went, function by function.
+# plugin is built; `vm --cache` for the metrics only it counts: loads,
+# stores, *-misses, cycles) and the first call prints where BAD's extra
+# instructions went, function by function.
 #
 # The first call builds GOOD and BAD (in this tree and build directory,
 # restoring the commit under test), and refuses to bisect (exit 255, which
@@ -59,6 +60,9 @@ fi
 profiling=()
 if [ "$meter" = icount ] && [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
   profiling=(--profile)
+  case $metric in
+    loads|stores|l1i-misses|l1d-misses|ll-misses|cycles) profiling=(--cache) ;;
+  esac
 fi
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}

@@ -3,7 +3,7 @@
 #
 #   scripts/sweep.sh TREE BASE..TIP [--slice K/N] [--out DIR] [--bench GLOB]
 #                    [--base tinyconfig|defconfig|CONFIG] [--build DIR]
-#                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile]
+#                    [--seed-build DIR] [--make VAR=VALUE] [--no-profile] [--cache]
 #                    [--search [--runners N] [--round K/N]] [--require-profile] [-- RUN-OPTIONS]
 #
 # Builds BASE and each commit of BASE..TIP (with --slice K/N every N-th
@@ -27,6 +27,8 @@
 # it was built at (a CI cache) is incremental on the whole, a copy
 # elsewhere rebuilds objtool and what it checked. --make passes a
 # make variable to scripts/build-kernel.sh (--make CC="ccache gcc").
+# --cache boots with `vm --cache` instead of --profile (simulated caches:
+# `sweep report --metric l1d-misses`, `cycles`, ...; several times slower).
 # --search (issue 34): instead of every commit, the commits `trig-init
 # sweep next DIR --runners N` asks for, round after round until it asks
 # for none (BASE and TIP, then halving each interval whose ends differ;
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
     --seed-build) seed=$2; shift 2 ;;
     --make) make_vars+=("$2"); shift 2 ;;
     --no-profile) profile=no; shift ;;
+    --cache) profile=cache; shift ;;
     --search) search=1; shift ;;
     --runners) runners=$2; shift 2 ;;
     --round) part=$2; shift 2 ;;
@@ -72,8 +75,10 @@ fi
 profiling=()
 # shellcheck source=scripts/qemu-plugin.sh
 . "$here/qemu-plugin.sh"
-if [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
-  profile_or_not sweep.sh qemu-system-x86_64 "$require" && profiling=(--profile)
+if [ "$profile" != no ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
+  if profile_or_not sweep.sh qemu-system-x86_64 "$require"; then
+    if [ "$profile" = cache ]; then profiling=(--cache); else profiling=(--profile); fi
+  fi
 elif [ "$require" = 1 ]; then
   echo "sweep.sh: --require-profile: no plugin (scripts/build.sh, or TRIG_INIT_PLUGIN), or --no-profile" >&2
   exit 2

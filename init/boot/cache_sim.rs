@@ -43,7 +43,7 @@ impl Geometry {
 
 impl fmt::Display for Geometry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = if self.size % (1 << 20) == 0 {
+        let size = if self.size.is_multiple_of(1 << 20) {
             format!("{} MiB", self.size >> 20)
         } else {
             format!("{} KiB", self.size >> 10)

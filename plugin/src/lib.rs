@@ -218,6 +218,7 @@ impl Register for Plugin {
                 "trig-plugin: l1i=, l1d= and ll= come together".into(),
             ))?,
         }
+        // after the model is set: the counts hold its counters only then
         counts();
         Ok(())
     }
