@@ -3,8 +3,10 @@
 # three times on the same benchmarks, one after another under the icount
 # meter: unprofiled, --profile and --cache, and prints each boot's wall
 # time and its ratio to the unprofiled one. Checks what the model must not
-# change: the rates (the guest runs the same instructions under it) and
-# the kernel's instructions per event of the profiled boot. Wall times
+# change: the rates and the kernel's instructions per event of the
+# profiled boot, bit for bit (the guest is the same; an unprofiled guest
+# marks no windows, which moves its rates by hundredths of a percent at
+# most: printed, as profile-proof.sh bounds it). Wall times
 # depend on the host and its load (the load average is printed); the
 # counts do not.
 #
@@ -35,9 +37,10 @@ print(f"{n} benchmarks ok, {plain['kernel']['spec']}, {plain['vm']['arch']}")
 for name, w in zip(("unprofiled", "--profile", "--cache"), wall):
     print(f"  {name:<11} {w:8.1f} s  {w / wall[0]:5.2f}x")
 rp, rc, pp = results(plain), results(cache), results(prof)
-same_rate = all(rp[k]["summary"]["mean"] == rc[k]["summary"]["mean"] for k in rp if k in rc)
+same_rate = all(pp[k]["summary"]["mean"] == rc[k]["summary"]["mean"] for k in pp if k in rc)
 same_kernel = all(pp[k]["profile"]["kernel"] == rc[k]["profile"]["kernel"] for k in pp if k in rc)
-print(f"rates identical unprofiled and under --cache: {same_rate}; "
-      f"kernel insn/event identical under --profile and --cache: {same_kernel}")
-sys.exit(0 if same_rate and same_kernel and set(rp) == set(rc) else 1)
+moved = max(abs(rc[k]["summary"]["mean"] / rp[k]["summary"]["mean"] - 1) * 100 for k in rp if k in rc)
+print(f"under --profile and --cache: rates identical {same_rate}, kernel insn/event identical "
+      f"{same_kernel}; largest rate difference unprofiled against --cache {moved:.5f}% (bound 0.05%)")
+sys.exit(0 if same_rate and same_kernel and moved <= 0.05 and set(rp) == set(pp) == set(rc) else 1)
 PY
