@@ -5,7 +5,7 @@
 #   scripts/bisect-proof.sh [--commits N] [--spins N | --delay-ns NS] [--plant K]
 #                           [--break K] [--unmeasured] [--seed S] [--tree DIR]
 #                           [--meter icount|time] [--runs R] [--bench GLOB]
-#                           [--reduced] [-- RUN-OPTIONS]
+#                           [--reduced] [--vmtest] [-- RUN-OPTIONS]
 #
 # Makes a git history from Debian's linux-source-6.1: the pristine tree,
 # then N (8) commits that touch unbuilt drivers' comments and strings, one
@@ -21,10 +21,13 @@
 # checks that it ends on the planted commit. Prints steps and timings.
 # --reduced is the CI variant: 3 commits and rename-base alone (with
 # --meter time a 2 us delay and 1-second runs).
+# --vmtest builds every commit with kconfigs/vmtest.config too, so that
+# scripts/kernel-test.sh --out can build its kernel in this build
+# directory incrementally (CI) instead of from scratch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 commits=8; delay=""; spins=1; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree
-runs=""; meter=icount; reduced=0; bench='rename-*'; run_opts=()
+runs=""; meter=icount; reduced=0; bench='rename-*'; vmtest=0; run_opts=()
 while [ $# -gt 0 ]; do
   case $1 in
     --commits) commits=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --bench) bench=$2; shift 2 ;;
     --reduced) commits=3; bench=rename-base; reduced=1; shift ;;
+    --vmtest) vmtest=1; shift ;;
     --) shift; run_opts=("$@"); break ;;
     *) echo "bisect-proof: unknown option $1" >&2; exit 2 ;;
   esac
@@ -66,6 +70,12 @@ echo "bisect-proof: $commits commits, $what planted at commit $plant$([ "$unmeas
 cd "$tree"
 git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine
+# --vmtest: the fragments' config with vmtest's, as bisect.sh's base
+base=()
+if [ "$vmtest" = 1 ]; then
+  conf=$("$top/scripts/build-kernel.sh" "$tree" --vmtest --config-only --out "$(git rev-parse --absolute-git-dir)/trig-vmtest")
+  base=(--base "$conf")
+fi
 git branch -f proof pristine
 git checkout -q proof
 # a fresh bisect state, but the build directory stays: rebuilds are incremental
@@ -114,7 +124,7 @@ start=$(date +%s)
 git bisect start HEAD pristine >/dev/null
 set +e
 threshold=(); [ "$meter" = time ] && threshold=(--threshold 5)
-git bisect run "$top/scripts/bisect.sh" --bench "$bench" --meter "$meter" "${threshold[@]}" --runs "$runs" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
+git bisect run "$top/scripts/bisect.sh" --bench "$bench" --meter "$meter" "${threshold[@]}" --runs "$runs" "${base[@]}" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
 rc=${PIPESTATUS[0]}
 set -e
 total=$(( $(date +%s) - start ))

@@ -5,36 +5,64 @@
 # benchmark the version and architecture support must be ok), and run the
 # binary through vmtest on each (x86-64 with the TCG wrapper, arm64 on the
 # root of scripts/vmtest-rootfs-arm64.sh). Prints the build times.
-#   scripts/kernel-test.sh [--arch x86_64|arm64] [SRC]
+#   scripts/kernel-test.sh [--arch x86_64|arm64] [--out DIR] [SRC]
 #                          (default both; SRC: Debian's linux-source-6.1)
+# --out DIR (one --arch) builds in DIR instead of target/kernel-vmtest-ARCH,
+# which then links to it (vmtest.toml names the kernel there): a DIR that
+# holds a build of SRC rebuilds only what the vmtest options change, as
+# in CI, which passes bisect-proof's build of its pristine tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arches=(); src=target/linux-source-6.1
+arches=(); src=target/linux-source-6.1; out=""
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arches+=("$2"); shift 2 ;;
+    --out) out=$2; shift 2 ;;
     *) src=$1; shift ;;
   esac
 done
 [ ${#arches[@]} -gt 0 ] || arches=(x86_64 arm64)
+if [ -n "$out" ] && [ ${#arches[@]} -ne 1 ]; then
+  echo "kernel-test: --out builds one kernel: give one --arch" >&2; exit 2
+fi
 ./scripts/setup.sh --kernel --arm64
-command -v vmtest >/dev/null || cargo install --locked vmtest
+if ! command -v vmtest >/dev/null; then
+  # a debug build: vmtest waits on QEMU, its own speed does not matter
+  start=$(date +%s)
+  cargo install --locked --debug vmtest
+  echo "kernel-test: vmtest installed in $(( $(date +%s) - start )) s"
+fi
 if [ ! -d "$src" ]; then
   mkdir -p target && tar -C target -xf /usr/src/linux-source-6.1.tar.xz
 fi
+# the build directory of $1, linked from vmtest.toml's when elsewhere
+build_dir() {
+  local named=target/kernel-vmtest-$1
+  if [ -z "$out" ]; then echo "$named"; return; fi
+  if [ -e "$named" ] && [ ! -L "$named" ]; then
+    echo "kernel-test: $named is a build directory and vmtest.toml names its kernel: remove it to build in $out" >&2
+    exit 2
+  fi
+  mkdir -p "$out"
+  ln -sfn "$(cd "$out" && pwd)" "$named"
+  echo "$out"
+}
 tests=()
 for arch in "${arches[@]}"; do
   start=$(date +%s)
   case $arch in
     x86_64)
       ./scripts/build.sh
-      vmlinux=$(scripts/build-kernel.sh "$src" --vmtest --out target/kernel-vmtest-x86_64 | tail -n 1)
+      dir=$(build_dir x86_64)
+      vmlinux=$(scripts/build-kernel.sh "$src" --vmtest --out "$dir" | tail -n 1)
       export TRIG_FRESH_KERNEL=$vmlinux
-      export TRIG_FRESH_BZIMAGE=$PWD/target/kernel-vmtest-x86_64/arch/x86/boot/bzImage ;;
+      TRIG_FRESH_BZIMAGE=$(cd "$dir" && pwd)/arch/x86/boot/bzImage
+      export TRIG_FRESH_BZIMAGE ;;
     arm64)
       ./scripts/build.sh --arch aarch64
+      dir=$(build_dir arm64)
       # 6.1 has no FPROBE on arm64: build without it (the test expects that)
-      image=$(scripts/build-kernel.sh "$src" --arch arm64 --vmtest --keep-going --out target/kernel-vmtest-arm64 | tail -n 1)
+      image=$(scripts/build-kernel.sh "$src" --arch arm64 --vmtest --keep-going --out "$dir" | tail -n 1)
       export TRIG_FRESH_ARM64_IMAGE=$image
       export TRIG_ARM64_ROOTFS=$(scripts/vmtest-rootfs-arm64.sh) ;;
     *) echo "kernel-test: unknown --arch $arch" >&2; exit 2 ;;

@@ -2,7 +2,7 @@
 # Proves scripts/sweep.sh and `trig-init sweep merge|report` on a real
 # kernel history (issue 24):
 #
-#   scripts/sweep-proof.sh [--reduced | --long] [--search] [--tree DIR] [--spins N] [--work DIR]
+#   scripts/sweep-proof.sh [--reduced | --long] [--search] [--vmtest] [--tree DIR] [--spins N] [--work DIR]
 #
 # Makes a history from Debian's linux-source-6.1: BASE, which slows
 # kprobe_dispatcher() down (every kprobe BPF program runs through it),
@@ -35,15 +35,18 @@
 # search built at most 30 commits, and prints both's builds and times.
 # All use bisect-proof's tree (target/bisect-tree) and
 # start BASE's build from bisect-proof's when there, so no kernel is
-# built from scratch.
+# built from scratch. --vmtest builds with kconfigs/vmtest.config too, as
+# bisect-proof.sh --vmtest does (CI: its build then seeds BASE's without
+# a config change).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-reduced=0; long=0; search=0; tree=""; spins=5; work=""
+reduced=0; long=0; search=0; vmtest=0; tree=""; spins=5; work=""
 while [ $# -gt 0 ]; do
   case $1 in
     --reduced) reduced=1; shift ;;
     --long) long=1; search=1; shift ;;
     --search) search=1; shift ;;
+    --vmtest) vmtest=1; shift ;;
     --tree) tree=$2; shift 2 ;;
     --spins) spins=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
@@ -74,6 +77,12 @@ work=$(realpath -m "$work")
 cd "$tree"
 git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine
+# --vmtest: the fragments' config with vmtest's, as every build's base
+base=()
+if [ "$vmtest" = 1 ]; then
+  conf=$("$top/scripts/build-kernel.sh" "$tree" --vmtest --config-only --out "$(git rev-parse --absolute-git-dir)/trig-vmtest")
+  base=(--base "$conf")
+fi
 git branch -f sweep-proof pristine
 git checkout -q sweep-proof
 commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
@@ -145,7 +154,7 @@ elif [ -d "$git_dir/trig-bisect/build" ]; then
 fi
 git checkout -q "sweep-proof~$commits"
 t0=$(now)
-"$top/scripts/build-kernel.sh" "$tree" --out "$build" >/dev/null 2>"$state/seed.log" ||
+"$top/scripts/build-kernel.sh" "$tree" "${base[@]}" --out "$build" >/dev/null 2>"$state/seed.log" ||
   { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
 seed_s=$(( $(now) - t0 ))
 git checkout -q sweep-proof
@@ -161,7 +170,7 @@ search_sweep() {
   rm -rf "$build"
   cp -a "$seed" "$build"
   "$top/scripts/sweep.sh" "$tree" "$range" --search --out "$work/search" --build "$build" \
-    "${benches[@]}" "${run_opts[@]}"
+    "${base[@]}" "${benches[@]}" "${run_opts[@]}"
   echo "search $(( $(now) - t0 ))" >>"$work/times"
 }
 # --long searches first: its figures come before the longer exhaustive
@@ -173,7 +182,7 @@ sweep() {
   rm -rf "$build"
   cp -a "$seed" "$build"
   "$top/scripts/sweep.sh" "$tree" "$range" --slice "$2" --out "$work/$1" --build "$build" \
-    "${benches[@]}" "${run_opts[@]}"
+    "${base[@]}" "${benches[@]}" "${run_opts[@]}"
   echo "$1 $(( $(now) - t0 ))" >>"$work/times"
 }
 for k in $(seq 1 "$slices"); do
