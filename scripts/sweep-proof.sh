@@ -139,18 +139,23 @@ git log --oneline --reverse "sweep-proof~$((commits + 1))..sweep-proof"
 # built, as a CI runner restores its cache: kbuild's tools record their
 # build directory's absolute path, so a copy elsewhere rebuilds objtool
 # and with it every object objtool checked (628 of 1,256 objects here).
-# It starts from bisect-proof's build when there (a commit near BASE), so
-# no kernel is built from scratch.
+# It starts from bisect-proof's build when there (a commit near BASE), in
+# place, so no kernel is built from scratch (a copy of it here rebuilt
+# half the kernel, 942 s in CI's form); seed.path says where the seed was
+# built, to restore it there.
 git_dir=$(git rev-parse --absolute-git-dir)
 state=$git_dir/trig-sweep
-build=$state/build
 seed=$state/seed
 mkdir -p "$state"
-rm -rf "$build" "$state"/build-*
+build=$(cat "$state/seed.path" 2>/dev/null || echo "$state/build")
+rm -rf "$state"/build-*
 if [ -d "$seed" ]; then
+  rm -rf "$build"
   cp -a "$seed" "$build"    # an earlier proof's, built at this path
 elif [ -d "$git_dir/trig-bisect/build" ]; then
-  cp -a "$git_dir/trig-bisect/build" "$build"
+  build=$git_dir/trig-bisect/build
+else
+  rm -rf "$build"
 fi
 git checkout -q "sweep-proof~$commits"
 t0=$(now)
@@ -160,6 +165,7 @@ seed_s=$(( $(now) - t0 ))
 git checkout -q sweep-proof
 rm -rf "$seed"
 cp -a "$build" "$seed"
+echo "$build" >"$state/seed.path"
 echo "sweep-proof: every slice starts from BASE's build in $build (built in $seed_s s)"
 
 rm -rf "$work"

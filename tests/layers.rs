@@ -149,3 +149,44 @@ fn the_scan_finds_grouped_and_qualified_uses() {
     let want: Vec<(usize, String)> = want.iter().map(|&(l, m)| (l, m.into())).collect();
     assert_eq!(names, want);
 }
+
+/// One meaning per name: no public type (`pub` or `pub(...)` struct,
+/// enum, trait or type alias) is defined twice under init/, so that a
+/// name found in one file means the same in another.
+#[test]
+fn every_public_type_name_is_defined_once() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut defined: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in rust_files(&top.join("init")) {
+        let rel = f.strip_prefix(top).unwrap().display().to_string();
+        for line in std::fs::read_to_string(&f).unwrap().lines() {
+            let Some(rest) = line.trim_start().strip_prefix("pub") else {
+                continue;
+            };
+            // pub(crate), pub(super), ...
+            let rest = match rest.strip_prefix('(') {
+                Some(r) => r.split_once(')').map_or("", |(_, after)| after),
+                None => rest,
+            };
+            let mut words = rest.split_whitespace();
+            if let (Some("struct" | "enum" | "trait" | "type"), Some(name)) =
+                (words.next(), words.next())
+            {
+                let name: String = name
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                let files = defined.entry(name).or_default();
+                if !files.contains(&rel) {
+                    files.push(rel.clone());
+                }
+            }
+        }
+    }
+    let twice: Vec<String> = defined
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(name, files)| format!("{name}: {}", files.join(" ")))
+        .collect();
+    assert_none(twice, "public type names defined more than once");
+}

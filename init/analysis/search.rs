@@ -50,14 +50,14 @@ impl From<&CommitOutcome> for Known {
 
 /// The benchmarks whose figures differ beyond the threshold between two
 /// measured commits (by index, the older first).
-pub trait Figures {
+pub trait Moves {
     fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String>;
 
     /// Only the commits in `keep` will be compared from now on.
     fn keep(&mut self, _keep: &BTreeSet<usize>) {}
 }
 
-impl<F: FnMut(usize, usize) -> Result<BTreeSet<String>, String>> Figures for F {
+impl<F: FnMut(usize, usize) -> Result<BTreeSet<String>, String>> Moves for F {
     fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String> {
         self(a, b)
     }
@@ -104,7 +104,7 @@ fn spread(untried: &[usize], k: usize) -> impl Iterator<Item = usize> + '_ {
 
 /// The commits to measure next (indices, in order); none when the search
 /// is done.
-pub fn next(known: &[Known], runners: usize, f: &mut dyn Figures) -> Result<Vec<usize>, String> {
+pub fn next(known: &[Known], runners: usize, f: &mut dyn Moves) -> Result<Vec<usize>, String> {
     // the ends: the outermost commits that are not skipped
     let (Some(lo), Some(hi)) = (
         known.iter().position(|k| *k != Known::Skipped),
@@ -154,7 +154,7 @@ pub struct Drift {
 /// first commit that differs from there beyond the threshold without a
 /// step from its neighbour. Each drift restarts the benchmark's level, so
 /// a drift that goes on is named again each time it adds up anew.
-pub fn drifts(measured: &[usize], f: &mut dyn Figures) -> Result<Vec<Drift>, String> {
+pub fn drifts(measured: &[usize], f: &mut dyn Moves) -> Result<Vec<Drift>, String> {
     let Some(&first) = measured.first() else {
         return Ok(Vec::new());
     };
@@ -201,14 +201,14 @@ pub fn drifts(measured: &[usize], f: &mut dyn Figures) -> Result<Vec<Drift>, Str
 
 /// The measured commits of a sweep directory, loaded as they are
 /// compared (and kept: a search loads a few hundred).
-pub struct Measured<'a> {
+pub struct MeasuredCommits<'a> {
     paths: BTreeMap<usize, PathBuf>,
     sides: HashMap<usize, Side>,
     manifest: &'a Manifest,
     settings: &'a Settings,
 }
 
-impl<'a> Measured<'a> {
+impl<'a> MeasuredCommits<'a> {
     pub fn new(manifest: &'a Manifest, outcomes: &[CommitOutcome], settings: &'a Settings) -> Self {
         let paths = outcomes
             .iter()
@@ -218,7 +218,7 @@ impl<'a> Measured<'a> {
                 _ => None,
             })
             .collect();
-        Measured {
+        MeasuredCommits {
             paths,
             sides: HashMap::new(),
             manifest,
@@ -253,7 +253,7 @@ impl<'a> Measured<'a> {
     }
 }
 
-impl Figures for Measured<'_> {
+impl Moves for MeasuredCommits<'_> {
     fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String> {
         Ok(self.compare(a, b)?.into_iter().map(|m| m.bench).collect())
     }
@@ -277,7 +277,7 @@ pub fn drifts_of(
     outcomes: &[CommitOutcome],
     settings: &Settings,
 ) -> Result<Vec<DriftStep>, String> {
-    let mut figures = Measured::new(manifest, outcomes, settings);
+    let mut figures = MeasuredCommits::new(manifest, outcomes, settings);
     drifts(&figures.indices(), &mut figures)?
         .into_iter()
         .map(|d| {
@@ -308,7 +308,7 @@ pub fn next_in(
     }
     let outcomes = sweep::outcomes(dir, &manifest)?;
     let known: Vec<Known> = outcomes.iter().map(Known::from).collect();
-    let mut figures = Measured::new(&manifest, &outcomes, settings);
+    let mut figures = MeasuredCommits::new(&manifest, &outcomes, settings);
     Ok(next(&known, runners, &mut figures)?
         .into_iter()
         .map(|i| (manifest.commits[i].commit.clone(), manifest.stem(i)))
