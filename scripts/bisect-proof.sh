@@ -141,12 +141,14 @@ else
   grep -q "^$planted is the first bad commit" "$top/target/bisect-proof.log" ||
     { echo "bisect-proof: FAILED: ended on ${found:0:12}, planted ${planted:0:12}" >&2; exit 1; }
   echo "bisect-proof: OK: ended on the planted commit ${planted:0:12}"
-  # profiled (icount, plugin built): BAD's first mover is where it was planted
-  movers=$(sed -n '/^Where the instructions went/,$p' "$st/runs/bad-check/compare.txt" 2>/dev/null)
-  if [ -n "$movers" ]; then
-    first=$(awk 'NR > 2 && /^  / { print $1; exit }' <<<"$movers")
+  # profiled (icount, plugin built): BAD's first mover is where it was
+  # planted (compare's JSON: the first benchmark with movers, its first)
+  mover=$(jq -r 'first(.benches[] | .movers.functions[0]? // empty) | "\(.name) \(.change * 100 | round / 100)"' \
+    "$st/runs/bad-check/compare.json" 2>/dev/null)
+  if [ -n "$mover" ]; then
+    read -r first change <<<"$mover"
     [ "$first" = __set_task_comm ] ||
       { echo "bisect-proof: FAILED: BAD's top mover is '$first', planted in __set_task_comm" >&2; exit 1; }
-    echo "bisect-proof: OK: BAD's top mover is __set_task_comm: $(awk 'NR > 2 && /^  / { print $2; exit }' <<<"$movers") insn/event"
+    echo "bisect-proof: OK: BAD's top mover is __set_task_comm: $change insn/event"
   fi
 fi
