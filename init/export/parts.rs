@@ -280,11 +280,19 @@ pub fn header(c: &Comparison) -> Vec<String> {
         ),
     ];
     match c.meter {
-        Meter::Icount => lines.push(format!(
-            "note: rates are events per 10^9 guest instructions ({}), costs instructions per event; \
-             an instruction count does not see cache or TLB misses, lock contention or IPIs",
-            Meter::Icount.rate_unit()
-        )),
+        Meter::Icount => {
+            let unseen = if s.metrics.iter().any(|m| m.needs_cache()) {
+                "misses are a simulated cache's and cycles a model's (--cache); neither sees \
+                 TLB misses, lock contention or IPIs"
+            } else {
+                "an instruction count does not see cache or TLB misses, lock contention or IPIs"
+            };
+            lines.push(format!(
+                "note: rates are events per 10^9 guest instructions ({}), costs instructions \
+                 per event; {unseen}",
+                Meter::Icount.rate_unit()
+            ))
+        }
         Meter::Time if c.new.accel.iter().any(|a| a == "tcg") => lines.push(
             "note: TCG emulation; relative changes are meaningful, absolute rates are not".into(),
         ),

@@ -375,4 +375,5 @@ fn a_miss_more_an_event_is_flagged_and_another_cache_model_refused() {
     assert!(compare(&base, &other, &on(Metric::Kernel)).is_ok());
     let t = table::comparison(&c, false);
     assert!(t.contains("kernel L1d misses/event"), "{t}");
+    assert!(t.contains("misses are a simulated cache's"), "{t}");
 }
