@@ -41,17 +41,6 @@ pub enum MemKind {
 }
 
 impl Accesses {
-    pub fn of(&self, kind: MemKind) -> Option<f64> {
-        match kind {
-            MemKind::Loads => Some(self.loads),
-            MemKind::Stores => Some(self.stores),
-            MemKind::L1iMisses => Some(self.l1i_misses),
-            MemKind::L1dMisses => Some(self.l1d_misses),
-            MemKind::LlMisses => Some(self.ll_misses),
-            MemKind::Cycles => None,
-        }
-    }
-
     /// The sum of two.
     pub fn plus(&self, o: &Accesses) -> Accesses {
         Accesses {
@@ -78,7 +67,15 @@ impl Accesses {
 impl Memory {
     /// The kernel's figure of `kind`, or the event's estimated cycles.
     pub fn of(&self, kind: MemKind) -> f64 {
-        self.kernel.of(kind).unwrap_or(self.cycles)
+        let k = &self.kernel;
+        match kind {
+            MemKind::Loads => k.loads,
+            MemKind::Stores => k.stores,
+            MemKind::L1iMisses => k.l1i_misses,
+            MemKind::L1dMisses => k.l1d_misses,
+            MemKind::LlMisses => k.ll_misses,
+            MemKind::Cycles => self.cycles,
+        }
     }
 }
 

@@ -232,12 +232,16 @@ impl HasCallbacks for Plugin {
     ) -> Result<()> {
         let vaddr = tb.vaddr();
         let cache = counts().mem.is_some();
-        // the block's code bytes, for the instruction fetch
-        let end = tb
-            .instructions()
-            .map(|i| i.vaddr() + i.size() as u64)
-            .max()
-            .unwrap_or(vaddr);
+        // the block's code bytes, for the instruction fetch (none without
+        // the model)
+        let len = if cache {
+            tb.instructions()
+                .map(|i| i.vaddr() + i.size() as u64)
+                .max()
+                .map_or(0, |end| end - vaddr)
+        } else {
+            0
+        };
         // a kernel block's slot; user space counts as one
         let slot = is_kernel(vaddr).then(|| state().slot(vaddr));
         if slot.is_some() || cache {
@@ -253,7 +257,7 @@ impl HasCallbacks for Plugin {
                     e.store(e.load(Relaxed) + 1, Relaxed);
                 }
                 if let Some(m) = &c.mem {
-                    let misses = caches().fetch(vcpu as usize, vaddr, end - vaddr);
+                    let misses = caches().fetch(vcpu as usize, vaddr, len);
                     m.add_misses(slot, L1I, misses);
                 }
             });
