@@ -11,7 +11,13 @@
 #                   booting under vmtest needs
 #   --dry-run       say what would be installed and written, change nothing
 # TRIG_OS_RELEASE names the os-release file to read (default
-# /etc/os-release): the distribution decides the apt suites. QEMU older
+# /etc/os-release): the distribution decides the apt suites.
+# TRIG_APT_SNAPSHOT=20251117T000000Z (the workflows set it, with the
+# image of that date): on Debian, apt reads the archive as it was then
+# (snapshot.debian.org) instead of the image's live sources, so QEMU is
+# the same version on every runner, every night and at home, whatever
+# point release came since (trixie's QEMU went from 10.0.2 to 10.0.13 in
+# a year). QEMU older
 # than 9.2 (Ubuntu 24.04 has 8.2) cannot load the profiling plugin: said
 # at the end; boots then run unprofiled.
 set -euo pipefail
@@ -46,6 +52,32 @@ if [ "$distro" = debian ] && [ -n "$codename" ]; then
   backports="$codename-backports"
 fi
 
+snapshot=${TRIG_APT_SNAPSHOT:-}
+snapshot_sources=""
+if [ -n "$snapshot" ]; then
+  if [ "$distro" != debian ] || [ -z "$codename" ]; then
+    echo "setup: TRIG_APT_SNAPSHOT is a time of Debian's archive: not for $pretty" >&2; exit 2
+  fi
+  [[ $snapshot =~ ^[0-9]{8}T[0-9]{6}Z$ ]] ||
+    { echo "setup: TRIG_APT_SNAPSHOT must be a time as snapshot.debian.org writes it (20251117T000000Z), not '$snapshot'" >&2; exit 2; }
+  # an old Release file is past its Valid-Until: expected of a snapshot
+  snapshot_sources="Types: deb
+URIs: http://snapshot.debian.org/archive/debian/$snapshot
+Suites: $codename $codename-updates
+Components: main
+Check-Valid-Until: no
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://snapshot.debian.org/archive/debian-security/$snapshot
+Suites: $codename-security
+Components: main
+Check-Valid-Until: no
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+  # the snapshot is the one source: no fallback to a live suite
+  backports=""
+fi
+
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PKGS=(clang llvm gcc libc6-dev git libelf-dev zlib1g-dev pkg-config make cpio curl ca-certificates
@@ -62,7 +94,10 @@ done
 if [ "$dry" = 1 ]; then
   echo "setup: $pretty ($distro)"
   echo "setup: would install: ${missing[*]:-nothing}"
-  if [ -n "$backports" ]; then
+  if [ -n "$snapshot" ]; then
+    echo "setup: would read Debian's archive as of $snapshot, its one source (/etc/apt/sources.list.d/debian.sources):"
+    echo "$snapshot_sources"
+  elif [ -n "$backports" ]; then
     echo "setup: should that conflict, would write /etc/apt/sources.list.d/trig-init-backports.list:" \
       "deb http://deb.debian.org/debian $backports main, and take QEMU from $backports"
   else
@@ -72,6 +107,11 @@ if [ "$dry" = 1 ]; then
   . "$here/qemu-plugin.sh"
   qemu_plugin_ok setup qemu-system-x86_64 || echo "setup: boots would run unprofiled" >&2
   exit 0
+fi
+if [ -n "$snapshot" ] && [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: Debian's archive as of $snapshot (snapshot.debian.org), the one apt source"
+  $SUDO rm -f /etc/apt/sources.list
+  echo "$snapshot_sources" | $SUDO tee /etc/apt/sources.list.d/debian.sources >/dev/null
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"

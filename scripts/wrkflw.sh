@@ -9,12 +9,18 @@
 #   of the tree, and 4 slices of the last 2 commits of the reduced sweep
 #   proof's range (DIR, default target/bisect-tree, after
 #   scripts/sweep-proof.sh --reduced) booting one benchmark each; the
-#   slices build in that proof's build directory, so incrementally;
+#   slices build in that proof's build directory with its config
+#   (LOCAL_BUILD, LOCAL_CONFIG), so incrementally;
 # - nightly-kernel.yml, jobs build and bench: the 4 cells of the matrix,
 #   each booting Debian's 6.1 kernel of its architecture (fetched by
 #   scripts/test.sh) for one benchmark, once;
 # - then the sweep again with a failure planted in slice 2/4 (its
 #   trig-init sweep plan fails): wrkflw must fail, naming that slice.
+# wrkflw shows no output of a step that succeeded and deletes each job's
+# directory, so a green run alone proves nothing: the jobs copy what they
+# made to LOCAL_KEEP, and this script checks it (every slice's and every
+# cell's archive, with results of the benchmark, hits counted on both
+# sides).
 #
 # Runs last in CI: wrkflw's builds share CI's target directory
 # (CARGO_TARGET_DIR), to rebuild only trig-init's own crates.
@@ -24,17 +30,26 @@ tree=$top/target/bisect-tree
 [ "${1:-}" != --tree ] || tree=${2:?--tree DIR}
 wrkflw=${WRKFLW:-wrkflw}
 command -v "$wrkflw" >/dev/null || { echo "wrkflw.sh: no $wrkflw (cargo install wrkflw --version 0.8.0)" >&2; exit 2; }
-sweep_build=$tree/.git/trig-sweep/build
+# the proof's build directory (seed.path: bisect-proof's, when the proof
+# started from it), and the config it was built with (--vmtest's, or the
+# fragments' on tinyconfig)
+state=$tree/.git/trig-sweep
+sweep_build=$(cat "$state/seed.path" 2>/dev/null || echo "$state/build")
 [ -d "$sweep_build" ] || { echo "wrkflw.sh: no $sweep_build: run scripts/sweep-proof.sh --reduced first" >&2; exit 2; }
+config=$tree/.git/trig-vmtest/.config
+[ -f "$config" ] || config=tinyconfig
 
 # wrkflw copies the directory it runs in (less hidden and ignored files)
 # into each job's own, and sets GITHUB_WORKSPACE to it: there the
 # workflows find the kernel tree, kernel/, ignored so as not to be copied
 # (a name no directory of trig-init has: wrkflw matches the root's ignore
-# patterns against every directory's entries, so /linux left out bpf/linux)
-scratch=$top/target/wrkflw
+# patterns against every directory's entries, so /linux left out bpf/linux).
+# Outside the checkout: below it, cargo would read the checkout's
+# .cargo/config.toml as well as the copy's, and join their rustflags,
+# which rebuilt the vendored C libraries (3 min) for both architectures.
+scratch=${TMPDIR:-/tmp}/trig-wrkflw
 rm -rf "$scratch"
-mkdir -p "$scratch/jobs" "$scratch/home"
+mkdir -p "$scratch/jobs" "$scratch/home" "$scratch/kept"
 git -C "$top" ls-files -z | tar -C "$top" --null -T - -cf - | tar -C "$scratch" -xf -
 printf '/kernel\n/jobs\n/home\n' >>"$scratch/.gitignore"
 ln -s "$tree" "$scratch/kernel"
@@ -49,17 +64,15 @@ for a in x86_64 aarch64; do
   v=LOCAL_IMAGE_$a
   [ -f "${!v}" ] || { echo "wrkflw.sh: no Debian 6.1 kernel for $a in trig-init's cache (scripts/test.sh fetches it); or set $v" >&2; exit 2; }
 done
-# The slices build the proof's last commits in its build directory:
-# sweep.sh's default for slice K/N is build-K-of-N, a link to it here
-# (kbuild resolves the link, so the objects' recorded paths match, and the
-# builds are incremental); wrkflw runs the slices one at a time.
+# The slices build the proof's last commits in its build directory, one
+# slice at a time (wrkflw runs a matrix so)
 tip=$(git -C "$tree" rev-parse sweep-proof)
-for k in 1 2 3 4; do ln -sfn build "$tree/.git/trig-sweep/build-$k-of-4"; done
 export LOCAL_RANGE="$tip~1..$tip" LOCAL_BENCH=trig-kprobe LOCAL_RUNS=1
+export LOCAL_BUILD=$sweep_build LOCAL_CONFIG=$config LOCAL_KEEP=$scratch/kept
 
 # The jobs' directories lie in jobs/, below the copy's .cargo/config.toml
 # (wrkflw copies no hidden file; cargo reads the config of a parent
-# directory). wrkflw's cache, under HOME, starts empty: a history that an
+# directory, as of the checkout in CI). wrkflw's cache, under HOME, starts empty: a history that an
 # earlier run left would be another trig-init's.
 export TMPDIR=$scratch/jobs CARGO_TARGET_DIR=$top/target
 export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
@@ -70,7 +83,7 @@ export HOME=$scratch/home
 # in NAME.log; its exit status
 run() {
   local t0 rc=0; t0=$(date +%s)
-  (cd "$scratch" && "$wrkflw" run --runtime emulation --job "$3" "$top/examples/$2") >"$scratch/$1.log" 2>&1 || rc=$?
+  (cd "$scratch" && "$wrkflw" --verbose run --runtime emulation --job "$3" "$top/examples/$2") >"$scratch/$1.log" 2>&1 || rc=$?
   echo "wrkflw.sh: $1: exit $rc in $(( $(date +%s) - t0 )) s ($scratch/$1.log)" >&2
   return $rc
 }
@@ -82,6 +95,37 @@ if [ $failed = 1 ]; then
   echo "wrkflw.sh: FAILED" >&2
   exit 1
 fi
+
+# What the jobs made: every archive there, and in each file of results,
+# booted under icount: every benchmark ok, and the one asked for
+# (trig-base comes with every run) profiled, its hits counted by BPF and
+# by the trigger alike
+results() {
+  jq -e -s 'all(.vm.meter == "icount" and ([.runs[].report.results[]] as $r | all($r[]; .status == "ok")
+    and any($r[]; .name == "trig-kprobe" and .hits.agree == true and .profile != null)))' "$@" >/dev/null
+}
+kept() {
+  local tar=$scratch/kept/$1.tar dir=$scratch/kept/$1
+  [ -f "$tar" ] || { echo "wrkflw.sh: FAILED: $2 kept no $1.tar: did it run?" >&2; return 1; }
+  mkdir -p "$dir" && tar -xf "$tar" -C "$dir"
+}
+for k in 1 2 3 4; do kept "sweep-$k-of-4" "slice $k/4" || failed=1; done
+mapfile -t measured < <(find "$scratch/kept" -path '*/sweep/[0-9]*.json')
+if [ "${#measured[@]}" = 2 ] && results "${measured[@]}"; then
+  echo "wrkflw.sh: the slices measured both commits of $LOCAL_RANGE: ${measured[*]##*/}"
+else
+  echo "wrkflw.sh: FAILED: the slices should have measured 2 commits, each trig-kprobe counted: ${measured[*]:-none}" >&2; failed=1
+fi
+for cell in x86_64-tinyconfig x86_64-defconfig aarch64-tinyconfig aarch64-defconfig; do
+  kept "history-$cell" "cell $cell" || { failed=1; continue; }
+  mapfile -t nights < <(find "$scratch/kept/history-$cell/$cell" -maxdepth 1 -name '*.json' ! -name alerts.json)
+  if [ "${#nights[@]}" = 1 ] && results "${nights[@]}"; then
+    echo "wrkflw.sh: cell $cell measured ${nights[0]##*/}"
+  else
+    echo "wrkflw.sh: FAILED: cell $cell should have one night, trig-kprobe counted: ${nights[*]:-none}" >&2; failed=1
+  fi
+done
+[ $failed = 0 ] || { echo "wrkflw.sh: FAILED" >&2; exit 1; }
 
 # A planted failure: slice 2/4's trig-init fails its plan (sweep.sh honours
 # TRIG_INIT, and wrkflw passes its environment on).
