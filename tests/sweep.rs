@@ -885,3 +885,59 @@ fn next_refuses_what_is_not_a_search() {
         stderr(&o)
     );
 }
+
+/// Errors get their class where they arise: a directory or file that
+/// cannot be written is the host's failing (4, as README's table says),
+/// not a bad input (2), for `sweep plan` and `sweep merge` alike; a
+/// slice's file that cannot be read stays the input's (above).
+#[test]
+fn what_cannot_be_written_exits_4_and_names_the_path() {
+    let dir = scratch("unwritable");
+    let (_, range, a, b) = two_slices(&dir);
+    let tree = dir.join("tree");
+    // procfs takes no new directory, even from root
+    let nowhere = "/proc/trig-init-no-such-dir";
+    let plan = trig_init(&["sweep", "plan", s(&tree), &range, "--out", nowhere]);
+    for o in [plan, merge(Path::new(nowhere), &[&a, &b])] {
+        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+        assert!(stderr(&o).contains(nowhere), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `history --git`: a git that cannot be run is the host's failing (4);
+/// a directory that is no git tree, the input's (2).
+#[test]
+fn history_git_without_git_exits_4_and_a_tree_that_is_not_one_2() {
+    let dir = scratch("history-git");
+    let (tree, commits) = history(&dir, 1);
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    for (i, c) in commits.iter().enumerate() {
+        std::fs::write(
+            results.join(format!("{i}.json")),
+            measured(c, 0.8).to_string(),
+        )
+        .unwrap();
+    }
+    let history_in = |tree: &Path, path: &str| {
+        Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args(["history", s(&results), "--git", s(tree)])
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    };
+    let o = history_in(&tree, "/nonexistent");
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("git could not be run"),
+        "{}",
+        stderr(&o)
+    );
+    let o = history_in(&dir, &std::env::var("PATH").unwrap());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("git rev-list"), "{}", stderr(&o));
+    let o = history_in(&tree, &std::env::var("PATH").unwrap());
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

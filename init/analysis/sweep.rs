@@ -13,14 +13,15 @@
 
 use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
 use crate::analysis::gate::Tally;
+use crate::analysis::git::git;
 use crate::analysis::input::{self, Side};
 use crate::analysis::search;
+use crate::error::{self, Error};
 use crate::report::{identity, Meter};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 pub const MANIFEST: &str = "sweep.json";
 
@@ -97,27 +98,11 @@ impl Manifest {
             .map_err(|e| format!("{}: not a sweep manifest: {e}", path.display()))
     }
 
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
+    pub fn write(&self, dir: &Path) -> Result<(), Error> {
         let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
         crate::export::write_file(&dir.join(MANIFEST).display().to_string(), &text)
+            .map_err(error::infra)
     }
-}
-
-fn git(tree: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(tree)
-        .args(args)
-        .output()
-        .map_err(|e| format!("git: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn commits_of(log: &str) -> Vec<Commit> {
@@ -131,11 +116,11 @@ fn commits_of(log: &str) -> Vec<Commit> {
 }
 
 /// The commits of `BASE..TIP` in `tree`, BASE first.
-pub fn range_commits(tree: &Path, range: &str) -> Result<Vec<Commit>, String> {
+pub fn range_commits(tree: &Path, range: &str) -> Result<Vec<Commit>, Error> {
     let (base, tip) = range
         .split_once("..")
         .filter(|(b, t)| !b.is_empty() && !t.is_empty() && !t.starts_with('.'))
-        .ok_or_else(|| format!("the range must be BASE..TIP, not '{range}'"))?;
+        .ok_or_else(|| error::usage(format!("the range must be BASE..TIP, not '{range}'")))?;
     let fmt = "--format=%H%x09%s";
     let mut commits = commits_of(&git(
         tree,
@@ -159,7 +144,7 @@ pub fn range_commits(tree: &Path, range: &str) -> Result<Vec<Commit>, String> {
     )?;
     let after = commits_of(&log);
     if after.is_empty() {
-        return Err(format!("{range} has no commits after BASE"));
+        return Err(error::input(format!("{range} has no commits after BASE")));
     }
     commits.extend(after);
     Ok(commits)
@@ -175,7 +160,7 @@ pub fn plan(
     range: &str,
     slice: Option<Slice>,
     out: &Path,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, Error> {
     let m = Manifest {
         range: range.into(),
         commits: range_commits(tree, range)?,
@@ -184,7 +169,7 @@ pub fn plan(
     };
     make_dir("--out", out)?;
     if out.join(MANIFEST).exists() {
-        let old = Manifest::read(out)?;
+        let old = Manifest::read(out).map_err(error::input)?;
         if old != m {
             let what = if old.search {
                 "a search".to_string()
@@ -192,11 +177,11 @@ pub fn plan(
                 let s: Vec<String> = old.slices.iter().map(Slice::to_string).collect();
                 format!("slice {}", s.join(","))
             };
-            return Err(format!(
+            return Err(error::usage(format!(
                 "{} holds another sweep ({} {what}); give another --out",
                 out.display(),
                 old.range,
-            ));
+            )));
         }
     }
     m.write(out)?;
@@ -207,15 +192,15 @@ pub fn plan(
 }
 
 /// Makes the directory `out` (`flag`'s), naming a file in the way as
-/// such.
-fn make_dir(flag: &str, out: &Path) -> Result<(), String> {
+/// such (the caller's error); one that cannot be made is the host's.
+fn make_dir(flag: &str, out: &Path) -> Result<(), Error> {
     if out.exists() && !out.is_dir() {
-        return Err(format!(
+        return Err(error::usage(format!(
             "{flag} {} is a file, not a directory",
             out.display()
-        ));
+        )));
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))
+    std::fs::create_dir_all(out).map_err(|e| error::infra(format!("{}: {e}", out.display())))
 }
 
 /// What a sweep directory has for one commit.
@@ -295,17 +280,19 @@ pub fn load(path: &Path) -> Result<Side, String> {
 /// or empty). Refused: another range, a commit measured twice, results
 /// whose identity differs from the first's (the field named), results of
 /// another commit than their name's. Returns the commits no slice took.
-pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
-    let first = dirs.first().ok_or("give the slice directories to merge")?;
-    let mut merged = Manifest::read(first)?;
+pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
+    let first = dirs
+        .first()
+        .ok_or_else(|| error::usage("give the slice directories to merge"))?;
+    let mut merged = Manifest::read(first).map_err(error::input)?;
     merged.slices.clear();
     let mut all = vec![CommitOutcome::Missing; merged.commits.len()];
     let mut from: Vec<Option<&Path>> = vec![None; merged.commits.len()];
     let mut reference: Option<(PathBuf, Side)> = None;
     for dir in dirs {
-        let m = Manifest::read(dir)?;
+        let m = Manifest::read(dir).map_err(error::input)?;
         if m.commits != merged.commits {
-            return Err(format!(
+            return Err(error::input(format!(
                 "{}: another range ({}, {} commits) than {}'s ({}, {} commits)",
                 dir.display(),
                 m.range,
@@ -313,50 +300,54 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
                 first.display(),
                 merged.range,
                 merged.commits.len()
-            ));
+            )));
         }
-        for (i, o) in outcomes(dir, &m)?.into_iter().enumerate() {
+        for (i, o) in outcomes(dir, &m)
+            .map_err(error::input)?
+            .into_iter()
+            .enumerate()
+        {
             if o == CommitOutcome::Missing {
                 continue;
             }
             if let Some(other) = from[i] {
-                return Err(format!(
+                return Err(error::input(format!(
                     "{} is in both {} and {}",
                     m.stem(i),
                     other.display(),
                     dir.display()
-                ));
+                )));
             }
             if let CommitOutcome::Measured(path) = &o {
-                let side = load(path)?;
+                let side = load(path).map_err(error::input)?;
                 let recorded: Vec<&String> = side
                     .sets
                     .iter()
                     .filter_map(|s| s.kernel.commit.as_ref())
                     .collect();
                 if recorded.is_empty() {
-                    return Err(format!(
+                    return Err(error::input(format!(
                         "{}: no kernel commit recorded (vm --commit SHA records it), so nothing says it is {}",
                         path.display(),
                         m.commits[i].commit
-                    ));
+                    )));
                 }
                 if let Some(c) = recorded.iter().find(|c| **c != &m.commits[i].commit) {
-                    return Err(format!(
+                    return Err(error::input(format!(
                         "{}: results of commit {c}, not of {}",
                         path.display(),
                         m.commits[i].commit
-                    ));
+                    )));
                 }
                 match &reference {
                     None => reference = Some((path.clone(), side)),
                     Some((rpath, rside)) => {
                         if let Some(why) = incompatible(rside, &side) {
-                            return Err(format!(
+                            return Err(error::input(format!(
                                 "{} was not measured like {}: {why}",
                                 path.display(),
                                 rpath.display()
-                            ));
+                            )));
                         }
                     }
                 }
@@ -369,14 +360,14 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
     merged.slices.sort();
     make_dir("-o", out)?;
     let occupied = std::fs::read_dir(out)
-        .map_err(|e| format!("{}: {e}", out.display()))?
+        .map_err(|e| error::infra(format!("{}: {e}", out.display())))?
         .next()
         .is_some();
     if occupied {
-        return Err(format!(
+        return Err(error::usage(format!(
             "{}: not empty; merge into a new directory",
             out.display()
-        ));
+        )));
     }
     // each measured file, each skip and the build log beside it
     let mut files = Vec::new();
@@ -400,9 +391,11 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, String> {
         .try_for_each(|src| {
             let dst = out.join(src.file_name().expect("a file"));
             written.push(dst.clone());
-            std::fs::copy(src, &dst)
-                .map(drop)
-                .map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))
+            // a slice's file that cannot be read is the input's fault,
+            // one that cannot be written the host's
+            let bytes =
+                std::fs::read(src).map_err(|e| error::input(format!("{}: {e}", src.display())))?;
+            std::fs::write(&dst, bytes).map_err(|e| error::infra(format!("{}: {e}", dst.display())))
         })
         .and_then(|()| {
             written.push(out.join(MANIFEST));

@@ -22,7 +22,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
         None => None,
     };
     let dir: &Path = cmd.dir.as_ref();
-    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
+    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
     if let Some(why) = history::no_figures(&entries, &metrics) {
         return Err(input(format!("{} {why}", dir.display())));
     }

@@ -23,8 +23,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         settings.metrics.clone_from(m);
     }
     let metrics = chosen.unwrap_or(compare::Metric::ALL.to_vec());
-    let entries =
-        history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref)).map_err(input)?;
+    let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
     if let Some(why) = history::no_figures(&entries, &metrics) {
         return Err(input(format!("{} {why}", cmd.dir)));
     }

@@ -22,8 +22,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                         Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1")).map_err(usage)?)
                     }
                 };
-            let plan =
-                sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref()).map_err(input)?;
+            let plan = sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref())?;
             for (commit, stem) in plan {
                 println!("{commit} {stem}");
             }
@@ -31,7 +30,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
         }
         SweepSub::Merge(c) => {
             let dirs: Vec<PathBuf> = c.dirs.iter().map(PathBuf::from).collect();
-            let missing = sweep::merge(c.out.as_ref(), &dirs).map_err(input)?;
+            let missing = sweep::merge(c.out.as_ref(), &dirs)?;
             if !missing.is_empty() {
                 eprintln!(
                     "trig-init sweep: warning: no slice took {} of the range's commits (indices {:?}); the report names them",

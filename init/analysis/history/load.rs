@@ -1,7 +1,9 @@
 //! The results files of a history directory, in the order of when they
 //! ran or of their commits in a git tree.
 
+use crate::analysis::git::git;
 use crate::analysis::input;
+use crate::error::{self, Error};
 use crate::report::RunSet;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -36,21 +38,9 @@ impl Point {
 fn order_by_git(
     entries: &mut [(std::path::PathBuf, Vec<RunSet>)],
     tree: &Path,
-) -> Result<(), String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(tree)
-        .args(["rev-list", "--reverse", "--topo-order", "HEAD"])
-        .output()
-        .map_err(|e| format!("git rev-list in {}: {e}", tree.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "git rev-list in {}: {}",
-            tree.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    let order: BTreeMap<String, usize> = String::from_utf8_lossy(&out.stdout)
+) -> Result<(), Error> {
+    let list = git(tree, &["rev-list", "--reverse", "--topo-order", "HEAD"])?;
+    let order: BTreeMap<String, usize> = list
         .lines()
         .enumerate()
         .map(|(i, c)| (c.to_string(), i))
@@ -67,15 +57,15 @@ fn order_by_git(
                     .map(|(_, i)| *i)
             })
             .ok_or_else(|| match &commit {
-                None => format!(
+                None => error::input(format!(
                     "{}: no kernel commit recorded (vm --commit SHA records it), so --git cannot place it",
                     f.display()
-                ),
-                Some(c) => format!(
+                )),
+                Some(c) => error::input(format!(
                     "{}: kernel commit {c} is not in the history of {}",
                     f.display(),
                     tree.display()
-                ),
+                )),
             })?;
         keyed.push(pos);
     }
@@ -86,14 +76,17 @@ fn order_by_git(
     Ok(())
 }
 
-pub fn load(dir: &Path, git: Option<&Path>) -> Result<Vec<(Point, Vec<RunSet>)>, String> {
-    let entries = match git {
+/// The history in `dir`, by date or, with a tree, by its commits: an
+/// unreadable file is the input's error, a git that cannot be run the
+/// host's.
+pub fn load(dir: &Path, tree: Option<&Path>) -> Result<Vec<(Point, Vec<RunSet>)>, Error> {
+    let entries = match tree {
         Some(tree) => {
-            let mut entries = input::history(dir)?;
+            let mut entries = input::history(dir).map_err(error::input)?;
             order_by_git(&mut entries, tree)?;
             entries
         }
-        None => input::by_date(dir)?,
+        None => input::by_date(dir).map_err(error::input)?,
     };
     Ok(entries
         .into_iter()
