@@ -26,6 +26,8 @@
 # directory incrementally (CI) instead of from scratch.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 commits=8; delay=""; spins=1; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree
 runs=""; meter=icount; reduced=0; bench='rename-*'; vmtest=0; run_opts=()
 while [ $# -gt 0 ]; do
@@ -73,7 +75,7 @@ git checkout -q -f pristine
 # --vmtest: the fragments' config with vmtest's, as bisect.sh's base
 base=()
 if [ "$vmtest" = 1 ]; then
-  conf=$("$top/scripts/build-kernel.sh" "$tree" --vmtest --config-only --out "$(git rev-parse --absolute-git-dir)/trig-vmtest")
+  conf=$(vmtest_config "$tree")
   base=(--base "$conf")
 fi
 git branch -f proof pristine
@@ -81,7 +83,7 @@ git checkout -q proof
 # a fresh bisect state, but the build directory stays: rebuilds are incremental
 st="$(git rev-parse --git-dir)/trig-bisect"
 rm -rf "$st/good.img" "$st/bad.img" "$st/current.img" "$st/runs" "$st/steps.log"
-commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
+commit() { proof_git commit -qam "$1"; }
 # files the tinyconfig-based build never compiles
 harmless=(drivers/net/ethernet/intel/e1000/e1000_main.c drivers/scsi/aacraid/linit.c
           drivers/gpu/drm/radeon/radeon_drv.c sound/pci/hda/hda_intel.c

@@ -34,7 +34,8 @@
 set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-trig=${TRIG_INIT:-$top/target/trig-init}
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 benches=(); threshold=""; metric=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=(); profile=auto
 while [ $# -gt 0 ]; do
   case $1 in
@@ -152,11 +153,15 @@ if [ ! -f "$state/good.img" ]; then
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json" ||
     { echo "bisect.sh: cannot read BAD's comparison ($state/runs/bad-check/compare.json)" >&2; exit 255; }
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
-  # compare's movers of BAD against GOOD (with --profile): where to look
-  movers=$(sed -n '/^Where the instructions went/,/^[0-9]* benchmarks:/p' "$state/runs/bad-check/compare.txt" | sed '$d')
+  # compare's movers of BAD against GOOD (with --profile), from its JSON:
+  # where to look
+  movers=$(jq -r 'def r: . * 100 | round / 100; def s: (if . >= 0 then "+" else "" end) + (r | tostring);
+    .benches[] | select(.movers) | "\(.name): \(.movers.total | s) insn/event, kernel \(.movers.kernel | s)",
+      (.movers.functions[:5][] | "  \(.name) \(.change | s) (\(.base | r) -> \(.new | r))")' \
+    "$state/runs/bad-check/compare.json")
   if [ -n "$movers" ]; then
-    echo "bisect.sh: BAD against GOOD. $movers" >&2
-    echo "BAD against GOOD. $movers" >>"$log"
+    echo "bisect.sh: BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers" >&2
+    echo "BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers" >>"$log"
   fi
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
     echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2

@@ -15,6 +15,8 @@
 #   scripts/cache-proof.sh [--tree DIR] [--build DIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 tree=$top/target/cache-tree; build=$top/target/cache-build
 while [ $# -gt 0 ]; do
   case $1 in
@@ -23,7 +25,6 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--tree DIR] [--build DIR]" >&2; exit 2 ;;
   esac
 done
-bin=$top/target/trig-init
 images=$build/../cache-proof-images
 mkdir -p "$images"
 "$top/scripts/proof-tree.sh" "$tree"
@@ -50,7 +51,7 @@ core_initcall(trig_ring_init);
 
 $1\ttrig_at = READ_ONCE(*trig_at);\n/' kernel/sys.c
 grep -q 'trig_at = READ_ONCE' kernel/sys.c || { echo "cache-proof: could not plant into do_getpgid" >&2; exit 1; }
-git -c user.name=trig -c user.email=trig@localhost commit -qam "sys: an L1d miss an event in getpgid (planted)"
+proof_git commit -qam "sys: an L1d miss an event in getpgid (planted)"
 
 built() { # NAME: build this checkout once into $images/NAME
   [ -f "$images/$1.bzImage" ] && return
@@ -67,14 +68,14 @@ built plant
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$bin" vm -k "$images/base.bzImage" -k "$images/plant.bzImage" --commit base --commit plant \
+"$trig" vm -k "$images/base.bzImage" -k "$images/plant.bzImage" --commit base --commit plant \
   --cache --out "$out" -q -- --filter trig-base >/dev/null || true
 files=("$out"/*.json)
 [ ${#files[@]} -eq 2 ] || { echo "cache-proof: expected two results files, got ${#files[@]}" >&2; exit 1; }
 for m in l1d-misses kernel; do
   echo "== base -> plant, --metric $m =="
-  "$bin" compare "${files[@]}" --metric "$m" --color never | sed -n '/^BENCHMARK/,$p' || true
-  "$bin" compare "${files[@]}" --metric "$m" --format json >"$out/$m.json" || true
+  "$trig" compare "${files[@]}" --metric "$m" --color never | sed -n '/^BENCHMARK/,$p' || true
+  "$trig" compare "${files[@]}" --metric "$m" --format json >"$out/$m.json" || true
 done
 python3 - "$out/l1d-misses.json" "$out/kernel.json" <<'PY'
 import json, sys

@@ -12,7 +12,8 @@
 # passes, 1 when it does not, 2 when a tool is missing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-trig=${TRIG_INIT:-$top/target/trig-init}
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 out=${1:-$top/target/html-screenshot}
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$browser" ] || { echo "html-screenshot: no chromium (apt-get install chromium)" >&2; exit 2; }

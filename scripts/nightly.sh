@@ -36,7 +36,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-trig=${TRIG_INIT:-$top/target/trig-init}
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [--meter M] [--no-profile] [--require-profile] [-- RUN-OPTIONS]"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 tree=$(cd "$1" && pwd) || exit 2

@@ -40,6 +40,8 @@
 # a config change).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 reduced=0; long=0; search=0; vmtest=0; tree=""; spins=5; work=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -64,7 +66,6 @@ else
   slices=3; rename_at=3; broken_at=6; strncmp_at=7; speedup_at=10; commits=12
 fi
 work=${work:-$top/target/sweep-proof}
-trig=$top/target/trig-init
 # one point of each planted path, and a bystander that none touches
 benches=(--bench trig-base --bench trig-kprobe --bench rename-base --bench strncmp-helper)
 [ "$long" = 0 ] || benches+=(--bench trig-uprobe-nop)
@@ -80,12 +81,12 @@ git checkout -q -f pristine
 # --vmtest: the fragments' config with vmtest's, as every build's base
 base=()
 if [ "$vmtest" = 1 ]; then
-  conf=$("$top/scripts/build-kernel.sh" "$tree" --vmtest --config-only --out "$(git rev-parse --absolute-git-dir)/trig-vmtest")
+  conf=$(vmtest_config "$tree")
   base=(--base "$conf")
 fi
 git branch -f sweep-proof pristine
 git checkout -q sweep-proof
-commit() { git -c user.name=trig -c user.email=trig@localhost commit -qam "$1"; }
+commit() { proof_git commit -qam "$1"; }
 nop='asm volatile("nop");'
 slow="{ static volatile unsigned long trig_sink; unsigned int trig_i; for (trig_i = 0; trig_i < $spins; trig_i++) trig_sink++; }"
 # plant FILE PERL-PATTERN [STATEMENT]: the slowdown (or STATEMENT) as the

@@ -40,7 +40,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-trig=${TRIG_INIT:-$top/target/trig-init}
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 usage() { sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 tree=$(cd "$1" && pwd) || usage

@@ -31,6 +31,8 @@
 # on bad usage or missing kernels.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 nights=3; spin=16; kernels=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -73,7 +75,7 @@ git worktree add -q --detach "$tree" HEAD
 trap 'git -C "$top" worktree remove --force "$tree" 2>/dev/null || true' EXIT
 ln -s ../target "$tree/target"
 SPIN=$spin perl -0pi -e 's/(        for _ in 0\.\.inner \{\n            trigger\(\);\n)/$1            spin($ENV{SPIN});\n/' "$tree/init/sampler/mod.rs"
-git -C "$tree" -c user.name=trig -c user.email=trig@localhost commit -qam "producers: a spin of $spin after every call (update-proof)"
+proof_git -C "$tree" commit -qam "producers: a spin of $spin after every call (update-proof)"
 changed=$(git -C "$tree" diff --name-only HEAD~1)
 [ "$changed" = init/sampler/mod.rs ] || { echo "update-proof: the spin patch did not apply to sampler::produce alone: '$changed'" >&2; exit 1; }
 git -C "$tree" show --stat --format='update: %h %s' HEAD | sed 's/^/  /'

@@ -190,3 +190,33 @@ fn every_public_type_name_is_defined_once() {
         .collect();
     assert_none(twice, "public type names defined more than once");
 }
+
+/// What the scripts share lives in scripts/lib.sh: the proofs' git
+/// identity is written there alone, and no script reads compare's text
+/// (its headings are for people; scripts read `--export-json`).
+#[test]
+fn scripts_share_lib_sh_and_read_no_compare_text() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let mut breaches = Vec::new();
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sh"))
+        .collect();
+    scripts.sort();
+    for p in scripts {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, line) in text.lines().enumerate() {
+            let identity = line.contains("user.email=") && name != "lib.sh";
+            let scraped = line.contains("Where the instructions went");
+            if identity || scraped {
+                breaches.push(format!("scripts/{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert_none(
+        breaches,
+        "the git identity only in scripts/lib.sh, and compare's JSON, not its text",
+    );
+}
