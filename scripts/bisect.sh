@@ -160,8 +160,9 @@ if [ ! -f "$state/good.img" ]; then
       (.movers.functions[:5][] | "  \(.name) \(.change | s) (\(.base | r) -> \(.new | r))")' \
     "$state/runs/bad-check/compare.json")
   if [ -n "$movers" ]; then
-    echo "bisect.sh: BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers" >&2
-    echo "BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers" >>"$log"
+    movers="BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers"
+    echo "bisect.sh: $movers" >&2
+    echo "$movers" >>"$log"
   fi
   if [ "$(cat "$state/bad-signature.json")" = "{}" ]; then
     echo "bisect.sh: no regression between GOOD (${good:0:12}) and BAD (${bad:0:12}) beyond ${threshold:-the meter threshold}${threshold:+%} on the chosen benchmarks; refusing to bisect (see $state/runs/bad-check/compare.txt)" >&2

@@ -60,20 +60,13 @@ if [ -n "$snapshot" ]; then
   fi
   [[ $snapshot =~ ^[0-9]{8}T[0-9]{6}Z$ ]] ||
     { echo "setup: TRIG_APT_SNAPSHOT must be a time as snapshot.debian.org writes it (20251117T000000Z), not '$snapshot'" >&2; exit 2; }
-  # an old Release file is past its Valid-Until: expected of a snapshot
-  snapshot_sources="Types: deb
-URIs: http://snapshot.debian.org/archive/debian/$snapshot
-Suites: $codename $codename-updates
-Components: main
-Check-Valid-Until: no
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: http://snapshot.debian.org/archive/debian-security/$snapshot
-Suites: $codename-security
-Components: main
-Check-Valid-Until: no
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+  # ARCHIVE SUITES: one source of the snapshot; an old Release file is
+  # past its Valid-Until, as expected of a snapshot
+  stanza() {
+    printf 'Types: deb\nURIs: http://snapshot.debian.org/archive/%s/%s\nSuites: %s\n' "$1" "$snapshot" "$2"
+    printf 'Components: main\nCheck-Valid-Until: no\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+  }
+  snapshot_sources=$(stanza debian "$codename $codename-updates"; echo; stanza debian-security "$codename-security")
   # the snapshot is the one source: no fallback to a live suite
   backports=""
 fi

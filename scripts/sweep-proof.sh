@@ -148,7 +148,7 @@ git_dir=$(git rev-parse --absolute-git-dir)
 state=$git_dir/trig-sweep
 seed=$state/seed
 mkdir -p "$state"
-build=$(cat "$state/seed.path" 2>/dev/null || echo "$state/build")
+build=$(sweep_build "$state")
 rm -rf "$state"/build-*
 if [ -d "$seed" ]; then
   rm -rf "$build"

@@ -26,6 +26,8 @@
 # (CARGO_TARGET_DIR), to rebuild only trig-init's own crates.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 tree=$top/target/bisect-tree
 [ "${1:-}" != --tree ] || tree=${2:?--tree DIR}
 wrkflw=${WRKFLW:-wrkflw}
@@ -33,10 +35,9 @@ command -v "$wrkflw" >/dev/null || { echo "wrkflw.sh: no $wrkflw (cargo install 
 # the proof's build directory (seed.path: bisect-proof's, when the proof
 # started from it), and the config it was built with (--vmtest's, or the
 # fragments' on tinyconfig)
-state=$tree/.git/trig-sweep
-sweep_build=$(cat "$state/seed.path" 2>/dev/null || echo "$state/build")
+sweep_build=$(sweep_build "$tree/.git/trig-sweep")
 [ -d "$sweep_build" ] || { echo "wrkflw.sh: no $sweep_build: run scripts/sweep-proof.sh --reduced first" >&2; exit 2; }
-config=$tree/.git/trig-vmtest/.config
+config=$(vmtest_dir "$tree")/.config
 [ -f "$config" ] || config=tinyconfig
 
 # wrkflw copies the directory it runs in (less hidden and ignored files)
@@ -72,8 +73,8 @@ export LOCAL_BUILD=$sweep_build LOCAL_CONFIG=$config LOCAL_KEEP=$scratch/kept
 
 # The jobs' directories lie in jobs/, below the copy's .cargo/config.toml
 # (wrkflw copies no hidden file; cargo reads the config of a parent
-# directory, as of the checkout in CI). wrkflw's cache, under HOME, starts empty: a history that an
-# earlier run left would be another trig-init's.
+# directory, as of the checkout in CI). wrkflw's cache, under HOME, starts
+# empty: a history that an earlier run left would be another trig-init's.
 export TMPDIR=$scratch/jobs CARGO_TARGET_DIR=$top/target
 export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
 if [ -z "${PYENV_ROOT:-}" ] && [ -d "$HOME/.pyenv" ]; then export PYENV_ROOT=$HOME/.pyenv; fi
@@ -132,7 +133,7 @@ done
 cat >"$scratch/failing-trig-init" <<EOF
 #!/bin/sh
 case " \$* " in *" 2/4 "*) echo "planted failure" >&2; exit 2 ;; esac
-exec "$top/target/trig-init" "\$@"
+exec "$trig" "\$@"
 EOF
 chmod +x "$scratch/failing-trig-init"
 if TRIG_INIT=$scratch/failing-trig-init run planted sweep-range.yml slice; then
