@@ -10,6 +10,14 @@ use std::{env, fmt::Write as _, fs};
 use libbpf_cargo::SkeletonBuilder;
 
 fn main() {
+    // The guest crate (init/guest) builds with this script; bpf/ lies at
+    // the top, beside it. Cargo takes relative rerun paths from the
+    // crate's directory, so those printed below are absolute.
+    let top = Path::new(&env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the top of the tree");
+    env::set_current_dir(&top).expect("cd to the top of the tree");
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     // vmlinux.h differs per architecture; pick the one of the target.
     let arch = match env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
@@ -18,7 +26,7 @@ fn main() {
     };
     let clang = env::var_os("BPF_CLANG").unwrap_or_else(|| "clang".into());
     println!("cargo:rerun-if-env-changed=BPF_CLANG");
-    println!("cargo:rerun-if-changed=bpf");
+    println!("cargo:rerun-if-changed={}", top.join("bpf").display());
     println!("cargo:rustc-env=TRIG_GIT_REV={}", git_rev());
     // A rerun for the revision alone (a commit) compiles no BPF: the
     // objects are kept until bpf/, build.rs, the target or clang change.
@@ -46,8 +54,8 @@ fn git_rev() -> String {
     let head = git(&["symbolic-ref", "-q", "HEAD"]);
     for name in ["HEAD"].into_iter().chain(head.as_deref()) {
         if let Some(path) = git(&["rev-parse", "--git-path", name]) {
-            if Path::new(&path).exists() {
-                println!("cargo:rerun-if-changed={path}");
+            if let Ok(path) = Path::new(&path).canonicalize() {
+                println!("cargo:rerun-if-changed={}", path.display());
             }
         }
     }

@@ -10,9 +10,9 @@
 
 use serde_json::json;
 use std::path::PathBuf;
-use trig_init::options::RunOptions;
-use trig_init::registry;
-use trig_init::report::{BenchResult, Overhead, RunSet, Sample, Summary};
+use trig_guest::options::RunOptions;
+use trig_guest::registry;
+use trig_schema::{BenchResult, Overhead, RunSet, Sample, Summary};
 
 /// The rate of a point of benchmark `name` on night `i` of `n`, in M events/s.
 fn rate(name: &str, base: f64, i: usize, n: usize, rng: &mut fastrand::Rng) -> f64 {

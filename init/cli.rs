@@ -31,7 +31,7 @@ pub enum Cmd {
 }
 
 /// `run`'s flags come from the options table, with the `trig.*` parameters.
-pub use trig_init::options::RunCmd;
+pub use trig_guest::options::RunCmd;
 
 /// List every benchmark with upstream's name for it, its group, attach
 /// point, trigger and needs.

@@ -8,7 +8,8 @@ use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
 use commands::{bisect, compare, history, list, report, run, strs, sweep, vm};
 use std::process::ExitCode;
-use trig_init::{exit, guest};
+use trig_guest::pid1;
+use trig_schema::exit;
 
 fn main() -> ExitCode {
     // args_os: std::env::args panics on an argument that is not UTF-8
@@ -21,8 +22,8 @@ fn main() -> ExitCode {
         .iter()
         .map(|c| c.name)
         .collect();
-    if nix::unistd::getpid().as_raw() == 1 && guest::is_appliance(&lossy, &subcommands) {
-        guest::pid1_main();
+    if nix::unistd::getpid().as_raw() == 1 && pid1::is_appliance(&lossy, &subcommands) {
+        pid1::pid1_main();
     }
     if let Some(bad) = argv_os.iter().find(|a| a.to_str().is_none()) {
         eprintln!(
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
         println!(
             "trig-init {} ({})",
             env!("CARGO_PKG_VERSION"),
-            env!("TRIG_GIT_REV")
+            trig_guest::GIT_REV
         );
         return ExitCode::SUCCESS;
     }

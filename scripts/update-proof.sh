@@ -74,10 +74,10 @@ git worktree prune
 git worktree add -q --detach "$tree" HEAD
 trap 'git -C "$top" worktree remove --force "$tree" 2>/dev/null || true' EXIT
 ln -s ../target "$tree/target"
-SPIN=$spin perl -0pi -e 's/(        for _ in 0\.\.inner \{\n            trigger\(\);\n)/$1            spin($ENV{SPIN});\n/' "$tree/init/sampler/mod.rs"
+SPIN=$spin perl -0pi -e 's/(        for _ in 0\.\.inner \{\n            trigger\(\);\n)/$1            spin($ENV{SPIN});\n/' "$tree/init/guest/sampler/mod.rs"
 proof_git -C "$tree" commit -qam "producers: a spin of $spin after every call (update-proof)"
 changed=$(git -C "$tree" diff --name-only HEAD~1)
-[ "$changed" = init/sampler/mod.rs ] || { echo "update-proof: the spin patch did not apply to sampler::produce alone: '$changed'" >&2; exit 1; }
+[ "$changed" = init/guest/sampler/mod.rs ] || { echo "update-proof: the spin patch did not apply to sampler::produce alone: '$changed'" >&2; exit 1; }
 git -C "$tree" show --stat --format='update: %h %s' HEAD | sed 's/^/  /'
 git -C "$tree" diff -U1 HEAD~1 | sed -n '/^@@/,$p' | sed 's/^/  /'
 echo "update-proof: building the spun trig-init"

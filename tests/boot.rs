@@ -128,10 +128,10 @@ fn whole_matrix_on_debian_6_1() {
         assert_ne!(m["status"], "failed", "{m}");
     }
     // every benchmark ran, at every point of its family's sweep
-    let all = trig_init::registry::select(&[]).unwrap();
+    let all = trig_guest::registry::select(&[]).unwrap();
     assert_eq!(
         results(&doc).len(),
-        trig_init::registry::points(&all, &[1], &[8, 512]).len()
+        trig_guest::registry::points(&all, &[1], &[8, 512]).len()
     );
     ok_or_cleanly_unsupported(&doc);
     // what Debian's 6.1 can and cannot do

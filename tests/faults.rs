@@ -555,8 +555,8 @@ fn report_lines(fake: &Fake) -> PathBuf {
     let json = doc["runs"][0]["report"].to_string();
     let path = fake.dir.join("console.txt");
     let mut text = "trig-init 0.1.0 as PID 1\n".to_string();
-    text.extend(trig_init::report::frame::encode(
-        trig_init::report::frame::REPORT,
+    text.extend(trig_schema::frame::encode(
+        trig_schema::frame::REPORT,
         &json,
     ));
     std::fs::write(&path, text).unwrap();

@@ -8,8 +8,8 @@ mod common;
 use common::{stderr, trig_init};
 use serde_json::Value;
 use std::process::Command;
-use trig_init::caps::Feature;
-use trig_init::registry;
+use trig_guest::caps::Feature;
+use trig_guest::registry;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name}: run scripts/kernel-test.sh"))

@@ -1,10 +1,18 @@
-//! The dependencies go one way (ARCHITECTURE.md, "Dependencies"): what
-//! reads results (analysis, export) and the schema both sides share
-//! (report) use none of the guest's modules; the registry is data that the
-//! runners read, not the reverse; the host plans with the registry, never
-//! with the runners. Each test names the file and line that breaks a rule.
+//! What the crates' manifests cannot say (ARCHITECTURE.md,
+//! "Dependencies"). Cargo keeps the crates apart: schema <- guest <- boot,
+//! schema <- analysis <- export, and the binary on top, so the guest
+//! cannot reach analysis or export, nor analysis export; the first test
+//! keeps the manifests so. Inside the guest crate, and in what the host
+//! takes from it, the rules are the modules': the registry is data that
+//! the runners read, not the reverse; the host plans with the registry and
+//! the options, never with the runners. Each test names the file and line
+//! that breaks a rule.
 
 use std::path::{Path, PathBuf};
+
+fn top() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// The `.rs` files under `dir`, recursively, in a stable order.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
@@ -24,10 +32,52 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The crate's modules that `text` names, with their line numbers:
-/// `crate::NAME` (the library) and `trig_init::NAME` (the binary's
-/// modules), both also as `crate::{A, B::c}`.
-fn modules(text: &str) -> Vec<(usize, String)> {
+/// The workspace crates that the manifest `text` depends on, outside its
+/// dev-dependencies (what ships).
+fn shipped_dependencies(text: &str) -> Vec<String> {
+    let mut section = "";
+    let mut deps = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[dependencies]" && line.starts_with("trig-") {
+            let name: String = line
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            deps.push(name);
+        }
+    }
+    deps.sort();
+    deps
+}
+
+/// The crates along the data's way, and what each may build on: no path
+/// from the guest to analysis or export, none from analysis to export.
+#[test]
+fn the_crates_follow_the_data() {
+    let want: &[(&str, &[&str])] = &[
+        ("init/schema", &[]),
+        ("init/guest", &["trig-schema"]),
+        ("init/boot", &["trig-guest", "trig-schema"]),
+        ("init/analysis", &["trig-schema"]),
+        ("init/export", &["trig-analysis", "trig-schema"]),
+    ];
+    let mut wrong = Vec::new();
+    for (dir, allowed) in want {
+        let text = std::fs::read_to_string(top().join(dir).join("Cargo.toml")).unwrap();
+        let deps = shipped_dependencies(&text);
+        if deps != *allowed {
+            wrong.push(format!("{dir}/Cargo.toml: {deps:?}, not {allowed:?}"));
+        }
+    }
+    assert_none(wrong, "the crates' dependencies");
+}
+
+/// The modules of `crate_name` (or, with `local`, of this crate) that
+/// `text` names before its tests, with their line numbers, also inside
+/// `use` groups: `NAME` of `crate_name::NAME` and `crate_name::{NAME, ..}`.
+fn modules(text: &str, root: &str) -> Vec<(usize, String)> {
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -35,43 +85,46 @@ fn modules(text: &str) -> Vec<(usize, String)> {
     };
     let mut found = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        for root in ["crate::", "trig_init::"] {
-            for (at, _) in line.match_indices(root) {
-                let rest = &line[at + root.len()..];
-                match rest.strip_prefix('{') {
-                    // a group: each item's first name, at the group's top level
-                    Some(group) => {
-                        let mut depth = 0;
-                        let mut item_start = true;
-                        for (k, c) in group.char_indices() {
-                            match c {
-                                '{' => depth += 1,
-                                '}' if depth == 0 => break,
-                                '}' => depth -= 1,
-                                ',' if depth == 0 => item_start = true,
-                                c if item_start && !c.is_whitespace() => {
-                                    found.push((i + 1, ident(&group[k..])));
-                                    item_start = false;
-                                }
-                                _ => {}
+        // a test may build what the guest would (a report, its symbols)
+        if line.trim() == "#[cfg(test)]" {
+            break;
+        }
+        let root = format!("{root}::");
+        for (at, _) in line.match_indices(&root) {
+            let rest = &line[at + root.len()..];
+            match rest.strip_prefix('{') {
+                // a group: each item's first name, at the group's top level
+                Some(group) => {
+                    let mut depth = 0;
+                    let mut item_start = true;
+                    for (k, c) in group.char_indices() {
+                        match c {
+                            '{' => depth += 1,
+                            '}' if depth == 0 => break,
+                            '}' => depth -= 1,
+                            ',' if depth == 0 => item_start = true,
+                            c if item_start && !c.is_whitespace() => {
+                                found.push((i + 1, ident(&group[k..])));
+                                item_start = false;
                             }
+                            _ => {}
                         }
                     }
-                    None => found.push((i + 1, ident(rest))),
                 }
+                None => found.push((i + 1, ident(rest))),
             }
         }
     }
     found
 }
 
-/// Every use under `dirs` (folders or files) of a crate module that
-/// `allowed` rejects, as `path:line: crate::NAME`.
-fn breaches(dirs: &[&str], allowed: impl Fn(&str) -> bool) -> Vec<String> {
-    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// Every use under `dirs` (folders or files) of a module of `root` (a
+/// crate's name, or `crate`) that `allowed` rejects, as
+/// `path:line: root::NAME`.
+fn breaches(dirs: &[&str], root: &str, allowed: impl Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     for d in dirs {
-        let path = top.join(d);
+        let path = top().join(d);
         let files = if path.is_dir() {
             rust_files(&path)
         } else {
@@ -79,10 +132,10 @@ fn breaches(dirs: &[&str], allowed: impl Fn(&str) -> bool) -> Vec<String> {
         };
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
-            for (line, module) in modules(&text) {
+            for (line, module) in modules(&text, root) {
                 if !allowed(&module) {
-                    let rel = f.strip_prefix(top).unwrap().display();
-                    out.push(format!("{rel}:{line}: crate::{module}"));
+                    let rel = f.strip_prefix(top()).unwrap().display();
+                    out.push(format!("{rel}:{line}: {root}::{module}"));
                 }
             }
         }
@@ -94,60 +147,58 @@ fn assert_none(breaches: Vec<String>, rule: &str) {
     assert!(breaches.is_empty(), "{rule}:\n{}", breaches.join("\n"));
 }
 
-/// Results carry what analysis needs (baselines, attach kinds, the
-/// parameters), so analysis, export and the schema build without the
-/// guest's modules (registry, options, matrix, sampler, guest, runner,
-/// caps, bpf, cpu) and without the host's.
-#[test]
-fn what_reads_results_uses_no_guest_module() {
-    const SHARED: &[&str] = &[
-        "analysis", "export", "report", "stats", "files", "error", "exit",
-    ];
-    assert_none(
-        breaches(&["init/analysis", "init/export", "init/report"], |m| {
-            SHARED.contains(&m)
-        }),
-        "analysis, export and report may use only the shared modules",
-    );
-}
-
 /// The registry is data: the runners of matrix/ read it, and it names
 /// which runner a family takes without importing it.
 #[test]
 fn the_registry_imports_no_runner() {
-    const DATA: &[&str] = &["caps", "report"];
+    const DATA: &[&str] = &["caps"];
     assert_none(
-        breaches(&["init/registry.rs"], |m| DATA.contains(&m)),
+        breaches(&["init/guest/registry.rs"], "crate", |m| DATA.contains(&m)),
         "the registry may use only features and the schema (the programs' sections are its own)",
     );
 }
 
-/// The host counts and names points with the registry; matrix/ and the
-/// sampler run them, in the guest only.
+/// The host counts and names points with the registry, and writes the
+/// run options as kernel arguments; the runners, the sampler and PID 1
+/// are the guest's (`run` and PID 1 themselves are the binary's).
 #[test]
-fn the_host_plans_without_the_runners() {
+fn the_host_plans_with_the_registry_and_options_alone() {
+    let mut host = vec!["init/boot".to_string()];
+    for f in rust_files(&top().join("init/commands")) {
+        let rel = f.strip_prefix(top()).unwrap().display().to_string();
+        if rel != "init/commands/run.rs" {
+            host.push(rel);
+        }
+    }
+    let host: Vec<&str> = host.iter().map(String::as_str).collect();
     assert_none(
-        breaches(&["init/boot", "init/commands"], |m| {
-            !["matrix", "sampler"].contains(&m)
+        breaches(&host, "trig_guest", |m| {
+            ["registry", "options"].contains(&m)
         }),
-        "the host may not use matrix/ or the sampler",
+        "the host may use the guest's registry and options alone",
     );
 }
 
 #[test]
 fn the_scan_finds_grouped_and_qualified_uses() {
-    let text = "use crate::{registry, report::{Better, Meter}};\n\
-                let x = trig_init::matrix::points();\n\
-                // crate::options in a comment counts too\n";
-    let names: Vec<(usize, String)> = modules(text);
+    let text = "use trig_guest::{registry, options::{RunOptions}};\n\
+                let x = trig_guest::matrix::points();\n\
+                // trig_guest::runner in a comment counts too\n\
+                #[cfg(test)]\n\
+                use trig_guest::pid1;\n";
+    let names: Vec<(usize, String)> = modules(text, "trig_guest");
     let want = [
         (1, "registry"),
-        (1, "report"),
+        (1, "options"),
         (2, "matrix"),
-        (3, "options"),
+        (3, "runner"),
     ];
     let want: Vec<(usize, String)> = want.iter().map(|&(l, m)| (l, m.into())).collect();
     assert_eq!(names, want);
+    assert_eq!(
+        shipped_dependencies("[dependencies]\ntrig-schema.workspace = true\nnix = 1\n[dev-dependencies]\ntrig-guest = 1\n"),
+        ["trig-schema"]
+    );
 }
 
 /// One meaning per name: no public type (`pub` or `pub(...)` struct,
@@ -155,7 +206,7 @@ fn the_scan_finds_grouped_and_qualified_uses() {
 /// name found in one file means the same in another.
 #[test]
 fn every_public_type_name_is_defined_once() {
-    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let top = top();
     let mut defined: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for f in rust_files(&top.join("init")) {
         let rel = f.strip_prefix(top).unwrap().display().to_string();

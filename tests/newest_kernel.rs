@@ -117,7 +117,7 @@ fn x86_64_unstable_runs_each_family_and_leaves_apt_alone() {
     ];
     let release = unstable(&[], &[FAMILIES, &newest[..]].concat());
     // a suite's kernel, not the host's (Debian 12's are 6.1 and 6.12)
-    let version = trig_init::registry::version_of(&release).unwrap();
+    let version = trig_guest::registry::version_of(&release).unwrap();
     assert!(version > (6, 12), "{release}");
 }
 

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use trig_init::report::Status;
+use trig_schema::Status;
 
 /// The benchmarks drawn, with their rate before any step.
 const BENCHES: [(&str, f64); 3] = [

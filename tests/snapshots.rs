@@ -64,7 +64,7 @@ fn vm_summary_table() {
         0.01,
     ))
     .unwrap();
-    insta::assert_snapshot!("vm_table", trig_init::boot::table::summary(&set));
+    insta::assert_snapshot!("vm_table", trig_export::vm_table::summary(&set));
 }
 
 #[test]

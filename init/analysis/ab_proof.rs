@@ -14,16 +14,23 @@
 //! Every figure comes from [`compare::compare`] with its default
 //! settings, as `trig-init compare k1 kN` judges them.
 
-use crate::analysis::compare::{
-    self, BenchComparison, Comparison, Metric, MetricComparison, Verdict,
-};
-use crate::analysis::input;
-use crate::stats;
+//!
+//! This returns the comparisons; `trig_export::ab_proof` writes the text.
+
+use crate::compare::{self, Comparison};
+use crate::input;
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-const METRICS: [Metric; 2] = [Metric::Rate, Metric::Overhead];
+/// One `ab` run's comparisons, each with k1 as BASE.
+pub struct AbRun {
+    /// k2, paired by boot.
+    pub paired: Comparison,
+    /// k2, unpaired.
+    pub unpaired: Comparison,
+    /// Each kernel from k3 on, by its number.
+    pub rungs: Vec<(usize, Comparison)>,
+}
 
 /// The results files of one `ab` run by kernel number: `NAME-kN.json`.
 fn kernel_files(dir: &Path) -> Result<BTreeMap<usize, PathBuf>, String> {
@@ -56,8 +63,8 @@ fn kernel_files(dir: &Path) -> Result<BTreeMap<usize, PathBuf>, String> {
     Ok(files)
 }
 
-/// The analysis of the `ab` run in `dir`, as text.
-pub fn analyse(dir: &Path) -> Result<String, String> {
+/// The comparisons of the `ab` run in `dir`.
+pub fn analyse(dir: &Path) -> Result<AbRun, String> {
     let files = kernel_files(dir)?;
     let base = input::load(&[files[&1].clone()])?;
     let against = |n: usize, unpaired: bool| -> Result<Comparison, String> {
@@ -73,432 +80,20 @@ pub fn analyse(dir: &Path) -> Result<String, String> {
         .filter(|n| **n >= 3)
         .map(|&n| Ok((n, against(n, false)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(aa(&against(2, false)?, &against(2, true)?) + &ladder(&rungs))
-}
-
-/// `trig-init ab-proof`: prints [`analyse`].
-pub fn print(dir: &Path) -> Result<(), String> {
-    print!("{}", analyse(dir)?);
-    Ok(())
-}
-
-fn is_flagged(v: Verdict) -> bool {
-    matches!(v, Verdict::Regressed | Verdict::Improved)
-}
-
-/// Flagged benchmarks, each with the metrics its verdict rests on.
-fn flagged(c: &Comparison) -> Vec<String> {
-    c.benches
-        .iter()
-        .filter(|b| is_flagged(b.verdict))
-        .map(|b| {
-            let basis: Vec<&str> = b.basis.iter().map(|m| m.as_str()).collect();
-            format!("{} ({})", b.name, basis.join("/"))
-        })
-        .collect()
-}
-
-fn metrics(c: &Comparison, metric: Metric) -> impl Iterator<Item = &MetricComparison> {
-    c.benches
-        .iter()
-        .flat_map(|b| &b.metrics)
-        .filter(move |m| m.metric == metric)
-}
-
-/// The median of the finite values; None when there are none.
-fn median(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = xs.filter(|x| x.is_finite()).collect();
-    (!v.is_empty()).then(|| stats::median(&v))
-}
-
-/// The CV of NEW / BASE over paired boots; None below two pairs.
-fn ratio_cv(m: &MetricComparison) -> Option<f64> {
-    let r: Vec<f64> = (m.base.values.iter().zip(&m.new.values))
-        .filter(|(b, _)| **b != 0.0)
-        .map(|(b, n)| n / b)
-        .collect();
-    (r.len() > 1).then(|| stats::cv(&r))
-}
-
-/// `x` with `digits` decimals (times `scale`), or `-` when there is none.
-fn fixed(x: Option<f64>, scale: f64, digits: usize) -> String {
-    x.map_or("-".into(), |x| format!("{:.digits$}", x * scale))
-}
-
-fn list_or_dash(items: &[String]) -> String {
-    if items.is_empty() {
-        "-".into()
-    } else {
-        items.join(", ")
-    }
-}
-
-/// The A/A lines: `p` paired, `u` unpaired, both k1 against k2.
-fn aa(p: &Comparison, u: &Comparison) -> String {
-    let mut out = String::new();
-    let judged = p.benches.iter().filter(|b| !b.metrics.is_empty()).count();
-    let _ = writeln!(
-        out,
-        "A/A: {judged} benchmarks judged, {} + {} boots, meter {}, threshold {}%",
-        p.base.runs,
-        p.new.runs,
-        p.meter.as_str(),
-        p.limits.threshold_pct
-    );
-    for metric in METRICS {
-        let largest = metrics(p, metric)
-            .map(|m| m.change_pct.abs())
-            .filter(|c| c.is_finite())
-            .reduce(f64::max);
-        let _ = writeln!(
-            out,
-            "  largest A/A change, {}: {}%",
-            metric.as_str(),
-            fixed(largest, 1.0, 5)
-        );
-    }
-    for (name, c) in [("paired", p), ("unpaired", u)] {
-        let width = |metric| median(metrics(c, metric).map(|m| m.ci_pct.1 - m.ci_pct.0));
-        let _ = writeln!(
-            out,
-            "  {name:<8}: flagged {}: {}",
-            flagged(c).len(),
-            list_or_dash(&flagged(c))
-        );
-        let _ = writeln!(
-            out,
-            "            median 95% interval width: rate {} points, overhead {} points",
-            fixed(width(Metric::Rate), 1.0, 1),
-            fixed(width(Metric::Overhead), 1.0, 1)
-        );
-    }
-    for metric in METRICS {
-        if metrics(p, metric).next().is_none() {
-            continue;
-        }
-        let side = median(metrics(p, metric).flat_map(|m| [m.base.cv, m.new.cv]));
-        let pair = median(metrics(p, metric).filter_map(ratio_cv));
-        let _ = writeln!(
-            out,
-            "  {}: median per-boot CV {}%, median CV of paired A/A ratios {}%",
-            metric.as_str(),
-            fixed(side, 100.0, 1),
-            fixed(pair, 100.0, 1)
-        );
-    }
-    out
-}
-
-/// What a comparison's NEW side had injected into the benchmarks it
-/// ran (a filtered run leaves some injected ones out): benchmark to
-/// spins.
-fn injected(c: &Comparison) -> BTreeMap<String, u64> {
-    c.new
-        .inject
-        .iter()
-        .flat_map(|i| i.split(','))
-        .filter_map(|i| {
-            let (name, spins) = i.split_once(':')?;
-            Some((name.to_string(), spins.trim().parse().ok()?))
-        })
-        .filter(|(name, _)| c.benches.iter().any(|b| &b.name == name))
-        .collect()
-}
-
-/// One injected benchmark's metric on one rung.
-struct Row<'a> {
-    name: &'a str,
-    spins: u64,
-    m: &'a MetricComparison,
-}
-
-/// The ladder: a line per rung, then every injected (benchmark, spins,
-/// metric), then the smallest change flagged per metric.
-fn ladder(rungs: &[(usize, Comparison)]) -> String {
-    let mut out = String::new();
-    let mut rows: Vec<Row> = Vec::new();
-    for (n, c) in rungs {
-        let inj = injected(c);
-        if inj.is_empty() {
-            let releases = c.new.releases.join(", ");
-            let _ = writeln!(
-                out,
-                "k{n} ({releases}): flagged {}",
-                list_or_dash(&flagged(c))
-            );
-            continue;
-        }
-        rung(&mut out, *n, c, &inj);
-        for b in c.benches.iter().filter(|b| inj.contains_key(&b.name)) {
-            let spins = inj[&b.name];
-            rows.extend(b.metrics.iter().map(|m| Row {
-                name: &b.name,
-                spins,
-                m,
-            }));
-        }
-    }
-    rows.sort_by(|a, b| {
-        (a.name, a.spins, a.m.metric.as_str()).cmp(&(b.name, b.spins, b.m.metric.as_str()))
-    });
-    out += "ladder (injected spins per call; change of the median, 95% CI, Wilcoxon p, verdict):\n";
-    for r in &rows {
-        let m = r.m;
-        let ci = if m.ci_pct.0.is_finite() {
-            format!("[{:+.2}, {:+.2}]", m.ci_pct.0, m.ci_pct.1)
-        } else {
-            "[-]".into()
-        };
-        let p = m.p.map_or("counted".into(), |p| format!("p={p:.3}"));
-        let _ = writeln!(
-            out,
-            "  {:<14} {:>3} spins {:<8} {:+8.3}% {ci:<18} {p} {}",
-            r.name,
-            r.spins,
-            m.metric.as_str(),
-            m.change_pct,
-            m.verdict.as_str()
-        );
-    }
-    for metric in METRICS {
-        let _ = writeln!(
-            out,
-            "smallest change flagged ({}): {}",
-            metric.as_str(),
-            smallest(&rows, metric)
-        );
-    }
-    out
-}
-
-/// A rung's headline: were exactly the injected benchmarks flagged, and
-/// which others were.
-fn rung(out: &mut String, n: usize, c: &Comparison, inj: &BTreeMap<String, u64>) {
-    let hits: Vec<&BenchComparison> = c.benches.iter().filter(|b| is_flagged(b.verdict)).collect();
-    let mut names: Vec<&str> = hits.iter().map(|b| b.name.as_str()).collect();
-    names.sort_unstable();
-    let exact = if names.iter().copied().eq(inj.keys().map(String::as_str)) {
-        "exactly the injected"
-    } else {
-        "NOT exactly the injected"
-    };
-    let mut sizes: Vec<u64> = inj.values().copied().collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
-    let _ = writeln!(
-        out,
-        "k{n} ({} spins): flagged {}: {exact}",
-        sizes.join(","),
-        hits.len()
-    );
-    for b in hits.iter().filter(|b| !inj.contains_key(&b.name)) {
-        let _ = writeln!(
-            out,
-            "  NOT injected but flagged in k{n}: {} {}",
-            b.name,
-            b.verdict.as_str()
-        );
-    }
-}
-
-/// Per injected benchmark, the smallest change of `metric` flagged on
-/// any rung.
-fn smallest(rows: &[Row], metric: Metric) -> String {
-    let mut least: BTreeMap<&str, f64> = BTreeMap::new();
-    for r in rows
-        .iter()
-        .filter(|r| r.m.metric == metric && is_flagged(r.m.verdict))
-    {
-        let v = least.entry(r.name).or_insert(f64::INFINITY);
-        *v = v.min(r.m.change_pct.abs());
-    }
-    let parts: Vec<String> = least.iter().map(|(n, v)| format!("{n} {v:.2}%")).collect();
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
-    }
+    Ok(AbRun {
+        paired: against(2, false)?,
+        unpaired: against(2, true)?,
+        rungs,
+    })
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::analysis::input::Side;
-    use serde_json::{json, Value};
+    use crate::fixtures::icount_results;
+    use serde_json::Value;
 
-    /// A one-boot icount results file: each benchmark at its rate, those
-    /// after the first with their overhead against it.
-    fn results(rates: &[(&str, f64)], inject: Option<&str>) -> Value {
-        let base = 1e3 / rates[0].1;
-        let results: Vec<Value> = rates
-            .iter()
-            .enumerate()
-            .map(|(i, (name, rate))| {
-                let mut r = json!({"name": name, "bench": name, "group": "rename", "producers": 1,
-                    "better": "higher", "status": "ok", "samples": [],
-                    "summary": {"mean": rate, "stddev": 0.0, "per_producer": rate, "cv": 0.0, "samples": 4}});
-                if i > 0 {
-                    r["overhead_ns"] = json!({"baseline": rates[0].0, "ns_per_event": 1e3 / rate - base});
-                }
-                r
-            })
-            .collect();
-        let mut params = json!({"filter": [], "warmup_s": 0.1, "duration_s": 0.2, "producers": [1],
-            "affinity": false, "batch_iters": 100, "cmp_str_lens": [1], "rename_thread": "worker",
-            "timeout_s": 100});
-        if let Some(i) = inject {
-            params["inject"] = json!(i);
-        }
-        json!({"schema_version": 2,
-            "kernel": {"spec": "k", "path": "k", "release": "6.1.0-test"},
-            "vm": {"arch": "x86_64", "accel": "tcg", "meter": "icount", "cpus": 1, "memory": "1G", "append": ""},
-            "runs": [{"index": 1, "status": "ok", "console_log": "", "wall_s": 1.0,
-                "report": {"schema_version": 2, "tool": {"name": "trig-init", "version": "0", "git_rev": "x"},
-                    "system": {"release": "6.1.0-test", "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 1, "pid1": true},
-                    "capabilities": {}, "params": params, "mounts": [], "results": results,
-                    "outcome": {"status": "complete"}}}]})
-    }
-
-    /// BASE against NEW as `compare` judges them.
-    pub(crate) fn comparison(
-        base: &[(&str, f64)],
-        new: &[(&str, f64)],
-        inject: Option<&str>,
-    ) -> Comparison {
-        let side = |doc: Value| Side {
-            files: vec!["test.json".into()],
-            sets: input::parse(&doc.to_string()).unwrap(),
-        };
-        compare::compare(
-            &side(results(base, None)),
-            &side(results(new, inject)),
-            &compare::Settings::default(),
-        )
-        .unwrap()
-    }
-
-    const A: &[(&str, f64)] = &[
-        ("rename-base", 1.0),
-        ("rename-kprobe", 0.5),
-        ("rename-fentry", 0.8),
-    ];
-
-    /// A with `rename-kprobe` slowed by `pct` percent and `rename-fentry`
-    /// by `fentry_pct`.
-    fn slowed(pct: f64, fentry_pct: f64) -> Vec<(&'static str, f64)> {
-        vec![
-            ("rename-base", 1.0),
-            ("rename-kprobe", 0.5 * (1.0 - pct / 100.0)),
-            ("rename-fentry", 0.8 * (1.0 - fentry_pct / 100.0)),
-        ]
-    }
-
-    #[test]
-    fn aa_of_identical_boots_flags_nothing() {
-        let c = comparison(A, A, None);
-        let text = aa(&c, &c);
-        assert_eq!(
-            text,
-            "A/A: 3 benchmarks judged, 1 + 1 boots, meter icount, threshold 0.25%\n\
-             \x20 largest A/A change, rate: 0.00000%\n\
-             \x20 largest A/A change, overhead: 0.00000%\n\
-             \x20 paired  : flagged 0: -\n\
-             \x20           median 95% interval width: rate 0.1 points, overhead 0.1 points\n\
-             \x20 unpaired: flagged 0: -\n\
-             \x20           median 95% interval width: rate 0.1 points, overhead 0.1 points\n\
-             \x20 rate: median per-boot CV 0.0%, median CV of paired A/A ratios -%\n\
-             \x20 overhead: median per-boot CV 0.0%, median CV of paired A/A ratios -%\n"
-        );
-    }
-
-    #[test]
-    fn the_ladder_finds_exactly_the_injected() {
-        let inject = "rename-kprobe:1,rename-fentry:1";
-        let small = comparison(A, &slowed(0.1, 2.0), Some(inject));
-        let large = comparison(
-            A,
-            &slowed(3.0, 4.0),
-            Some("rename-kprobe:4,rename-fentry:4,trig-rawtp:8"),
-        );
-        let text = ladder(&[(3, small), (4, large)]);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(
-            lines[0], "k3 (1 spins): flagged 1: NOT exactly the injected",
-            "{text}"
-        );
-        assert_eq!(
-            lines[1], "k4 (4 spins): flagged 2: exactly the injected",
-            "{text}"
-        );
-        assert_eq!(
-            lines[2],
-            "ladder (injected spins per call; change of the median, 95% CI, Wilcoxon p, verdict):"
-        );
-        // sorted by benchmark, spins, metric; icount has no p
-        assert!(
-            lines[3].starts_with("  rename-fentry    1 spins overhead "),
-            "{text}"
-        );
-        assert!(
-            lines[5].starts_with("  rename-fentry    4 spins overhead "),
-            "{text}"
-        );
-        let k3_rate = lines
-            .iter()
-            .find(|l| l.contains("rename-kprobe    1 spins rate"))
-            .unwrap();
-        assert!(
-            k3_rate.contains("  -0.100% [-0.15, -0.05]") && k3_rate.ends_with("counted no-change"),
-            "{k3_rate}"
-        );
-        assert_eq!(
-            lines[lines.len() - 2],
-            "smallest change flagged (rate): rename-fentry 2.00%, rename-kprobe 3.00%"
-        );
-        assert!(
-            lines[lines.len() - 1]
-                .starts_with("smallest change flagged (overhead): rename-fentry "),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_flagged_benchmark_not_injected_is_named() {
-        let c = comparison(A, &slowed(3.0, 3.0), Some("rename-kprobe:2"));
-        let text = ladder(&[(3, c)]);
-        assert!(text.starts_with("k3 (2 spins): flagged 2: NOT exactly the injected\n  NOT injected but flagged in k3: rename-fentry regressed\n"), "{text}");
-        assert!(
-            !text.contains("rename-fentry  "),
-            "not a ladder row: {text}"
-        );
-    }
-
-    #[test]
-    fn another_kernel_is_a_line_of_its_own() {
-        let c = comparison(A, &slowed(5.0, 0.0), None);
-        let text = ladder(&[(3, c)]);
-        assert!(
-            text.starts_with("k3 (6.1.0-test): flagged rename-kprobe (rate/overhead)\nladder"),
-            "{text}"
-        );
-        assert!(
-            text.ends_with(
-                "smallest change flagged (rate): none\nsmallest change flagged (overhead): none\n"
-            ),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn paired_ratios_need_two_pairs() {
-        let mut m = comparison(A, A, None).benches[1].metrics[0].clone();
-        assert_eq!(ratio_cv(&m), None);
-        m.base.values = vec![1.0, 1.0, 0.0];
-        m.new.values = vec![1.0, 1.1, 5.0];
-        let cv = ratio_cv(&m).unwrap();
-        assert!((cv - stats::cv(&[1.0, 1.1])).abs() < 1e-12, "{cv}");
-    }
+    const A: &[(&str, f64)] = &[("rename-base", 1.0), ("rename-kprobe", 0.5)];
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("trig-ab-proof-{name}-{}", std::process::id()));
@@ -517,29 +112,27 @@ pub(crate) mod tests {
             )
             .unwrap()
         };
-        write(1, results(A, None));
-        write(2, results(A, None));
-        write(3, results(&slowed(3.0, 0.0), Some("rename-kprobe:4")));
+        write(1, icount_results(A, None));
+        write(2, icount_results(A, None));
+        write(3, icount_results(A, Some("rename-kprobe:4")));
         std::fs::write(dir.join("ab.txt"), "not results").unwrap();
-        let text = analyse(&dir).unwrap();
-        assert!(text.starts_with("A/A: 3 benchmarks judged"), "{text}");
-        assert!(
-            text.contains("\nk3 (4 spins): flagged 1: exactly the injected\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("smallest change flagged (rate): rename-kprobe 3.00%"),
-            "{text}"
-        );
-        write(12, results(A, None));
+        let run = analyse(&dir).unwrap();
+        assert_eq!(run.paired.benches.len(), 2);
+        assert!(run.unpaired.settings.unpaired && !run.paired.settings.unpaired);
+        assert_eq!(run.rungs.iter().map(|r| r.0).collect::<Vec<_>>(), [3]);
+        write(12, icount_results(A, None));
         std::fs::copy(
             dir.join("6.1.0-test-20260101T000000Z-k12.json"),
             dir.join("other-k2.json"),
         )
         .unwrap();
-        let e = analyse(&dir).unwrap_err();
+        let Err(e) = analyse(&dir) else {
+            panic!("two k2 files")
+        };
         assert!(e.contains("two results files of kernel 2"), "{e}");
-        let e = analyse(&scratch("empty")).unwrap_err();
+        let Err(e) = analyse(&scratch("empty")) else {
+            panic!("no files")
+        };
         assert!(e.contains("no *-k1.json and *-k2.json"), "{e}");
     }
 }

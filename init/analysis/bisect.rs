@@ -8,7 +8,7 @@
 //! the step's change as a fraction of BAD's; the commit is bad when the
 //! median fraction is above [`BAD_FRACTION`].
 
-use crate::analysis::compare::{Metric, Verdict};
+use crate::compare::{Metric, Verdict};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -213,7 +213,7 @@ pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
     }
     let fractions: Vec<f64> = parts.iter().map(|(_, now, bad)| now / bad).collect();
     // + 0.0: a zero fraction of a negative change prints as 0.00, not -0.00
-    let fraction = crate::stats::median(&fractions) + 0.0;
+    let fraction = trig_schema::stats::median(&fractions) + 0.0;
     let mut shown: Vec<String> = parts
         .iter()
         .map(|(key, now, bad)| {
@@ -231,24 +231,6 @@ pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
         },
         why: format!("{}: median fraction {fraction:.2}", shown.join(", ")),
     }
-}
-
-/// `trig-init bisect effect`: prints BAD's effect as one JSON object.
-pub fn print_effect(comparison: &Path) -> Result<(), String> {
-    let effect = effect(&read_comparison(comparison)?);
-    println!(
-        "{}",
-        serde_json::to_string(&effect).expect("an effect serializes")
-    );
-    Ok(())
-}
-
-/// `trig-init bisect verdict`: prints `good|bad|skip: why` on one line.
-/// An unreadable or empty effect is an error, never a verdict.
-pub fn print_verdict(effect: &Path, comparison: &Path) -> Result<(), String> {
-    let d = decide(&read_effect(effect)?, read_comparison(comparison));
-    println!("{}: {}", d.step.as_str(), d.why);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -414,28 +396,6 @@ mod tests {
         assert!(e.contains("/nonexistent/effect.json"), "{e}");
         let ok = read_effect(&scratch("ok", "{\"a rate\": -1.5, \"b rate\": 0}")).unwrap();
         assert_eq!(ok, [("a rate".to_string(), -1.5)].into_iter().collect());
-    }
-
-    #[test]
-    fn reads_what_compare_exports() {
-        let c = crate::analysis::ab_proof::tests::comparison(
-            &[("rename-base", 1.0)],
-            &[("rename-base", 0.99)],
-            None,
-        );
-        let text = crate::export::json::comparison(&c);
-        let changes = parse_comparison(&text).unwrap();
-        let e = effect(&changes);
-        assert_eq!(e.keys().collect::<Vec<_>>(), ["rename-base rate"]);
-        assert!((e["rename-base rate"] + 1.0).abs() < 1e-9, "{e:?}");
-        let d = decide(&e, Ok(changes));
-        assert_eq!(
-            (d.step, d.why.as_str()),
-            (
-                BisectStep::Bad,
-                "rename-base rate -1.0% of -1.0%: median fraction 1.00"
-            )
-        );
     }
 
     #[test]

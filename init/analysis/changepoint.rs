@@ -7,7 +7,7 @@
 //! series really steps there: a slow drift also makes the two halves
 //! differ, but a line fitted to each side meets the other at the split.
 
-use crate::stats;
+use trig_schema::stats;
 
 #[derive(Debug, Clone)]
 pub struct Detection {
@@ -30,7 +30,7 @@ impl Default for Detection {
         Detection {
             alpha: 0.01,
             min_change: 0.05,
-            min_entries: crate::analysis::compare::DEFAULT_THRESHOLD_ENTRIES,
+            min_entries: crate::compare::DEFAULT_THRESHOLD_ENTRIES,
             permutations: 999,
             min_size: 3,
             seed: 0x7419,

@@ -7,8 +7,8 @@
 //! did not compare (docs/faults.md, "What each gate does").
 
 use super::compare::Verdict;
-use crate::exit;
 use serde::Serialize;
+use trig_schema::exit;
 
 /// What the benchmarks of one gate came to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -2,9 +2,9 @@
 //! that cannot be run is the host's failing (infrastructure, exit 4); a
 //! git that refuses the tree or the range, the input's (exit 2).
 
-use crate::error::{infra, input, Error};
 use std::path::Path;
 use std::process::Command;
+use trig_schema::error::{infra, input, Error};
 
 /// `git -C tree ARGS...`: its standard output.
 pub fn git(tree: &Path, args: &[&str]) -> Result<String, Error> {

@@ -2,12 +2,12 @@
 //! files (one kernel, or the array that `ab --json` writes), plain
 //! `trig-init run` reports, or directories of them.
 
-use crate::report::upgrade::upgrade;
-use crate::report::{
-    is_timestamp, BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION,
-};
 use serde::de::IgnoredAny;
 use std::path::{Path, PathBuf};
+use trig_schema::upgrade::upgrade;
+use trig_schema::{
+    is_timestamp, BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION,
+};
 
 /// One side: every boot of every results file given for it.
 pub struct Side {
@@ -195,7 +195,7 @@ fn from_report(report: Report) -> RunSet {
     RunSet {
         schema_version: SCHEMA_VERSION,
         created: None,
-        kernel: crate::report::KernelInfo {
+        kernel: trig_schema::KernelInfo {
             spec: "running kernel".into(),
             path: String::new(),
             package: None,
@@ -244,7 +244,7 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
         // what `history --alert` keeps beside the results
-        .filter(|p| !p.ends_with(crate::analysis::history::ALERTS_FILE))
+        .filter(|p| !p.ends_with(crate::history::ALERTS_FILE))
         .collect();
     files.sort();
     if files.is_empty() {

@@ -23,9 +23,9 @@
 //!   (small changes that add up beyond the threshold, no single one
 //!   does) is found by [`drifts`], for any sweep.
 
-use crate::analysis::compare::{self, Settings};
-use crate::analysis::input::Side;
-use crate::analysis::sweep::{self, CommitOutcome, Manifest, Moved};
+use crate::compare::{self, Settings};
+use crate::input::Side;
+use crate::sweep::{self, CommitOutcome, Manifest, Moved};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 

@@ -21,7 +21,7 @@
 //! A confirmed change point depends on three results that later nights do
 //! not change, so a history never loses one it reported.
 
-use crate::stats;
+use trig_schema::stats;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {

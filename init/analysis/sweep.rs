@@ -11,17 +11,18 @@
 //! of its slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or
 //! `.skip`, one line saying why it was not measured.
 
-use crate::analysis::compare::{self, Comparison, Metric, Settings, Verdict};
-use crate::analysis::gate::Tally;
-use crate::analysis::git::git;
-use crate::analysis::input::{self, Side};
-use crate::analysis::search;
-use crate::error::{self, Error};
-use crate::report::{identity, Meter};
+use crate::compare::{self, Comparison, Metric, Settings, Verdict};
+use crate::gate::Tally;
+use crate::git::git;
+use crate::input::{self, Side};
+use crate::search;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use trig_schema::error::{self, Error};
+use trig_schema::files;
+use trig_schema::{identity, Meter};
 
 pub const MANIFEST: &str = "sweep.json";
 
@@ -100,8 +101,9 @@ impl Manifest {
 
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
         let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
-        crate::export::write_file(&dir.join(MANIFEST).display().to_string(), &text)
-            .map_err(error::infra)
+        let path = dir.join(MANIFEST);
+        files::replace(&path, text.as_bytes())
+            .map_err(|e| error::infra(format!("{}: {e}", path.display())))
     }
 }
 

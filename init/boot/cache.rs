@@ -2,9 +2,9 @@
 //! plugin simulates (init/boot/cache_sim.rs), and the line that records
 //! them and the cycle weights in the results.
 
-use crate::boot::cache_sim::Geometry;
-use crate::boot::kernel::Arch;
-use crate::report::CycleWeights;
+use crate::cache_sim::Geometry;
+use crate::kernel::Arch;
+use trig_schema::CycleWeights;
 
 /// The simulated caches of one machine.
 #[derive(Debug, Clone, Copy, PartialEq)]

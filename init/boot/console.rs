@@ -1,6 +1,6 @@
 //! Watching a guest's console: frames, progress, panics, and the end.
 
-use crate::report::frame::{self, parse_progress, Frame, FrameError, Parser, INIT_MARKER};
+use trig_schema::frame::{self, parse_progress, Frame, FrameError, Parser, INIT_MARKER};
 
 /// The line of a panic: after it the kernel does nothing more (with
 /// `panic=0` it just hangs), so the host waits only a little longer.
@@ -140,7 +140,7 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::frame::{self, encode};
+    use trig_schema::frame::{self, encode};
 
     #[test]
     fn panic_is_quoted_with_context() {

@@ -1,7 +1,7 @@
 //! The initramfs: a newc cpio with the binary as /init and the two device
 //! nodes the kernel needs before devtmpfs is mounted.
 
-use crate::boot::le_uint;
+use crate::le_uint;
 use cpio::newc::{self, Builder, ModeFileType};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;

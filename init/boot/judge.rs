@@ -1,17 +1,17 @@
 //! How a boot is judged: pure functions from what a boot left (its
 //! console, how it ended) to the boot's record in the results.
 
-use crate::boot::console;
-use crate::boot::machine::Boot;
-use crate::boot::profile;
-use crate::exit;
-use crate::report::frame::{self, Frame};
-use crate::report::{
+use crate::console;
+use crate::machine::Boot;
+use crate::profile;
+use std::path::Path;
+use std::time::Duration;
+use trig_schema::exit;
+use trig_schema::frame::{self, Frame};
+use trig_schema::{
     add_overheads, BenchResult, BootStatus, KernelSymbols, Outcome, Report, RunEnd, RunRecord,
     RunSet, Status,
 };
-use std::path::Path;
-use std::time::Duration;
 
 /// The report of a boot: the final frame, or else one assembled from the
 /// header and the per-benchmark frames that did arrive.
@@ -84,7 +84,7 @@ fn add_cut_short(r: &mut Report, progress: Option<&(usize, usize, String)>, why:
         return;
     }
     // a point's name is its benchmark's, maybe with /parameters after it
-    let Some(bench) = crate::registry::find(name.split('/').next().unwrap_or(name)) else {
+    let Some(bench) = trig_guest::registry::find(name.split('/').next().unwrap_or(name)) else {
         return;
     };
     let mut cut = bench.result(name, 1);
@@ -260,13 +260,13 @@ pub fn exit_status(set: &RunSet) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options::RunOptions;
-    use crate::report::frame::encode;
+    use trig_guest::options::RunOptions;
+    use trig_schema::frame::encode;
 
     /// The header frame's JSON of a guest run at the defaults.
     fn header() -> String {
-        let run = crate::runner::Run::new(
-            crate::runner::Sink::Plain("/dev/null".into()),
+        let run = trig_guest::runner::Run::new(
+            trig_guest::runner::Sink::Plain("/dev/null".into()),
             &RunOptions::default(),
             1,
             vec![],
@@ -292,7 +292,7 @@ mod tests {
         let header = header();
         let bench = r#"{"name":"trig-base","bench":"trig-base","group":"trigger","producers":1,"status":"ok","window":0,"samples":[{"t_s":0.3,"interval_s":0.05,"warmup":false,"bpf":0,"user":10,"mps":0.0002}]}"#;
         let mut text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)].concat();
-        let (frames, _) = crate::report::frame::parse(&text.concat());
+        let (frames, _) = trig_schema::frame::parse(&text.concat());
         let (report, _) = report_from_frames(&frames).unwrap();
         let rec = || RunRecord {
             index: 1,
@@ -313,12 +313,13 @@ mod tests {
         assert!(r.message.unwrap().contains("sent no kernel symbols"));
         assert_eq!(r.report.unwrap().results.len(), 1);
         // symbols, but the plugin's window was cut off
-        let syms = crate::guest::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
+        let syms =
+            trig_guest::pid1::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
         text.extend(encode(
             frame::KALLSYMS,
             &serde_json::to_string(&syms).unwrap(),
         ));
-        let (frames, _) = crate::report::frame::parse(&text.concat());
+        let (frames, _) = trig_schema::frame::parse(&text.concat());
         std::fs::write(&counts, "window 0\nffffffff81000000 50 5\n").unwrap();
         let mut r = rec();
         add_profiles(&mut r, &frames, &counts);
@@ -344,7 +345,7 @@ mod tests {
         let text = [encode(frame::HEADER, &header), encode(frame::BENCH, bench)]
             .concat()
             .concat();
-        let (frames, _) = crate::report::frame::parse(&text);
+        let (frames, _) = trig_schema::frame::parse(&text);
         let (r, complete) = report_from_frames(&frames).unwrap();
         assert!(!complete);
         assert_eq!(r.results.len(), 1);

@@ -1,7 +1,7 @@
 //! Kernels to boot: files given by path (detected by their headers) or
 //! Debian packages fetched with apt into a cache.
 
-use crate::boot::le_uint;
+use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -326,7 +326,7 @@ impl Apt {
                 .parent()
                 .expect("a suite's lists are in its directory");
             mkdir(&dir.join("cache/archives/partial"))?;
-            crate::files::replace(&dir.join("sources.list"), Self::sources(suite).as_bytes())
+            trig_schema::files::replace(&dir.join("sources.list"), Self::sources(suite).as_bytes())
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         // dated by a mark that only a complete update leaves
@@ -343,7 +343,8 @@ impl Apt {
                 Command::new("apt-get").args(&self.opts).arg("update"),
                 &format!("apt-get update of {}", self.name),
             )?;
-            crate::files::replace(&mark, b"").map_err(|e| format!("{}: {e}", mark.display()))?;
+            trig_schema::files::replace(&mark, b"")
+                .map_err(|e| format!("{}: {e}", mark.display()))?;
         }
         Ok(())
     }
@@ -476,7 +477,7 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
     if !elf.exists() {
         let bz = std::fs::read(&image).map_err(|e| format!("{}: {e}", image.display()))?;
         match extract_vmlinux(&bz) {
-            Ok(bytes) => crate::files::replace(&elf, &bytes)
+            Ok(bytes) => trig_schema::files::replace(&elf, &bytes)
                 .map_err(|e| format!("{}: {e}", elf.display()))?,
             Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
         }

@@ -2,12 +2,10 @@
 //! runs out of time, and tells what happens as [`BootEvent`]s over a
 //! channel. It judges nothing (see `judge`) and prints nothing (see `ui`).
 
-use crate::boot::console::{self, Console};
-use crate::boot::kernel::Arch;
-use crate::boot::qemu;
-use crate::boot::signals;
-use crate::report::frame;
-use crate::report::BootStatus;
+use crate::console::{self, Console};
+use crate::kernel::Arch;
+use crate::qemu;
+use crate::signals;
 use nix::sys::signal::Signal;
 use std::fs::File;
 use std::io::Read;
@@ -19,6 +17,8 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use trig_schema::frame;
+use trig_schema::BootStatus;
 
 /// How long the host waits after a panic line for the rest of the oops
 /// before it kills QEMU (the guest may have been booted with `panic=0`).

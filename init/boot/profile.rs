@@ -7,17 +7,17 @@
 //! `--cache`, also the accesses and simulated misses per event and
 //! function, and the cycle estimate.
 
-use crate::boot::cache::Caches;
-use crate::boot::kernel::Arch;
-use crate::boot::qemu;
-use crate::report::{
-    Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
-    Report, Status,
-};
+use crate::cache::Caches;
+use crate::kernel::Arch;
+use crate::qemu;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use trig_schema::{
+    Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
+    Report, Status,
+};
 
 /// The plugin's file name, as cargo builds it.
 pub const PLUGIN_FILE: &str = "libtrig_plugin.so";
@@ -286,7 +286,7 @@ fn is_call(symbol: &str) -> bool {
 
 /// The events and instructions of a result's measured samples: under the
 /// icount meter a guest nanosecond is one instruction.
-fn window_totals(samples: &[crate::report::Sample]) -> (f64, f64) {
+fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
     samples
         .iter()
         .filter(|s| !s.warmup)
@@ -396,7 +396,7 @@ pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::kallsyms;
+    use trig_guest::pid1::kallsyms;
 
     /// A window of `(address, instructions, executions)` blocks.
     fn window(blocks: &[(u64, u64, u64)]) -> Window {

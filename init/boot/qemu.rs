@@ -1,9 +1,9 @@
 //! QEMU command lines, one small function per concern, and the choice of
 //! accelerator.
 
-use crate::boot::kernel::{Arch, Kernel};
-use crate::report::Meter;
+use crate::kernel::{Arch, Kernel};
 use std::path::Path;
+use trig_schema::Meter;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Accel {
@@ -222,7 +222,7 @@ pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boot::kernel::Format;
+    use crate::kernel::Format;
     use std::path::PathBuf;
 
     fn kernel(format: Format) -> Kernel {

@@ -2,11 +2,11 @@
 //! every boot so that a later failure loses nothing, with each boot's
 //! console log beside it.
 
-use crate::boot::judge::append;
-use crate::boot::kernel::Kernel;
-use crate::files;
-use crate::report::{RunRecord, RunSet};
+use crate::judge::append;
+use crate::kernel::Kernel;
 use std::path::{Path, PathBuf};
+use trig_schema::files;
+use trig_schema::{RunRecord, RunSet};
 
 /// One kernel of the command and the results file it accumulates.
 pub struct Target {

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-pub use crate::exit::{exit_status, SIGNALS};
+pub use trig_schema::exit::{exit_status, SIGNALS};
 
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
 

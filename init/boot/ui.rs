@@ -2,13 +2,12 @@
 //! stderr (a progress line, each boot's verdict, notices) and the summary
 //! table at the end. It decides nothing; `--quiet` keeps only failures.
 
-use crate::boot::machine::BootEvent;
-use crate::boot::table;
-use crate::report::{BootStatus, RunSet};
+use crate::machine::BootEvent;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
+use trig_schema::{BootStatus, RunSet};
 
 /// A thread that renders events until the last sender is gone; dropping
 /// the `Ui` waits for it, so nothing is printed out of order after.
@@ -175,15 +174,19 @@ fn terminal_width() -> usize {
     }
 }
 
-/// The table of each kernel's results (with `tables`) and where they
+/// The table of each kernel's results (made by `tables`) and where they
 /// are, unless quiet.
-pub fn summary(quiet: bool, tables: bool, sets: &[(&RunSet, Option<&PathBuf>)]) {
+pub fn summary(
+    quiet: bool,
+    tables: Option<fn(&RunSet) -> String>,
+    sets: &[(&RunSet, Option<&PathBuf>)],
+) {
     if quiet {
         return;
     }
     for (set, path) in sets {
-        if tables {
-            eprint!("{}", table::summary(set));
+        if let Some(table) = tables {
+            eprint!("{}", table(set));
         }
         if let Some(p) = path {
             eprintln!("results: {}", p.display());

@@ -3,23 +3,31 @@
 
 use crate::cli::{AbProofCmd, BisectCmd, BisectSub};
 use std::process::ExitCode;
-use trig_init::analysis::ab_proof;
-use trig_init::analysis::bisect as host_bisect;
-use trig_init::error::{input, Error};
+use trig_analysis::ab_proof;
+use trig_analysis::bisect::{decide, effect, read_comparison, read_effect};
+use trig_schema::error::{input, Error};
 
 pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, Error> {
     match cmd {
-        BisectSub::Effect(c) => host_bisect::print_effect(c.comparison.as_ref()),
+        // BAD's effect as one JSON object
+        BisectSub::Effect(c) => {
+            let effect = effect(&read_comparison(c.comparison.as_ref()).map_err(input)?);
+            let json = serde_json::to_string(&effect).expect("an effect serializes");
+            println!("{json}");
+        }
+        // `good|bad|skip: why` on one line; an unreadable or empty effect
+        // is an error, never a verdict
         BisectSub::Verdict(c) => {
-            host_bisect::print_verdict(c.effect.as_ref(), c.comparison.as_ref())
+            let effect = read_effect(c.effect.as_ref()).map_err(input)?;
+            let d = decide(&effect, read_comparison(c.comparison.as_ref()));
+            println!("{}: {}", d.step.as_str(), d.why);
         }
     }
-    .map(|()| ExitCode::SUCCESS)
-    .map_err(input)
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn ab_proof(cmd: AbProofCmd) -> Result<ExitCode, Error> {
-    ab_proof::print(cmd.dir.as_ref())
-        .map(|()| ExitCode::SUCCESS)
-        .map_err(input)
+    let run = ab_proof::analyse(cmd.dir.as_ref()).map_err(input)?;
+    print!("{}", trig_export::ab_proof::text(&run));
+    Ok(ExitCode::SUCCESS)
 }

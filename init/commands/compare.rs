@@ -3,10 +3,10 @@
 use super::{color, threshold_entries};
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
-use trig_init::analysis::{compare, input};
-use trig_init::error::{self, infra, usage, Error};
-use trig_init::export::kcidb::{self, Kcidb};
-use trig_init::export::{for_comparison, write_file};
+use trig_analysis::{compare, input};
+use trig_export::kcidb::{self, Kcidb};
+use trig_export::{for_comparison, write_file};
+use trig_schema::error::{self, infra, usage, Error};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {

@@ -3,12 +3,12 @@
 use crate::cli::HistoryCmd;
 use std::path::Path;
 use std::process::ExitCode;
-use trig_init::analysis::changepoint;
-use trig_init::analysis::compare;
-use trig_init::analysis::history;
-use trig_init::error::{infra, input, usage, Error};
-use trig_init::export::kcidb::{self, HistoryRuns, Kcidb};
-use trig_init::export::{for_history, write_file, Exporter};
+use trig_analysis::changepoint;
+use trig_analysis::compare;
+use trig_analysis::history;
+use trig_export::kcidb::{self, HistoryRuns, Kcidb};
+use trig_export::{for_history, write_file, Exporter};
+use trig_schema::error::{infra, input, usage, Error};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)

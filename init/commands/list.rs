@@ -3,8 +3,8 @@
 
 use crate::cli::ListCmd;
 use std::process::ExitCode;
-use trig_init::error::{infra, usage, Error};
-use trig_init::registry;
+use trig_guest::registry;
+use trig_schema::error::{infra, usage, Error};
 
 pub fn list(cmd: ListCmd) -> Result<ExitCode, Error> {
     let version = match cmd.kernel {

@@ -12,8 +12,8 @@ pub mod vm;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use trig_init::analysis::compare::DEFAULT_THRESHOLD_ENTRIES;
-use trig_init::error::{usage, Error};
+use trig_analysis::compare::DEFAULT_THRESHOLD_ENTRIES;
+use trig_schema::error::{usage, Error};
 
 /// The exit status of a command, with its error said on stderr as
 /// `NAME: error: ...` and its class giving the status.

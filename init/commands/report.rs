@@ -2,13 +2,13 @@
 
 use crate::cli::ReportCmd;
 use std::process::ExitCode;
-use trig_init::analysis::changepoint;
-use trig_init::analysis::compare;
-use trig_init::analysis::history;
-use trig_init::analysis::input::Side;
-use trig_init::error::{infra, input, usage, Error};
-use trig_init::export::html;
-use trig_init::export::{write_file, Exporter, Html, Page};
+use trig_analysis::changepoint;
+use trig_analysis::compare;
+use trig_analysis::history;
+use trig_analysis::input::Side;
+use trig_export::html;
+use trig_export::{write_file, Exporter, Html, Page};
+use trig_schema::error::{infra, input, usage, Error};
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     // checked before the history is read
@@ -29,7 +29,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
-            let side = |p: &history::Point, sets: &[trig_init::report::RunSet]| {
+            let side = |p: &history::Point, sets: &[trig_schema::RunSet]| {
                 Side::of_file(p.file.as_ref(), sets.to_vec())
             };
             compare::compare(&side(pb, base), &side(pn, new), &settings)

@@ -4,10 +4,10 @@
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_init::analysis::{compare, search, sweep};
-use trig_init::error::{infra, input, usage, Error};
-use trig_init::export::sweep::for_sweep;
-use trig_init::export::write_file;
+use trig_analysis::{compare, search, sweep};
+use trig_export::sweep::for_sweep;
+use trig_export::write_file;
+use trig_schema::error::{infra, input, usage, Error};
 
 pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {

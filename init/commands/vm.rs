@@ -4,14 +4,14 @@ use super::{color, strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::process::ExitCode;
-use trig_init::analysis::compare;
-use trig_init::analysis::input::Side;
-use trig_init::boot::kernel::Arch;
-use trig_init::boot::vm as host_vm;
-use trig_init::error::{usage, Error};
-use trig_init::exit;
-use trig_init::export::kcidb::{self, AbRuns, Kcidb, Runs};
-use trig_init::export::{write_file, Exporter, Table};
+use trig_analysis::compare;
+use trig_analysis::input::Side;
+use trig_boot::kernel::Arch;
+use trig_boot::vm as host_vm;
+use trig_export::kcidb::{self, AbRuns, Kcidb, Runs};
+use trig_export::{write_file, Exporter, Table};
+use trig_schema::error::{usage, Error};
+use trig_schema::exit;
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first.
@@ -98,6 +98,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         verbose: cmd.verbose,
         // ab's answer is its comparison; vm's is the table
         tables: cmd.tables || !compare_after,
+        table: trig_export::vm_table::summary,
         json: cmd.json,
         run: run_cmd.options().map_err(usage)?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),

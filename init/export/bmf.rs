@@ -3,10 +3,10 @@
 //! `{"BENCHMARK": {"MEASURE": {"value": V, "lower_value": L,
 //! "upper_value": U}}}`, one measure per metric, named with its unit.
 
-use crate::analysis::compare::{Comparison, Metric};
-use crate::analysis::history::History;
-use crate::report::{EntryKind, MemKind, Meter};
 use serde_json::{json, Map, Value};
+use trig_analysis::compare::{Comparison, Metric};
+use trig_analysis::history::History;
+use trig_schema::{EntryKind, MemKind, Meter};
 
 /// The measure's slug: the metric and its unit under the meter, so that
 /// figures of different units never share a measure.
@@ -93,7 +93,8 @@ pub fn history(h: &History) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::history::{analyse, tests::nights};
+    use trig_analysis::fixtures::nights;
+    use trig_analysis::history::analyse;
 
     // tests/cli.rs checks the shape of both exports against bencher's
     #[test]
@@ -102,7 +103,7 @@ mod tests {
             "h",
             nights(5, 99),
             &[Metric::Rate, Metric::Overhead],
-            &crate::analysis::changepoint::Detection::default(),
+            &trig_analysis::changepoint::Detection::default(),
             3,
         );
         let doc: Value = serde_json::from_str(&history(&h)).unwrap();

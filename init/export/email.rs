@@ -1,9 +1,9 @@
 //! `compare --format email`: plain text for a mailing list.
 
 use super::parts::{explained, figure, flagged, header, headlines, pvalue, signed, totals};
-use crate::analysis::compare::{BenchComparison, Comparison, Verdict};
-use crate::export::text::wrap;
-use crate::report::Meter;
+use crate::text::wrap;
+use trig_analysis::compare::{BenchComparison, Comparison, Verdict};
+use trig_schema::Meter;
 
 /// Where plain text for a mailing list wraps (kernel mailing lists ask
 /// for at most 72 to 75 columns, so that quoting keeps it within 80).

@@ -2,11 +2,11 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::analysis::compare::{Comparison, Metric, Verdict};
-use crate::analysis::history::{self, History, Series};
-use crate::export::parts;
-use crate::stats;
+use crate::parts;
 use std::fmt::Write;
+use trig_analysis::compare::{Comparison, Metric, Verdict};
+use trig_analysis::history::{self, History, Series};
+use trig_schema::stats;
 
 pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -306,7 +306,11 @@ td:first-child,th:first-child{text-align:left}.regressed,.failed{background:#fdd
 fn change_points(out: &mut String, h: &History, opts: &PageOptions) {
     *out += "<h2>Change points</h2>";
     if h.found.is_empty() {
-        let _ = write!(out, "<p>{}</p>", esc(&history::no_change_points(h)));
+        let _ = write!(
+            out,
+            "<p>{}</p>",
+            esc(&crate::history_table::no_change_points(h))
+        );
         return;
     }
     *out += "<table><tr><th>first result after</th><th>benchmark</th><th>metric</th><th>before</th><th>after</th><th>change [95% CI]</th><th>p</th><th>moved with</th></tr>";
@@ -437,7 +441,7 @@ pub fn page(h: &History, latest: Option<&Comparison>, opts: &PageOptions) -> Str
             "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; orange: mean of each segment between change points; dashed lines: change points (red slower, green faster); x axis: commit, or date. Change points: {}.</p>",
             esc(&a.label()),
             esc(&b.label()),
-            esc(&history::needs(h))
+            esc(&crate::history_table::needs(h))
         );
     }
     change_points(&mut out, h, opts);
@@ -451,14 +455,15 @@ pub fn page(h: &History, latest: Option<&Comparison>, opts: &PageOptions) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::history::{analyse, tests::nights};
+    use trig_analysis::fixtures::nights;
+    use trig_analysis::history::analyse;
 
     fn history(n: usize, step: usize) -> History {
         analyse(
             "h",
             nights(n, step),
             &[Metric::Rate],
-            &crate::analysis::changepoint::Detection::default(),
+            &trig_analysis::changepoint::Detection::default(),
             3,
         )
     }

@@ -1,9 +1,9 @@
 //! `compare --format json`: the comparison for machines.
 
 use super::parts::ORDER;
-use crate::analysis::compare::Comparison;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use trig_analysis::compare::Comparison;
 
 /// Version of compare's JSON. 1: the first to carry one, with `units`,
 /// `counts` per verdict and `q`, the p adjusted across the comparison.
@@ -36,4 +36,29 @@ pub fn comparison(c: &Comparison) -> String {
         comparison: c,
     };
     serde_json::to_string_pretty(&doc).expect("comparison serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use trig_analysis::bisect::{decide, effect, parse_comparison, BisectStep};
+    use trig_analysis::fixtures::comparison;
+
+    /// What `scripts/bisect.sh` decides from reads this export.
+    #[test]
+    fn reads_what_compare_exports() {
+        let c = comparison(&[("rename-base", 1.0)], &[("rename-base", 0.99)], None);
+        let text = super::comparison(&c);
+        let changes = parse_comparison(&text).unwrap();
+        let e = effect(&changes);
+        assert_eq!(e.keys().collect::<Vec<_>>(), ["rename-base rate"]);
+        assert!((e["rename-base rate"] + 1.0).abs() < 1e-9, "{e:?}");
+        let d = decide(&e, Ok(changes));
+        assert_eq!(
+            (d.step, d.why.as_str()),
+            (
+                BisectStep::Bad,
+                "rename-base rate -1.0% of -1.0%: median fraction 1.00"
+            )
+        );
+    }
 }

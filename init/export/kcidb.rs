@@ -9,14 +9,14 @@
 //! results file (a comparison: both sides') and the benchmark and metric,
 //! so that submitting the same file again merges rather than duplicates.
 
-use crate::analysis::compare::{Comparison, Metric, SideInfo, Verdict};
-use crate::analysis::gate;
-use crate::analysis::history::{History, Point};
-use crate::report::{Meter, RunSet, Status};
-use crate::stats;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
+use trig_analysis::compare::{Comparison, Metric, SideInfo, Verdict};
+use trig_analysis::gate;
+use trig_analysis::history::{History, Point};
+use trig_schema::stats;
+use trig_schema::{Meter, RunSet, Status};
 
 /// The schema version written.
 pub const VERSION: (u32, u32) = (5, 3);
@@ -550,7 +550,7 @@ fn file_key(file: &Path) -> String {
 
 /// `20261130T012345Z` as RFC 3339; None when it is not that form.
 fn rfc3339(t: &str) -> Option<String> {
-    crate::report::is_timestamp(t).then(|| {
+    trig_schema::is_timestamp(t).then(|| {
         format!(
             "{}-{}-{}T{}:{}:{}Z",
             &t[0..4],
@@ -588,10 +588,11 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::changepoint;
-    use crate::analysis::history::{analyse, tests::nights};
-    use crate::export::Exporter;
-    use crate::report::{BenchResult, Better};
+    use crate::Exporter;
+    use trig_analysis::changepoint;
+    use trig_analysis::fixtures::nights;
+    use trig_analysis::history::analyse;
+    use trig_schema::{BenchResult, Better};
 
     fn kcidb() -> Kcidb {
         Kcidb(

@@ -1,8 +1,8 @@
 //! `compare --format markdown`: for CI comments.
 
 use super::parts::{counts, explained, flagged, header, headlines, rows, totals, unsupported, Row};
-use crate::analysis::compare::{Comparison, Verdict};
 use std::fmt::Write;
+use trig_analysis::compare::{Comparison, Verdict};
 
 /// Headlines, what was compared, the flagged rows, and the rest folded
 /// away under `<details>`.

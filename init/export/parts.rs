@@ -2,13 +2,14 @@
 //! headlines, what was compared, the rows of figures and verdicts, the
 //! totals, and where the instructions went.
 
-use crate::analysis::compare::{
-    movers, BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
-};
-use crate::export::text::words;
-use crate::report::{MemKind, Meter};
-use crate::stats;
+use crate::movers;
+use crate::text::words;
 use std::fmt::Write;
+use trig_analysis::compare::{
+    BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
+};
+use trig_schema::stats;
+use trig_schema::{MemKind, Meter};
 
 /// Verdicts in the order that totals list them.
 pub const ORDER: [Verdict; 9] = [

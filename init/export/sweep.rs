@@ -3,11 +3,11 @@
 //! format (a step is a comparison of two consecutive measured commits).
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
-use crate::analysis::compare::{Comparison, Verdict};
-use crate::analysis::search;
-use crate::analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
 use serde::Serialize;
 use std::fmt::Write;
+use trig_analysis::compare::{Comparison, Verdict};
+use trig_analysis::search;
+use trig_analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
 
 /// Version of the sweep report's JSON.
 pub const JSON_SCHEMA_VERSION: u32 = 1;

@@ -3,8 +3,8 @@
 //! request.
 
 use super::parts::{explained, header, headlines, rows, totals, unsupported};
-use crate::analysis::compare::{Comparison, Verdict};
 use std::fmt::Write;
+use trig_analysis::compare::{Comparison, Verdict};
 
 pub fn comparison(c: &Comparison, color: bool) -> String {
     let (head, rows) = rows(c);

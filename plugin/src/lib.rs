@@ -1,6 +1,6 @@
 //! trig-plugin: a QEMU TCG plugin that counts the guest kernel's executed
 //! instructions and executions per translated block, only inside the
-//! windows trig-init marks (init/sampler/marker.rs), and writes each
+//! windows trig-init marks (init/guest/sampler/marker.rs), and writes each
 //! window's counts to the file given as `out=`:
 //!
 //! ```text
@@ -23,7 +23,7 @@
 
 #[path = "../../init/boot/cache_sim.rs"]
 mod cache_sim;
-#[path = "../../init/sampler/marker.rs"]
+#[path = "../../init/guest/sampler/marker.rs"]
 mod marker;
 
 use cache_sim::{Geometry, Hierarchy, Misses};

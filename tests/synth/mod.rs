@@ -3,7 +3,7 @@
 //! stub QEMU for the scripts' version check.
 
 use serde_json::{json, Value};
-use trig_init::report::{BenchResult, Better, RunSet, Status, Summary};
+use trig_schema::{BenchResult, Better, RunSet, Status, Summary};
 
 /// A results file of one kernel: `boots` boots in which trig-base runs
 /// at 2 M/s and trig-kprobe at `kprobe` M/s, each boot off by up to
@@ -62,7 +62,7 @@ pub fn results_of(
             json!({"index": i + 1, "status": "ok", "console_log": "", "wall_s": 1.0,
                 "report": {"schema_version": 1, "tool": {"name": "t", "version": "0", "git_rev": "x"},
                     "system": {"release": release, "version": "v", "machine": "x86_64", "cmdline": "", "cpus": 2, "pid1": true},
-                    "capabilities": {}, "params": trig_init::options::RunOptions::default().params(1),
+                    "capabilities": {}, "params": trig_guest::options::RunOptions::default().params(1),
                     "mounts": [], "results": results, "outcome": {"status": "complete"}}})
         })
         .collect();
@@ -126,7 +126,7 @@ pub fn regressed_pair(dir: &std::path::Path) -> (std::path::PathBuf, std::path::
 /// at `kprobe` M/Ginsn with `kernel` of them, and its overhead over
 /// trig-base as the guest fills it in.
 fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) -> Value {
-    use trig_init::report::{add_overheads, Profile};
+    use trig_schema::{add_overheads, Profile};
     let mut doc = results("6.1.0", commit, created, kprobe, 1, 0.0);
     doc["vm"]["meter"] = "icount".into();
     let report = &mut doc["runs"][0]["report"];
@@ -134,7 +134,7 @@ fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) ->
     let mut rs: Vec<BenchResult> = serde_json::from_value(report["results"].take()).unwrap();
     for r in &mut rs {
         // the baseline a guest records
-        r.baseline = trig_init::registry::find(&r.bench)
+        r.baseline = trig_guest::registry::find(&r.bench)
             .and_then(|b| b.baseline())
             .map(|b| b.name.to_string());
         r.profile = Some(Profile {

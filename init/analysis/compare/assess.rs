@@ -7,8 +7,8 @@ use super::{
     counted_verdict, entries_verdict, movers, verdict, BenchComparison, Limits, Metric,
     MetricComparison, Settings, SideStats, TestKind, Verdict,
 };
-use crate::report::{BenchResult, Meter, Status};
-use crate::stats;
+use trig_schema::stats;
+use trig_schema::{BenchResult, Meter, Status};
 
 /// One boot's result of a benchmark: the boot's pairing key, the result,
 /// and every result of that boot (its baseline's among them).

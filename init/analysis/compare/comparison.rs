@@ -4,10 +4,10 @@
 use super::movers::Movers;
 use super::side::SideInfo;
 use super::{Limits, Metric, Settings, Verdict};
-use crate::analysis::gate::Tally;
-use crate::report::{Better, Meter};
-use crate::stats;
+use crate::gate::Tally;
 use serde::Serialize;
+use trig_schema::stats;
+use trig_schema::{Better, Meter};
 
 /// One side's figures for one benchmark and metric, one per boot.
 #[derive(Debug, Clone, Serialize)]

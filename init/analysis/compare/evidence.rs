@@ -4,8 +4,8 @@
 
 use super::assess::{Assessor, Observed};
 use super::{Metric, SideStats, TestKind, ICOUNT_AA_PCT};
-use crate::report::Status;
-use crate::stats;
+use trig_schema::stats;
+use trig_schema::Status;
 
 fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0

@@ -2,8 +2,8 @@
 //! the kernel's instructions per event, in all or over the baseline, its
 //! entries, or what the simulated caches of `--cache` counted.
 
-use crate::report::{BenchResult, Better, EntryKind, MemKind, Meter, Status};
 use serde::Serialize;
+use trig_schema::{BenchResult, Better, EntryKind, MemKind, Meter, Status};
 
 /// What is compared: the raw rate or the per-event overhead over the
 /// benchmark's baseline in the same boot.
@@ -240,7 +240,7 @@ pub fn unmeasured(metrics: &[Metric], boots: &[&[BenchResult]]) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Overhead, Profile, Summary};
+    use trig_schema::{Overhead, Profile, Summary};
 
     fn profiled(name: &str, kernel: Option<f64>) -> BenchResult {
         let mut r = BenchResult::new(name, name, "trig", 1, Better::Higher);

@@ -26,7 +26,7 @@ use notes::notes;
 use side::{bench_names, comparable, results};
 pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
 
-use crate::analysis::input::Side;
+use crate::input::Side;
 use assess::Assessor;
 use serde::Serialize;
 
@@ -110,6 +110,3 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         benches,
     })
 }
-
-#[cfg(test)]
-mod tests;

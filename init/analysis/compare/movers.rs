@@ -11,10 +11,10 @@
 
 use super::assess::Observed;
 use super::side::results;
-use crate::analysis::input::Side;
-use crate::report::{BenchResult, CycleWeights, Profile};
+use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use trig_schema::{BenchResult, CycleWeights, Profile};
 
 /// Functions shown per benchmark.
 pub const TOP: usize = 8;
@@ -213,71 +213,6 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
     }
 }
 
-/// Text lines that explain `m` for benchmark `name`.
-pub fn lines(name: &str, m: &Movers) -> Vec<String> {
-    lines_within(name, m, usize::MAX)
-}
-
-/// [`lines`] within `width` columns (mail): the summary wrapped, and a
-/// function name too long for its row on a line of its own, its figures
-/// on the next.
-pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
-    let over = m
-        .against
-        .as_ref()
-        .map(|b| format!(" over {b}"))
-        .unwrap_or_default();
-    let mut out = vec![format!(
-        "{name}{over}: {:+.2} insn/event: kernel {:+.2}, user space {:+.2}; {}",
-        m.total,
-        m.kernel,
-        m.total - m.kernel,
-        match m.functions.len() {
-            0 => format!("no kernel function moved by {MIN_MOVE} or more"),
-            n => format!(
-                "the {n} listed {:+.2}, other kernel functions {:+.2}",
-                m.listed(),
-                m.kernel - m.listed()
-            ),
-        }
-    )];
-    out = out
-        .iter()
-        .flat_map(|l| crate::export::text::wrap(l, width, 2))
-        .collect();
-    let figures: Vec<String> = m
-        .functions
-        .iter()
-        .map(|f| {
-            let counts: String = [
-                ("calls", f.calls),
-                ("L1 misses", f.l1_misses),
-                ("LL misses", f.ll_misses),
-            ]
-            .iter()
-            .filter(|(_, x)| x.abs() >= MIN_MOVE)
-            .map(|(what, x)| format!(", {what} {x:+.2}"))
-            .collect();
-            format!(
-                "{:>+9.2}  ({:.2} -> {:.2}){counts}",
-                f.change, f.base, f.new
-            )
-        })
-        .collect();
-    let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
-    let names = m.functions.iter().map(|f| f.name.chars().count());
-    let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
-    for (f, fig) in m.functions.iter().zip(&figures) {
-        if f.name.chars().count() <= name_width {
-            out.push(format!("  {:<name_width$}  {fig}", f.name));
-        } else {
-            out.push(format!("  {}", f.name));
-            out.push(format!("  {:<name_width$}  {fig}", ""));
-        }
-    }
-    out
-}
-
 /// A benchmark's movers against its baseline's profile in the same boots,
 /// when it has a baseline (see `of_overhead`).
 pub(super) fn overhead_movers<'a>(
@@ -301,7 +236,7 @@ pub(super) fn overhead_movers<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Better, FunctionCost};
+    use trig_schema::{Better, FunctionCost};
 
     fn profiled(total: f64, fns: &[(&str, f64)]) -> BenchResult {
         let mut r = BenchResult::new("rename-base", "rename-base", "rename", 1, Better::Higher);
@@ -362,11 +297,7 @@ mod tests {
             m.listed(),
             m.kernel
         );
-        let text = lines("rename-base", &m).join("\n");
-        assert!(
-            text.contains("sized_strscpy") && text.contains("+81.00"),
-            "{text}"
-        );
+        assert_eq!(m.functions[0].change, 81.0);
     }
 
     #[test]
@@ -399,26 +330,6 @@ mod tests {
         let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["[jit]", "kprobe_ftrace_handler"]);
         assert!((m.total - 11.0).abs() < 1e-9, "{m:?}");
-        assert!(lines("trig-kprobe", &m)[0].starts_with("trig-kprobe over trig-base: +11.00"));
-    }
-
-    #[test]
-    fn mail_lines_keep_within_their_width() {
-        let long = "a_kernel_function_with_a_name_of_sixty_characters_or_so_xyz";
-        let base = profiled(1000.0, &[(long, 10.0), ("vfs_write", 100.0)]);
-        let new = profiled(1100.0, &[(long, 90.0), ("vfs_write", 120.0)]);
-        let m = of([&base], [&new]).unwrap();
-        let text = lines_within("trig-kprobe-multi-something", &m, 72);
-        for l in &text {
-            assert!(
-                l.chars().count() <= 72,
-                "{} columns: {l}",
-                l.chars().count()
-            );
-        }
-        assert!(text.iter().any(|l| l.trim() == long), "{text:#?}");
-        assert!(text
-            .iter()
-            .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
+        assert_eq!(m.against.as_deref(), Some("trig-base"));
     }
 }

@@ -2,8 +2,8 @@
 //! not there: movers when only one side was profiled, overheads whose
 //! baseline did not run.
 
-use crate::analysis::input::Side;
-use crate::report::Status;
+use crate::input::Side;
+use trig_schema::Status;
 
 /// The notes of a comparison, in the order they are shown.
 pub(super) fn notes(base: &Side, new: &Side) -> Vec<String> {

@@ -3,11 +3,11 @@
 
 use super::assess::Seen;
 use super::{unmeasured, Metric};
-use crate::analysis::input::Side;
-use crate::report::identity::{Field, Identity};
-use crate::report::Meter;
+use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use trig_schema::identity::{Field, Identity};
+use trig_schema::Meter;
 
 /// What one side of the comparison was.
 #[derive(Debug, Clone, Serialize)]

@@ -3,8 +3,8 @@
 //! significance and noise.
 
 use super::Settings;
-use crate::report::{Better, Meter};
 use serde::Serialize;
+use trig_schema::{Better, Meter};
 
 /// The largest difference between two boots of one kernel under the
 /// icount meter, in percent, over every `ok` benchmark of the whole matrix

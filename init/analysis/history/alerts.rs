@@ -2,9 +2,9 @@
 //! DIR/alerts.json records them.
 
 use super::{History, Point};
-use crate::report::Meter;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use trig_schema::Meter;
 
 /// Where `history --alert` remembers the change points it alerted on.
 pub const ALERTS_FILE: &str = "alerts.json";
@@ -64,7 +64,8 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
 pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
     let path = dir.join(ALERTS_FILE);
     let text = serde_json::to_string_pretty(alerts).expect("alerts serialize") + "\n";
-    crate::files::replace(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    trig_schema::files::replace(&path, text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same

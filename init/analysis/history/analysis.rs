@@ -2,12 +2,12 @@
 //! and where the results stop being comparable.
 
 use super::{series, History, Point, Series};
-use crate::analysis::changepoint;
-use crate::analysis::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
-use crate::analysis::input::Side;
-use crate::analysis::steps;
-use crate::report::{Meter, RunSet};
+use crate::changepoint;
+use crate::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
+use crate::input::Side;
+use crate::steps;
 use serde::Serialize;
+use trig_schema::{Meter, RunSet};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {

@@ -1,14 +1,14 @@
 //! The results files of a history directory, in the order of when they
 //! ran or of their commits in a git tree.
 
-use crate::analysis::git::git;
-use crate::analysis::input;
-use crate::error::{self, Error};
-use crate::report::RunSet;
+use crate::git::git;
+use crate::input;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
+use trig_schema::error::{self, Error};
+use trig_schema::RunSet;
 
 /// One results file of the history: one point of every series.
 #[derive(Debug, Clone, Serialize)]

@@ -8,21 +8,17 @@
 mod alerts;
 mod analysis;
 mod load;
-mod render;
 mod series;
-#[cfg(test)]
-pub(crate) mod tests;
 
 pub use alerts::{load_alerts, match_alerts, save_alerts, Alert, ALERTS_FILE};
 pub use analysis::{analyse, default_min_change_pct, Break, ChangePointOut, Found};
 pub use load::{load, Point};
-pub use render::{needs, no_change_points, render};
 pub use series::{no_figures, series, Series};
 
-use crate::analysis::compare::BenchComparison;
-use crate::analysis::gate::Tally;
-use crate::report::Meter;
+use crate::compare::BenchComparison;
+use crate::gate::Tally;
 use serde::Serialize;
+use trig_schema::Meter;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct History {

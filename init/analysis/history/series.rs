@@ -1,10 +1,10 @@
 //! One series per benchmark and metric: its figure on each result.
 
 use super::Point;
-use crate::analysis::compare::{unmeasured, Metric};
-use crate::report::{Better, RunSet};
-use crate::stats;
+use crate::compare::{unmeasured, Metric};
 use serde::Serialize;
+use trig_schema::stats;
+use trig_schema::{Better, RunSet};
 
 /// One benchmark's figure (median over the boots of each result) across
 /// the history; None where it did not run.

@@ -7,22 +7,22 @@ use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
 use super::setup::Setup;
 use super::{infra, temp_file, Error};
-use crate::boot::cache::Caches;
-use crate::boot::judge::{add_profiles, judge_boot};
-use crate::boot::kernel::Kernel;
-use crate::boot::machine::{self, Boot, BootEvent, BootSpec};
-use crate::boot::profile;
-use crate::boot::qemu::{self, Accel};
-use crate::boot::results::Target;
-use crate::boot::signals;
-use crate::files::TempFile;
-use crate::report::Pairing;
+use crate::cache::Caches;
+use crate::judge::{add_profiles, judge_boot};
+use crate::kernel::Kernel;
+use crate::machine::{self, Boot, BootEvent, BootSpec};
+use crate::profile;
+use crate::qemu::{self, Accel};
+use crate::results::Target;
+use crate::signals;
 use nix::sys::signal::Signal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Mutex;
 use std::time::Duration;
+use trig_schema::files::TempFile;
+use trig_schema::Pairing;
 
 /// How long a KVM guest may take to reach /init before KVM is judged
 /// unusable (a working one takes about a second).

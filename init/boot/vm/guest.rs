@@ -4,10 +4,10 @@
 
 use super::options::{MeterChoice, VmOptions};
 use super::{usage, Error};
-use crate::boot::qemu::Accel;
-use crate::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
-use crate::report::Meter;
+use crate::qemu::Accel;
 use std::time::Duration;
+use trig_guest::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
+use trig_schema::Meter;
 
 /// Kernel arguments under icount. The kernel mixes its command line into
 /// its RNG, so without them a boot with `trig.inject=` would draw other

@@ -12,19 +12,19 @@ pub use guest::{default_cpus, default_jobs, meter_conflict, progress_timeout};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
-use crate::boot::initramfs;
-use crate::boot::kernel::{self, Kernel};
-use crate::boot::profile;
-use crate::boot::results::timestamp;
-use crate::boot::signals;
-use crate::boot::ui::Ui;
-use crate::error::{infra, usage, Error};
-use crate::files::{self, TempFile};
-use crate::registry;
-use crate::report::RunSet;
+use crate::initramfs;
+use crate::kernel::{self, Kernel};
+use crate::profile;
+use crate::results::timestamp;
+use crate::signals;
+use crate::ui::Ui;
 use options::check;
 use setup::Setup;
 use std::path::PathBuf;
+use trig_guest::registry;
+use trig_schema::error::{infra, usage, Error};
+use trig_schema::files::{self, TempFile};
+use trig_schema::RunSet;
 
 /// What a finished `vm` command leaves: per kernel, its results and file.
 pub struct Done {

@@ -2,12 +2,13 @@
 //! found before anything is built or booted.
 
 use super::schedule::Order;
-use crate::boot::kernel::Arch;
-use crate::boot::qemu::Accel;
-use crate::files;
-use crate::options::RunOptions;
-use crate::report::Meter;
+use crate::kernel::Arch;
+use crate::qemu::Accel;
 use std::path::PathBuf;
+use trig_guest::options::RunOptions;
+use trig_schema::files;
+use trig_schema::Meter;
+use trig_schema::RunSet;
 
 pub struct VmOptions {
     /// One or more kernels; several are booted interleaved by `order`.
@@ -45,6 +46,8 @@ pub struct VmOptions {
     pub verbose: bool,
     /// Each kernel's own table of results after the boots.
     pub tables: bool,
+    /// What makes that table (the export crate's: boot renders nothing).
+    pub table: fn(&RunSet) -> String,
     /// Also print the results document here ("-" for stdout).
     pub json: Option<String>,
     pub run: RunOptions,

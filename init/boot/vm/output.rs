@@ -3,14 +3,14 @@
 
 use super::setup::Setup;
 use super::{infra, Done, Error};
-use crate::boot::judge::exit_status;
-use crate::boot::results::Target;
-use crate::boot::signals;
-use crate::boot::ui;
-use crate::exit;
-use crate::files;
-use crate::report::RunSet;
+use crate::judge::exit_status;
+use crate::results::Target;
+use crate::signals;
+use crate::ui;
 use nix::sys::signal::Signal;
+use trig_schema::exit;
+use trig_schema::files;
+use trig_schema::RunSet;
 
 impl<'a> Setup<'a> {
     /// The summary, the JSON document and the exit status.
@@ -26,9 +26,10 @@ impl<'a> Setup<'a> {
             .map(|t| (&t.set, t.path.as_ref().map(|(p, _)| p)))
             .collect();
         // figures that could not be kept are at least shown
+        let tables = opts.tables || self.unsaved.is_some();
         ui::summary(
             opts.quiet && self.unsaved.is_none(),
-            opts.tables || self.unsaved.is_some(),
+            tables.then_some(opts.table),
             &shown,
         );
         if let Some(dest) = &opts.json {

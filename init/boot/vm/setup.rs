@@ -5,13 +5,13 @@
 use super::guest::{guest, Guest};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
-use crate::boot::cache::Caches;
-use crate::boot::kernel::Kernel;
-use crate::boot::qemu::{self, Accel};
-use crate::boot::results::Target;
-use crate::options::RunOptions;
-use crate::report::{KernelInfo, RunSet, VmInfo, SCHEMA_VERSION};
+use crate::cache::Caches;
+use crate::kernel::Kernel;
+use crate::qemu::{self, Accel};
+use crate::results::Target;
 use std::path::PathBuf;
+use trig_guest::options::RunOptions;
+use trig_schema::{KernelInfo, RunSet, VmInfo, SCHEMA_VERSION};
 
 /// Everything a command settles before its first boot, and the guest
 /// setup of the accelerator at hand (which a failing KVM changes).

@@ -1,0 +1,153 @@
+//! What `compare`, `history` and `report` write, as hyperfine's exporters:
+//! one [`Exporter`] trait, one type per format, each implementing it for
+//! the documents it can write; the commands pick one by `--format` name
+//! and [`write_file`] puts the bytes where asked. Each format's text is
+//! made in a file of its own (table, markdown, email, json, bmf, kcidb, html;
+//! [`parts`] holds what the comparison's formats for people share). A new
+//! format is a type here, its file, and a name in the parser of each
+//! command that offers it.
+
+pub mod ab_proof;
+pub mod bmf;
+#[cfg(test)]
+mod compare_tests;
+pub mod email;
+pub mod history_table;
+#[cfg(test)]
+mod history_tests;
+pub mod html;
+pub mod json;
+pub mod kcidb;
+pub mod markdown;
+pub mod movers;
+pub mod parts;
+pub mod sweep;
+pub mod table;
+pub mod text;
+pub mod vm_table;
+
+use trig_analysis::compare::Comparison;
+use trig_analysis::history::History;
+
+/// Turns one kind of document (a comparison, a history, a report page)
+/// into the text of one format.
+pub trait Exporter<T: ?Sized> {
+    fn export(&self, doc: &T) -> String;
+}
+
+/// `report`'s document: the history and its latest comparison, if any.
+pub struct Page<'a> {
+    pub history: &'a History,
+    pub latest: Option<&'a Comparison>,
+}
+
+/// The aligned plain-text table (ANSI colours on request).
+pub struct Table {
+    pub color: bool,
+}
+pub struct Markdown;
+/// Plain text in 72 columns for a mailing list.
+pub struct Email;
+pub struct Json;
+/// Bencher Metric Format: NEW's (or the newest result's) figures.
+pub struct Bmf;
+/// One self-contained page.
+pub struct Html(pub html::PageOptions);
+
+impl Exporter<Comparison> for Table {
+    fn export(&self, c: &Comparison) -> String {
+        table::comparison(c, self.color)
+    }
+}
+
+impl Exporter<Comparison> for Markdown {
+    fn export(&self, c: &Comparison) -> String {
+        markdown::comparison(c)
+    }
+}
+
+impl Exporter<Comparison> for Email {
+    fn export(&self, c: &Comparison) -> String {
+        email::comparison(c)
+    }
+}
+
+impl Exporter<Comparison> for Json {
+    fn export(&self, c: &Comparison) -> String {
+        json::comparison(c)
+    }
+}
+
+impl Exporter<Comparison> for Bmf {
+    fn export(&self, c: &Comparison) -> String {
+        bmf::comparison(c)
+    }
+}
+
+impl Exporter<History> for Table {
+    fn export(&self, h: &History) -> String {
+        history_table::render(h, false)
+    }
+}
+
+impl Exporter<History> for Markdown {
+    fn export(&self, h: &History) -> String {
+        history_table::render(h, true)
+    }
+}
+
+impl Exporter<History> for Json {
+    fn export(&self, h: &History) -> String {
+        serde_json::to_string_pretty(h).expect("history serializes") + "\n"
+    }
+}
+
+impl Exporter<History> for Bmf {
+    fn export(&self, h: &History) -> String {
+        bmf::history(h)
+    }
+}
+
+impl Exporter<Page<'_>> for Html {
+    fn export(&self, r: &Page<'_>) -> String {
+        html::page(r.history, r.latest, &self.0)
+    }
+}
+
+/// `compare --format` (and its `--export-*` files): table, markdown (md),
+/// email, json or bmf.
+pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, String> {
+    Ok(match name {
+        "table" => Box::new(Table { color }),
+        "markdown" | "md" => Box::new(Markdown),
+        "email" => Box::new(Email),
+        "json" => Box::new(Json),
+        "bmf" => Box::new(Bmf),
+        f => {
+            return Err(format!(
+                "--format must be table, markdown, email or json, not '{f}' (or bmf)"
+            ))
+        }
+    })
+}
+
+/// `history --format`: table, markdown (md), json or bmf.
+pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, String> {
+    Ok(match name {
+        "table" => Box::new(Table { color: false }),
+        "markdown" | "md" => Box::new(Markdown),
+        "json" => Box::new(Json),
+        "bmf" => Box::new(Bmf),
+        f => {
+            return Err(format!(
+                "--format must be table, markdown, json or bmf, not '{f}'"
+            ))
+        }
+    })
+}
+
+/// Writes an export to `path`; the error names the path.
+pub fn write_file(path: &str, text: &str) -> Result<(), String> {
+    trig_schema::files::replace(std::path::Path::new(path), text.as_bytes())
+        .map_err(|e| format!("{path}: {e}"))
+}

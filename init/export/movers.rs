@@ -1,0 +1,107 @@
+//! The lines that say which functions moved (`compare`'s movers), for
+//! the text formats and mail.
+
+use trig_analysis::compare::movers::{Movers, MIN_MOVE};
+
+/// Text lines that explain `m` for benchmark `name`.
+pub fn lines(name: &str, m: &Movers) -> Vec<String> {
+    lines_within(name, m, usize::MAX)
+}
+
+/// [`lines`] within `width` columns (mail): the summary wrapped, and a
+/// function name too long for its row on a line of its own, its figures
+/// on the next.
+pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
+    let over = m
+        .against
+        .as_ref()
+        .map(|b| format!(" over {b}"))
+        .unwrap_or_default();
+    let mut out = vec![format!(
+        "{name}{over}: {:+.2} insn/event: kernel {:+.2}, user space {:+.2}; {}",
+        m.total,
+        m.kernel,
+        m.total - m.kernel,
+        match m.functions.len() {
+            0 => format!("no kernel function moved by {MIN_MOVE} or more"),
+            n => format!(
+                "the {n} listed {:+.2}, other kernel functions {:+.2}",
+                m.listed(),
+                m.kernel - m.listed()
+            ),
+        }
+    )];
+    out = out
+        .iter()
+        .flat_map(|l| crate::text::wrap(l, width, 2))
+        .collect();
+    let figures: Vec<String> = m
+        .functions
+        .iter()
+        .map(|f| {
+            let counts: String = [
+                ("calls", f.calls),
+                ("L1 misses", f.l1_misses),
+                ("LL misses", f.ll_misses),
+            ]
+            .iter()
+            .filter(|(_, x)| x.abs() >= MIN_MOVE)
+            .map(|(what, x)| format!(", {what} {x:+.2}"))
+            .collect();
+            format!(
+                "{:>+9.2}  ({:.2} -> {:.2}){counts}",
+                f.change, f.base, f.new
+            )
+        })
+        .collect();
+    let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
+    let names = m.functions.iter().map(|f| f.name.chars().count());
+    let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
+    for (f, fig) in m.functions.iter().zip(&figures) {
+        if f.name.chars().count() <= name_width {
+            out.push(format!("  {:<name_width$}  {fig}", f.name));
+        } else {
+            out.push(format!("  {}", f.name));
+            out.push(format!("  {:<name_width$}  {fig}", ""));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trig_analysis::compare::movers::FunctionMove;
+
+    #[test]
+    fn mail_lines_keep_within_their_width() {
+        let long = "a_kernel_function_with_a_name_of_sixty_characters_or_so_xyz";
+        let moved = |name: &str, base: f64, new: f64| FunctionMove {
+            name: name.into(),
+            base,
+            new,
+            change: new - base,
+            calls: 0.0,
+            l1_misses: 0.0,
+            ll_misses: 0.0,
+        };
+        let m = Movers {
+            against: None,
+            total: 100.0,
+            kernel: 100.0,
+            functions: vec![moved(long, 10.0, 90.0), moved("vfs_write", 100.0, 120.0)],
+        };
+        let text = lines_within("trig-kprobe-multi-something", &m, 72);
+        for l in &text {
+            assert!(
+                l.chars().count() <= 72,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(text.iter().any(|l| l.trim() == long), "{text:#?}");
+        assert!(text
+            .iter()
+            .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
+    }
+}

@@ -1,0 +1,396 @@
+//! The matrices: running each point of the selection (registry::points)
+//! with its family's runner, and the figures derived from a measurement.
+
+pub mod everywhere;
+pub mod rename;
+pub mod strncmp;
+pub mod trigger;
+pub mod utarget;
+
+use crate::bpf::{Failure, Targets};
+use crate::options::RunOptions;
+use crate::registry::{Attach, Bench, Producers, RunPoint, Runner, Trigger, Version};
+use crate::sampler::{self, counters::BpfSlots, Body, Measured, Plan};
+use libbpf_rs::skel::{OpenSkel, Skel};
+use libbpf_rs::Object;
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::{Arc, OnceLock};
+use trig_schema::stats;
+use trig_schema::{BenchResult, Capability, HitCheck, Status, Summary};
+
+/// BPF's hit slots in a loaded skeleton's .bss (`hits` of bpf/common.h).
+macro_rules! hit_slots {
+    ($skel:expr) => {{
+        let bss =
+            $skel.maps.bss_data.as_deref_mut().ok_or_else(|| {
+                crate::bpf::Failure::Failed("BPF object has no .bss mapping".into())
+            })?;
+        // SAFETY: `counter` starts with its u64; the skeleton outlives the
+        // measurement.
+        Ok(unsafe { crate::sampler::counters::BpfSlots::new(&mut bss.hits) })
+    }};
+}
+pub(crate) use hit_slots;
+
+/// Opening a skeleton fails only if the embedded object is broken.
+pub fn open_failed(e: libbpf_rs::Error) -> Failure {
+    Failure::Failed(format!("open BPF object: {e:#}"))
+}
+
+/// What a matrix runner needs to run one point.
+pub struct Ctx<'a> {
+    pub point: &'a RunPoint,
+    pub opts: &'a RunOptions,
+    pub caps: &'a BTreeMap<String, Capability>,
+    pub verbose: bool,
+}
+
+impl Ctx<'_> {
+    pub fn bench(&self) -> &'static Bench {
+        self.point.bench
+    }
+
+    /// Measures with the producers of the benchmark's trigger.
+    pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
+        let on_main = self.bench().family.producers == Producers::One && self.opts.rename_on_main;
+        let cpus = guest_cpus();
+        let plan = Plan {
+            warmup: self.opts.warmup,
+            duration: self.opts.duration,
+            producers: self.point.producers,
+            pins: (0..self.point.producers)
+                .filter_map(|i| self.opts.producer_cpu(i, cpus))
+                .collect(),
+            on_main,
+            count_bpf: self.bench().counts_in_bpf(),
+            verbose: self.verbose,
+            profile: self.opts.profile,
+        };
+        sampler::measure(&plan, bpf, body)
+    }
+
+    /// The program under test: its stack-walking twin under
+    /// `--stacktrace`.
+    pub fn program(&self) -> Option<&'static str> {
+        self.bench().program(self.opts.stacktrace)
+    }
+
+    /// Loads the program under test and the benchmark's `others` from
+    /// `open`, attaches, and measures with the hit slots that `slots`
+    /// finds in the loaded skeleton.
+    pub fn load_and_measure<'o, S: OpenSkel<'o>>(
+        &self,
+        open: S,
+        others: &[&str],
+        uprobe_offset: Option<usize>,
+        slots: impl FnOnce(&mut S::Output) -> Result<BpfSlots, Failure>,
+    ) -> Result<Measured, Failure> {
+        let bench = self.bench();
+        let prog = self.program();
+        let progs: Vec<&str> = prog.into_iter().chain(others.iter().copied()).collect();
+        let mut skel = crate::bpf::load(open, &progs, bench, self.caps)?;
+        let targets = Targets {
+            uprobe_offset,
+            everywhere: match bench.attach {
+                Attach::AlsoEverywhere { .. } => {
+                    everywhere::functions().map_err(Failure::Failed)?
+                }
+                _ => Vec::new(),
+            },
+        };
+        let _links = crate::bpf::attach(skel.object(), bench, prog, targets, self.caps)?;
+        let body = self.producer(skel.object())?;
+        let slots = slots(&mut skel)?;
+        Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
+    }
+
+    /// The producer body of the benchmark's trigger, for programs in `obj`,
+    /// slowed down by the injected spin when this is the injected benchmark.
+    pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
+        let spins = self.opts.spins(self.bench().name);
+        Ok(match self.bench().trigger {
+            Trigger::Getpgid => Arc::new(move |count, stop| {
+                sampler::produce(count, stop, 64, 1, || {
+                    sampler::spin(spins);
+                    getpgid();
+                })
+            }),
+            Trigger::TestRun(driver) => {
+                let fd = crate::bpf::program(obj, driver)?.as_fd().as_raw_fd();
+                // one call up front: a driver that cannot run fails here,
+                // not silently in every producer
+                test_run(fd).map_err(|e| {
+                    Failure::Unsupported(format!(
+                        "BPF_PROG_TEST_RUN of {driver}: {e}; needs test_run of raw_tp (5.10+)"
+                    ))
+                })?;
+                let iters = u64::from(self.opts.batch_iters);
+                Arc::new(move |count, stop| {
+                    sampler::produce(count, stop, 1, iters, || {
+                        sampler::spin(spins);
+                        let _ = test_run(fd);
+                    })
+                })
+            }
+            Trigger::Call(target) => {
+                let f = utarget::function(target);
+                if spins == 0 {
+                    // the assembly count-down loop: call, target, dec, jnz
+                    Arc::new(move |count, stop| {
+                        sampler::produce(count, stop, 1, CALL_BATCH, || {
+                            utarget::call_loop(f, CALL_BATCH)
+                        })
+                    })
+                } else {
+                    // injected: a spin before every call (and the compiled
+                    // loop's one more instruction per call)
+                    Arc::new(move |count, stop| {
+                        sampler::produce(count, stop, CALL_BATCH, 1, || {
+                            sampler::spin(spins);
+                            f()
+                        })
+                    })
+                }
+            }
+            Trigger::Rename => return rename::producer(spins),
+        })
+    }
+}
+
+/// The running kernel's version, asked once.
+fn running_version() -> Option<Version> {
+    static VERSION: OnceLock<Option<Version>> = OnceLock::new();
+    *VERSION.get_or_init(|| crate::registry::running_version().ok())
+}
+
+/// Calls of a uprobe target between two updates of the producer's count.
+const CALL_BATCH: u64 = 1024;
+
+/// The syscall that the syscall-driven benchmarks trigger on.
+pub fn getpgid() {
+    let _ = nix::unistd::getpgid(None);
+}
+
+/// One BPF_PROG_TEST_RUN of the program behind `fd`; the fd stays owned by
+/// the loaded object, which outlives the measurement.
+fn test_run(fd: i32) -> std::io::Result<()> {
+    use libbpf_rs::libbpf_sys;
+    // SAFETY: zeroed opts with their size set is the documented empty input.
+    let mut opts: libbpf_sys::bpf_test_run_opts = unsafe { std::mem::zeroed() };
+    opts.sz = std::mem::size_of::<libbpf_sys::bpf_test_run_opts>() as _;
+    let rc = unsafe { libbpf_sys::bpf_prog_test_run_opts(fd, &mut opts) };
+    if rc < 0 {
+        Err(std::io::Error::from_raw_os_error(-rc))
+    } else {
+        Ok(())
+    }
+}
+
+/// A point's result before it runs: its name and parameters, and what a
+/// reader needs to place its figures.
+pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
+    let bench = point.bench;
+    let mut result = bench.result(&point.name, point.producers);
+    if let Some(len) = point.str_len {
+        result.extra.insert("cmp_str_len".into(), len.to_string());
+    }
+    // what upstream's bench of this kernel calls it, to map figures quoted
+    // from it to ours
+    if let Some(up) = running_version().and_then(|v| bench.upstream_name(v)) {
+        result.extra.insert("upstream".into(), up.into());
+    }
+    // how many functions the -all benchmarks probe besides the attach point
+    if let Attach::AlsoEverywhere { .. } = bench.attach {
+        if let Ok(functions) = everywhere::functions() {
+            result
+                .extra
+                .insert("probed_functions".into(), functions.len().to_string());
+        }
+    }
+    // which results the knob changed: the programs with a twin
+    if opts.stacktrace && bench.program(true) != bench.program(false) {
+        result
+            .extra
+            .insert("stacktrace".into(), "bpf_get_stack".into());
+    }
+    if bench.family.producers == Producers::One {
+        result
+            .extra
+            .insert("rename_thread".into(), opts.rename_thread().into());
+    }
+    let cpus = guest_cpus();
+    if point.producers > cpus {
+        result.extra.insert(
+            "oversubscribed".into(),
+            format!("{} producers on {cpus} CPUs", point.producers),
+        );
+    }
+    result
+}
+
+/// Opens the family's BPF object, sets its knobs, and measures one point.
+fn run(ctx: &Ctx) -> Result<Measured, Failure> {
+    match ctx.bench().family.runner {
+        Runner::Trigger => trigger::run(ctx),
+        Runner::Rename => rename::run(ctx),
+        Runner::Strncmp => strncmp::run(ctx),
+    }
+}
+
+/// Runs the family's measurement; a failure or a panic becomes the status
+/// and reason of the result.
+fn measure_point(ctx: &Ctx) -> Result<Measured, (Status, String)> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        producers_allowed(ctx).and_then(|()| run(ctx))
+    }));
+    match outcome {
+        Ok(Ok(m)) => Ok(m),
+        Ok(Err(Failure::Unsupported(why))) => Err((Status::Unsupported, why)),
+        Ok(Err(Failure::Failed(why))) => Err((Status::Failed, why)),
+        Err(panic) => Err((
+            Status::Failed,
+            format!("panicked: {}", panic_message(&*panic)),
+        )),
+    }
+}
+
+/// Fills the result from a measurement: the summary of the measured
+/// samples, the BPF/user hit check, and a failure when the figures cannot
+/// be trusted.
+fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
+    let rates: Vec<f64> = measured
+        .samples
+        .iter()
+        .filter(|s| !s.warmup)
+        .map(|s| s.mps)
+        .collect();
+    let s = stats::summarize(&rates);
+    let mean = s.mean;
+    result.summary = Some(Summary {
+        mean,
+        stddev: s.stddev,
+        per_producer: mean / point.producers as f64,
+        cv: s.cv,
+        samples: s.n,
+    });
+    if point.bench.counts_in_bpf() {
+        let (b, u) = (measured.total_bpf, measured.total_user);
+        result.hits = Some(HitCheck {
+            bpf: b,
+            user: u,
+            agree: u > 0 && b.abs_diff(u) * 100 <= u,
+        });
+    }
+    result.samples = measured.samples;
+    result.window = measured.window;
+    if measured.hung {
+        result.status = Status::Timeout;
+        result.reason = Some("producers did not stop; abandoned".into());
+    } else if mean == 0.0 {
+        result.status = Status::Failed;
+        result.reason = Some("no events were counted".into());
+    } else if result.hits.as_ref().is_some_and(|h| !h.agree) {
+        let h = result.hits.as_ref().expect("checked above");
+        result.status = Status::Failed;
+        result.reason = Some(format!(
+            "BPF counted {} events but producers triggered {}",
+            h.bpf, h.user
+        ));
+    }
+}
+
+/// Runs one point and turns whatever happens into a result.
+pub fn run_point(
+    point: &RunPoint,
+    opts: &RunOptions,
+    caps: &BTreeMap<String, Capability>,
+    verbose: bool,
+) -> BenchResult {
+    let mut result = new_result(point, opts);
+    let ctx = Ctx {
+        point,
+        opts,
+        caps,
+        verbose,
+    };
+    match measure_point(&ctx) {
+        Ok(measured) => record(&mut result, measured, point),
+        Err((status, why)) => {
+            result.status = status;
+            result.reason = Some(why);
+        }
+    }
+    result
+}
+
+/// The CPUs this runs on.
+fn guest_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The family's producer rule: a one-producer family fails at any other
+/// count, as upstream's bench refuses it; and `--prod-affinity` may name
+/// only CPUs there are (a producer pinned nowhere would measure unpinned).
+fn producers_allowed(ctx: &Ctx) -> Result<(), Failure> {
+    let cpus = guest_cpus();
+    if let Some(cpu) = ctx.opts.prod_affinity.iter().find(|&&c| c >= cpus) {
+        return Err(Failure::Failed(format!(
+            "prod_affinity names CPU {cpu}, but this machine has CPUs 0-{} only",
+            cpus - 1
+        )));
+    }
+    let family = ctx.bench().family;
+    if family.producers == Producers::One && ctx.point.producers != 1 {
+        return Err(Failure::Failed(format!(
+            "{} benchmarks run with exactly one producer, as upstream's (got {})",
+            family.name, ctx.point.producers
+        )));
+    }
+    Ok(())
+}
+
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    /// An ok result of `bench` at `mean` M/s.
+    pub(crate) fn ok(name: &str, bench: &str, mean: f64) -> BenchResult {
+        BenchResult {
+            summary: Some(Summary {
+                mean,
+                stddev: 0.0,
+                per_producer: mean,
+                cv: 0.0,
+                samples: 1,
+            }),
+            ..find(bench).expect("a benchmark").result(name, 1)
+        }
+    }
+
+    #[test]
+    fn overhead_against_baseline_at_same_parameters() {
+        let mut rs = vec![
+            ok("trig-base", "trig-base", 4.0),
+            ok("trig-kprobe", "trig-kprobe", 2.0),
+            ok("strncmp-baseline/len=8", "strncmp-baseline", 5.0),
+            ok("strncmp-helper/len=8", "strncmp-helper", 4.0),
+            ok("strncmp-helper/len=64", "strncmp-helper", 3.0),
+        ];
+        trig_schema::add_overheads(&mut rs);
+        // 1000/2 - 1000/4 = 250 ns
+        assert_eq!(rs[1].overhead_ns.as_ref().unwrap().ns_per_event, 250.0);
+        assert_eq!(rs[3].overhead_ns.as_ref().unwrap().ns_per_event, 50.0);
+        assert!(rs[4].overhead_ns.is_none(), "no baseline at len=64");
+        assert!(rs[0].overhead_ns.is_none());
+    }
+}

@@ -1,0 +1,834 @@
+//! Run options: what to run and how, from the command line of `trig-init
+//! run` or from `trig.*` kernel parameters, which the host writes with
+//! [`RunOptions::to_kernel_args`] and the guest reads back. Every option
+//! is one row of the table below, from which the flag, the parameter,
+//! the check and the value recorded in the report's [`Params`] all come
+//! (that type, and compare's signature of it, are the report schema's).
+
+use trig_schema::Params;
+
+pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
+pub const MAX_STR_LEN: u32 = 4095;
+/// Bounds of `-w` and `-d`: an hour each is more than any benchmark wants,
+/// and keeps every derived figure (samples, watchdog) far from overflow.
+pub const MAX_SECONDS: f64 = 3600.0;
+/// Below a millisecond the sampling thread's own wake-ups dominate.
+pub const MIN_DURATION: f64 = 0.001;
+/// A watchdog longer than a week is a typo.
+pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
+
+/// Defines every run option from one row each: its `trig-init run` flag
+/// (the `cli` part: help text, argh attributes, field), its field and
+/// default in [`RunOptions`], its `trig.*` kernel parameter (`parse` and
+/// `show`, by default its type's [`Param`] ones; `emit`, by default only
+/// when not the default value), its `check`, and, for the ones a report
+/// records, the value of its [`Params`] field. A row may lack the `cli`
+/// part (set only by the host) or everything else (a flag of `run`
+/// alone).
+macro_rules! run_options {
+    ($(
+        {
+            $( cli $(#[$cmeta:meta])* $cname:ident : [$($cty:tt)*] ; )?
+            $(
+                option $(#[$fmeta:meta])* $field:ident : $ty:ty = $default:expr ;
+                key $key:ident ;
+                $( parse $parse:expr ; )?
+                $( show $show:expr ; )?
+                $( emit $emit:expr ; )?
+                $( check $check:expr ; )?
+                $( record $pfield:ident = $record:expr ; )?
+            )?
+        }
+    )*) => {
+        /// Run benchmarks in the running kernel; JSON to stdout, summary to stderr.
+        #[derive(argh::FromArgs, Debug, Default)]
+        #[argh(subcommand, name = "run")]
+        pub struct RunCmd {
+            $($( $(#[$cmeta])* pub $cname: $($cty)*, )?)*
+        }
+
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct RunOptions {
+            $($( $(#[$fmeta])* pub $field: $ty, )?)*
+        }
+
+        impl Default for RunOptions {
+            fn default() -> Self {
+                RunOptions { $($( $field: $default, )?)* }
+            }
+        }
+
+        /// The `trig.*` keys, as [`RunOptions::set`] takes them.
+        const KEYS: &[&str] = &[$($( stringify!($key), )?)*];
+
+        impl RunCmd {
+            /// The options these flags ask for, validated.
+            pub fn options(&self) -> Result<RunOptions, String> {
+                let mut o = RunOptions::default();
+                $($(
+                    let key = stringify!($cname);
+                    if let Some(v) = CliValue::given(&self.$cname).filter(|_| KEYS.contains(&key)) {
+                        o.set(key, &v)?;
+                    }
+                )?)*
+                o.validate()?;
+                Ok(o)
+            }
+        }
+
+        impl RunOptions {
+            /// Applies one `key=value` option (the `trig.` prefix already removed).
+            pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+                match key {
+                    $($(
+                        stringify!($key) => {
+                            let parse: fn(&str, &str) -> Result<$ty, String> =
+                                or_else!(<$ty as Param>::parse; $($parse)?);
+                            self.$field = parse(key, value)?;
+                        }
+                    )?)*
+                    _ => return Err(format!("unknown option trig.{key}")),
+                }
+                Ok(())
+            }
+
+            /// The `trig.*` kernel parameters that reproduce these options:
+            /// first the ones always written, then the others that differ
+            /// from their defaults, each in table order.
+            pub fn to_kernel_args(&self) -> Vec<String> {
+                let default = RunOptions::default();
+                let mut args = [Vec::new(), Vec::new()];
+                $($(
+                    let show: fn(&$ty) -> String = or_else!(<$ty as Param>::show; $($show)?);
+                    match or_else!(Emit::IfChanged; $($emit)?) {
+                        Emit::Always => args[0].push(format!("trig.{}={}", stringify!($key), show(&self.$field))),
+                        Emit::IfChanged if self.$field != default.$field => {
+                            args[1].push(format!("trig.{}={}", stringify!($key), show(&self.$field)))
+                        }
+                        Emit::IfChanged => {}
+                    }
+                )?)*
+                args.concat()
+            }
+
+            pub fn validate(&self) -> Result<(), String> {
+                $($(
+                    let check: fn(&$ty) -> Result<(), String> = or_else!(any; $($check)?);
+                    check(&self.$field)?;
+                )?)*
+                self.check_prod_affinity()
+            }
+
+            /// What a report records of these options, with the watchdog
+            /// for `points` benchmark runs.
+            pub fn params(&self, points: usize) -> Params {
+                Params {
+                    $($($(
+                        $pfield: {
+                            let record: fn(&RunOptions, usize) -> _ = $record;
+                            record(self, points)
+                        },
+                    )?)?)*
+                }
+            }
+        }
+    };
+}
+
+/// The row's own expression, or the default.
+macro_rules! or_else {
+    ($default:expr;) => {
+        $default
+    };
+    ($default:expr; $given:expr) => {
+        $given
+    };
+}
+
+/// When [`RunOptions::to_kernel_args`] writes an option.
+enum Emit {
+    Always,
+    IfChanged,
+}
+
+/// A `run` flag's value as `set` takes it, if the flag was given.
+trait CliValue {
+    fn given(&self) -> Option<String>;
+}
+
+impl CliValue for bool {
+    fn given(&self) -> Option<String> {
+        self.then(|| "1".into())
+    }
+}
+
+impl CliValue for String {
+    fn given(&self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+
+impl CliValue for Vec<String> {
+    fn given(&self) -> Option<String> {
+        (!self.is_empty()).then(|| self.join(","))
+    }
+}
+
+impl<T: ToString> CliValue for Option<T> {
+    fn given(&self) -> Option<String> {
+        self.as_ref().map(ToString::to_string)
+    }
+}
+
+/// How an option's type reads and writes a `trig.*` parameter's value.
+trait Param: Sized {
+    fn parse(key: &str, value: &str) -> Result<Self, String>;
+    fn show(&self) -> String;
+}
+
+/// A switch: written as 1, read as 1, true or yes.
+impl Param for bool {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        Ok(matches!(v, "1" | "true" | "yes"))
+    }
+    fn show(&self) -> String {
+        "1".into()
+    }
+}
+
+macro_rules! numbers {
+    ($($t:ty),*) => {$(
+        impl Param for $t {
+            fn parse(key: &str, v: &str) -> Result<Self, String> {
+                num(key, v)
+            }
+            fn show(&self) -> String {
+                self.to_string()
+            }
+        }
+
+        /// A comma-separated list.
+        impl Param for Vec<$t> {
+            fn parse(key: &str, v: &str) -> Result<Self, String> {
+                list(key, v)
+            }
+            fn show(&self) -> String {
+                joined(self)
+            }
+        }
+    )*};
+}
+
+numbers!(f64, u32, usize);
+
+/// Benchmark names or globs, comma-separated.
+impl Param for Vec<String> {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        Ok(v.split(',').map(str::to_string).collect())
+    }
+    fn show(&self) -> String {
+        self.join(",")
+    }
+}
+
+/// `BENCH:SPINS,...`.
+impl Param for Vec<Inject> {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        v.split(',')
+            .filter(|s| !s.is_empty())
+            .map(parse_inject)
+            .collect()
+    }
+    fn show(&self) -> String {
+        joined(self)
+    }
+}
+
+fn joined<T: std::fmt::Display>(v: &[T]) -> String {
+    let items: Vec<String> = v.iter().map(ToString::to_string).collect();
+    items.join(",")
+}
+
+/// `what` is `v` seconds, which must be in `lo..=MAX_SECONDS`.
+fn seconds_in(what: &str, v: f64, lo: f64) -> Result<(), String> {
+    if (lo..=MAX_SECONDS).contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("{what} {v} s is not in {lo}..{MAX_SECONDS} s"))
+    }
+}
+
+fn any<T>(_: &T) -> Result<(), String> {
+    Ok(())
+}
+
+run_options! {
+    {
+        cli
+        /// benchmark name or glob (repeatable); default: all
+        #[argh(option)]
+        filter: [Vec<String>];
+        option filter: Vec<String> = Vec::new();
+        key filter;
+        check |patterns| {
+            match patterns.iter().find(|p| p.is_empty() || p.contains(char::is_whitespace)) {
+                Some(p) => Err(format!("invalid benchmark filter '{p}'")),
+                None => Ok(()),
+            }
+        };
+        record filter = |o, _| o.filter.clone();
+    }
+    {
+        cli
+        /// warm-up seconds, fractions allowed (default 1)
+        #[argh(option, short = 'w')]
+        warmup: [Option<String>];
+        option
+        /// Seconds; fractions allowed (sub-second runs suit the icount meter).
+        warmup: f64 = 1.0;
+        key warmup;
+        emit Emit::Always;
+        check |&w| seconds_in("warmup", w, 0.0);
+        record warmup_s = |o, _| o.warmup;
+    }
+    {
+        cli
+        /// measured seconds, fractions allowed: 0.2 suits the icount meter
+        /// (default 5)
+        #[argh(option, short = 'd')]
+        duration: [Option<String>];
+        option duration: f64 = 5.0;
+        key duration;
+        emit Emit::Always;
+        check |&d| seconds_in("duration", d, MIN_DURATION);
+        record duration_s = |o, _| o.duration;
+    }
+    {
+        cli
+        /// producer counts, e.g. 1,2,4,8 (default 1)
+        #[argh(option, short = 'p')]
+        producers: [Option<String>];
+        option producers: Vec<usize> = vec![1];
+        key producers;
+        emit Emit::Always;
+        check |p| {
+            if p.is_empty() || p.contains(&0) {
+                Err("producers must be a list of counts of at least 1".into())
+            } else {
+                Ok(())
+            }
+        };
+        record producers = |o, _| o.producers.clone();
+    }
+    {
+        cli
+        /// pin producers to CPUs round-robin
+        #[argh(switch, short = 'a')]
+        affinity: [bool];
+        option affinity: bool = false;
+        key affinity;
+        record affinity = |o, _| o.affinity || !o.prod_affinity.is_empty();
+    }
+    {
+        cli
+        /// pin producer i to the i-th CPU of this set, e.g. 0-3,6 (implies
+        /// -a; a producer without a CPU of its own is an error)
+        #[argh(option)]
+        prod_affinity: [Option<String>];
+        option
+        /// The CPUs of `--prod-affinity`, in order; empty: round-robin over
+        /// all (with `-a`) or unpinned.
+        prod_affinity: Vec<usize> = Vec::new();
+        key prod_affinity;
+        parse |_, v| parse_cpu_set(v);
+        show |cpus| cpu_set_text(cpus);
+        record prod_affinity = |o, _| (!o.prod_affinity.is_empty()).then(|| cpu_set_text(&o.prod_affinity));
+    }
+    {
+        cli
+        /// the kprobe, kretprobe, multi, fentry, fexit, fmodret, tp and
+        /// rawtp programs also call bpf_get_stack() on every event
+        #[argh(switch)]
+        stacktrace: [bool];
+        option
+        /// Measure with the programs' twins that walk the kernel stack.
+        stacktrace: bool = false;
+        key stacktrace;
+        record stacktrace = |o, _| o.stacktrace;
+    }
+    {
+        cli
+        /// driver loop iterations per BPF_PROG_TEST_RUN (default 100, 1..1000)
+        #[argh(option)]
+        batch_iters: [Option<u32>];
+        option batch_iters: u32 = 100;
+        key batch_iters;
+        emit Emit::Always;
+        check |&b| {
+            if (1..=1000).contains(&b) {
+                Ok(())
+            } else {
+                Err(format!("batch_iters {b} is not in 1..1000"))
+            }
+        };
+        record batch_iters = |o, _| o.batch_iters;
+    }
+    {
+        cli
+        /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
+        #[argh(option)]
+        cmp_str_len: [Option<String>];
+        option cmp_str_lens: Vec<u32> = DEFAULT_STR_LENS.to_vec();
+        key cmp_str_len;
+        emit Emit::Always;
+        check |lens| {
+            if lens.is_empty() || lens.iter().any(|&l| l == 0 || l > MAX_STR_LEN) {
+                Err(format!("cmp_str_len must be in 1..{MAX_STR_LEN}"))
+            } else {
+                Ok(())
+            }
+        };
+        record cmp_str_lens = |o, _| o.cmp_str_lens.clone();
+    }
+    {
+        cli
+        /// rename producer thread: main or worker (default worker)
+        #[argh(option)]
+        rename_thread: [Option<String>];
+        option
+        /// Run the rename producer on the main thread instead of a worker.
+        rename_on_main: bool = false;
+        key rename_thread;
+        parse |_, v| parse_rename_thread(v);
+        show |&main| rename_thread_name(main).into();
+        emit Emit::Always;
+        record rename_thread = |o, _| o.rename_thread().into();
+    }
+    {
+        cli
+        /// overall watchdog in seconds (default: from the matrix size)
+        #[argh(option)]
+        timeout: [Option<u32>];
+        option
+        /// Overall watchdog in seconds; 0 picks one from the matrix size.
+        timeout: u32 = 0;
+        key timeout;
+        check |&t| {
+            if t > MAX_TIMEOUT {
+                Err(format!("timeout {t} s is over {MAX_TIMEOUT} s"))
+            } else {
+                Ok(())
+            }
+        };
+        record timeout_s = |o, points| o.watchdog_secs(points);
+    }
+    {
+        cli
+        /// where the JSON report goes: a path, or - for stdout (default)
+        #[argh(option, default = "String::from(\"-\")")]
+        json: [String];
+    }
+    {
+        cli
+        /// per-second progress lines and libbpf messages
+        #[argh(switch, short = 'v')]
+        verbose: [bool];
+        option
+        /// Per-second progress lines and libbpf's messages on stderr.
+        verbose: bool = false;
+        key verbose;
+    }
+    {
+        cli
+        /// also time a bare getpgid loop and report trig-base's counting cost
+        #[argh(switch)]
+        harness: [bool];
+        option
+        /// After the matrix, time a bare getpgid loop that counts nothing, to
+        /// put trig-base's counting overhead in the report.
+        harness: bool = false;
+        key harness;
+    }
+    {
+        option
+        /// Mark each measured window for the QEMU plugin behind `vm
+        /// --profile` (which sets it; not a flag of `run`), and hand the
+        /// host the kernel's symbols.
+        profile: bool = false;
+        key profile;
+    }
+    {
+        cli
+        /// slow benchmarks down on purpose: BENCH:SPINS[,BENCH:SPINS...] spin
+        /// iterations per triggered call (to validate comparisons)
+        #[argh(option)]
+        inject: [Option<String>];
+        option
+        /// Known slowdowns for validating comparisons: spin iterations per
+        /// triggered call in the named benchmarks' producers.
+        inject: Vec<Inject> = Vec::new();
+        key inject;
+        record inject = |o, _| (!o.inject.is_empty()).then(|| o.inject_list());
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inject {
+    pub bench: String,
+    pub spins: u32,
+}
+
+impl std::fmt::Display for Inject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.bench, self.spins)
+    }
+}
+
+fn parse_inject(v: &str) -> Result<Inject, String> {
+    let (bench, spins) = v
+        .rsplit_once(':')
+        .ok_or_else(|| format!("inject: '{v}' is not BENCH:SPINS"))?;
+    if crate::registry::find(bench).is_none() {
+        return Err(format!("inject: unknown benchmark '{bench}'"));
+    }
+    Ok(Inject {
+        bench: bench.into(),
+        spins: num("inject", spins)?,
+    })
+}
+
+/// The largest CPU number a set may name (the kernel's NR_CPUS limit).
+const MAX_CPU: usize = 8191;
+
+/// A CPU set as taskset and upstream's bench write it: `0-3,6`, each CPU
+/// once, in the order given.
+pub fn parse_cpu_set(v: &str) -> Result<Vec<usize>, String> {
+    let bad = |why: &str| format!("prod_affinity '{v}': {why} (a CPU set such as 0-3,6)");
+    let mut cpus = Vec::new();
+    for part in v.split(',') {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        let (Ok(lo), Ok(hi)) = (lo.trim().parse::<usize>(), hi.trim().parse::<usize>()) else {
+            return Err(bad(&format!("'{part}' is not a CPU or a range")));
+        };
+        if lo > hi || hi > MAX_CPU {
+            return Err(bad(&format!(
+                "'{part}' is not a range of CPUs 0..{MAX_CPU}"
+            )));
+        }
+        for cpu in lo..=hi {
+            if cpus.contains(&cpu) {
+                return Err(bad(&format!("CPU {cpu} is named twice")));
+            }
+            cpus.push(cpu);
+        }
+    }
+    Ok(cpus)
+}
+
+/// `cpus` written back as a set, consecutive runs as ranges.
+pub fn cpu_set_text(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", cpus[i], cpus[j])
+        } else {
+            cpus[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+fn list<T: std::str::FromStr>(key: &str, v: &str) -> Result<Vec<T>, String> {
+    v.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("{key}: '{s}' is not a valid number"))
+        })
+        .collect()
+}
+
+fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
+    v.parse()
+        .map_err(|_| format!("{key}: '{v}' is not a valid number"))
+}
+
+/// Warm-up and duration under the icount meter, when not given: a tenth
+/// of a guest second settles caches and the first calls, and 0.2 s (four
+/// 50 ms samples) of counted instructions repeat from boot to boot to the
+/// last digit, at a fifth of the wall time of upstream's 1 + 5 s.
+pub const ICOUNT_WARMUP: f64 = 0.1;
+pub const ICOUNT_DURATION: f64 = 0.2;
+
+impl RunOptions {
+    /// Reads `trig.*` parameters from a kernel command line.
+    pub fn from_kernel_cmdline(cmdline: &str) -> Result<Self, String> {
+        let mut opts = RunOptions::default();
+        for word in cmdline.split_whitespace() {
+            if let Some(kv) = word.strip_prefix("trig.") {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, "1"));
+                opts.set(k, v)?;
+            }
+        }
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    /// `BENCH:SPINS,...`, as `trig.inject=` takes it.
+    pub fn inject_list(&self) -> String {
+        self.inject.show()
+    }
+
+    /// Spin iterations injected into `bench`'s producers (0: none).
+    pub fn spins(&self, bench: &str) -> u32 {
+        self.inject
+            .iter()
+            .filter(|i| i.bench == bench)
+            .map(|i| i.spins)
+            .sum()
+    }
+
+    /// Upstream's rule: each producer gets a CPU of `--prod-affinity` of
+    /// its own, never a shared one.
+    fn check_prod_affinity(&self) -> Result<(), String> {
+        let most = self.producers.iter().max().copied().unwrap_or(1);
+        let cpus = self.prod_affinity.len();
+        if cpus > 0 && most > cpus {
+            return Err(format!(
+                "prod_affinity {} has {cpus} CPU{} for {most} producers: name one CPU per producer",
+                cpu_set_text(&self.prod_affinity),
+                if cpus == 1 { "" } else { "s" }
+            ));
+        }
+        Ok(())
+    }
+
+    /// The CPU producer `i` is pinned to: the i-th of `--prod-affinity`,
+    /// or with `-a` the next of the `cpus` round-robin; none unpinned.
+    pub fn producer_cpu(&self, i: usize, cpus: usize) -> Option<usize> {
+        if !self.prod_affinity.is_empty() {
+            self.prod_affinity.get(i).copied()
+        } else {
+            self.affinity.then(|| i % cpus.max(1))
+        }
+    }
+
+    pub fn rename_thread(&self) -> &'static str {
+        rename_thread_name(self.rename_on_main)
+    }
+
+    /// The watchdog for `points` benchmark runs: each one's time with room
+    /// for loading and attaching, plus a minute; saturates rather than
+    /// wraps for absurd inputs.
+    pub fn watchdog_secs(&self, points: usize) -> u32 {
+        if self.timeout > 0 {
+            return self.timeout;
+        }
+        let secs = (self.warmup + self.duration + 10.0).ceil() * points as f64 + 60.0;
+        secs.min(f64::from(u32::MAX)) as u32
+    }
+}
+
+fn rename_thread_name(on_main: bool) -> &'static str {
+    if on_main {
+        "main"
+    } else {
+        "worker"
+    }
+}
+
+pub fn parse_rename_thread(v: &str) -> Result<bool, String> {
+    match v {
+        "main" => Ok(true),
+        "worker" => Ok(false),
+        _ => Err(format!(
+            "rename_thread must be 'main' or 'worker', not '{v}'"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_upstream() {
+        let o = RunOptions::from_kernel_cmdline("console=ttyS0 quiet").unwrap();
+        assert_eq!((o.warmup, o.duration, o.batch_iters), (1.0, 5.0, 100));
+        assert_eq!(o.producers, vec![1]);
+        assert!(!o.affinity && !o.rename_on_main);
+    }
+
+    #[test]
+    fn kernel_args_round_trip() {
+        let o = RunOptions {
+            filter: vec!["trig-*".into(), "rename-base".into()],
+            warmup: 0.05,
+            duration: 0.2,
+            producers: vec![1, 2, 4],
+            affinity: true,
+            prod_affinity: vec![2, 3, 4, 0],
+            stacktrace: true,
+            batch_iters: 50,
+            cmp_str_lens: vec![8, 4095],
+            rename_on_main: true,
+            timeout: 99,
+            verbose: true,
+            harness: true,
+            profile: true,
+            inject: vec![
+                Inject {
+                    bench: "trig-kprobe".into(),
+                    spins: 300,
+                },
+                Inject {
+                    bench: "rename-base".into(),
+                    spins: 7,
+                },
+            ],
+        };
+        // the order the host has always written them in (reports record
+        // the guest's command line)
+        assert_eq!(
+            o.to_kernel_args().join(" "),
+            "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
+             trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
+             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.timeout=99 \
+             trig.verbose=1 trig.harness=1 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
+        );
+        let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
+        assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
+    }
+
+    #[test]
+    fn flags_make_the_same_options_as_parameters() {
+        use argh::FromArgs;
+        let cmd = RunCmd::from_args(
+            &["run"],
+            &[
+                "-w",
+                "0.5",
+                "-p",
+                "1,2",
+                "-a",
+                "--rename-thread",
+                "main",
+                "--filter",
+                "trig-*",
+                "--filter",
+                "rename-base",
+                "-v",
+                "--inject",
+                "trig-kprobe:3",
+                "--json",
+                "x.json",
+                "--prod-affinity",
+                "1,0",
+                "--stacktrace",
+            ],
+        )
+        .unwrap();
+        let line = "trig.warmup=0.5 trig.producers=1,2 trig.affinity=1 trig.rename_thread=main \
+                    trig.filter=trig-*,rename-base trig.verbose=1 trig.inject=trig-kprobe:3 \
+                    trig.prod_affinity=1,0 trig.stacktrace=1";
+        assert_eq!(
+            cmd.options().unwrap(),
+            RunOptions::from_kernel_cmdline(line).unwrap()
+        );
+        assert_eq!(RunCmd::default().options().unwrap(), RunOptions::default());
+        let e = RunCmd::from_args(&["run"], &["--batch-iters", "0"])
+            .unwrap()
+            .options();
+        assert!(e.unwrap_err().contains("batch_iters 0"));
+    }
+
+    #[test]
+    fn params_and_signature_keep_their_form() {
+        let p = RunOptions::default().params(2);
+        assert_eq!(
+            p.signature(),
+            "warmup 1 s, duration 5 s, producers [1], affinity false, batch iters 100, \
+             string lengths [1, 8, 64, 512, 2048, 4095], rename thread worker"
+        );
+        assert_eq!(RunOptions::default().params(1), Params::run_defaults());
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"filter":[],"warmup_s":1.0,"duration_s":5.0,"producers":[1],"affinity":false,"batch_iters":100,"cmp_str_lens":[1,8,64,512,2048,4095],"rename_thread":"worker","timeout_s":92}"#
+        );
+    }
+
+    #[test]
+    fn prod_affinity_is_upstreams_cpu_set() {
+        assert_eq!(parse_cpu_set("0-3,6").unwrap(), [0, 1, 2, 3, 6]);
+        assert_eq!(parse_cpu_set("5,1").unwrap(), [5, 1]);
+        assert_eq!(cpu_set_text(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
+        for (bad, why) in [
+            ("", "'' is not a CPU"),
+            ("1-", "'1-' is not a CPU"),
+            ("3-1", "not a range"),
+            ("x", "'x' is not a CPU"),
+            ("0,0-1", "CPU 0 is named twice"),
+            ("9000", "not a range of CPUs"),
+        ] {
+            let e = parse_cpu_set(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        // one CPU per producer, checked before anything runs
+        let e = RunOptions::from_kernel_cmdline("trig.producers=1,4 trig.prod_affinity=0-2")
+            .unwrap_err();
+        assert!(e.contains("3 CPUs for 4 producers"), "{e}");
+        let o = RunOptions::from_kernel_cmdline("trig.producers=2 trig.prod_affinity=3,1").unwrap();
+        assert_eq!(
+            (o.producer_cpu(0, 4), o.producer_cpu(1, 4)),
+            (Some(3), Some(1))
+        );
+        // it implies -a in what the report records
+        let p = o.params(1);
+        assert!(p.affinity);
+        assert_eq!(p.prod_affinity.as_deref(), Some("3,1"));
+        let plain = RunOptions::from_kernel_cmdline("trig.affinity=1").unwrap();
+        assert_eq!(plain.producer_cpu(5, 4), Some(1));
+        assert_eq!(RunOptions::default().producer_cpu(0, 4), None);
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        let e = RunOptions::from_kernel_cmdline("trig.durration=3").unwrap_err();
+        assert!(e.contains("trig.durration"), "{e}");
+        let e = RunOptions::from_kernel_cmdline("trig.producers=1,x").unwrap_err();
+        assert!(e.contains("'x'"), "{e}");
+        assert!(RunOptions::from_kernel_cmdline("trig.batch_iters=0").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.cmp_str_len=4096").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.producers=0").is_err());
+        assert!(RunOptions::from_kernel_cmdline("trig.rename_thread=both").is_err());
+        let e = RunOptions::from_kernel_cmdline("trig.inject=trig-nope:10").unwrap_err();
+        assert!(e.contains("unknown benchmark 'trig-nope'"), "{e}");
+        assert!(RunOptions::from_kernel_cmdline("trig.inject=trig-base").is_err());
+    }
+
+    #[test]
+    fn absurd_durations_are_refused_before_anything_runs() {
+        for bad in [
+            "trig.duration=0",
+            "trig.duration=-1",
+            "trig.duration=NaN",
+            "trig.duration=inf",
+            "trig.duration=200000000",
+            "trig.warmup=-0.5",
+            "trig.warmup=1e12",
+            "trig.timeout=4294967295",
+        ] {
+            assert!(RunOptions::from_kernel_cmdline(bad).is_err(), "{bad}");
+        }
+        let o = RunOptions::from_kernel_cmdline("trig.warmup=3600 trig.duration=3600").unwrap();
+        // the largest accepted options keep the watchdog arithmetic finite
+        assert!(o.watchdog_secs(usize::MAX) == u32::MAX);
+        assert!(o.watchdog_secs(100) > 720_000);
+    }
+}

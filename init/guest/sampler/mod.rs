@@ -1,0 +1,368 @@
+//! The benchmark sampler: producer threads, one read-and-reset of the
+//! counters per second, warm-up marking, and the totals for the hit check.
+
+pub mod counters;
+pub mod marker;
+
+use counters::{BpfSlots, UserSlots};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+use trig_schema::Sample;
+
+/// A producer: loops until `stop`, adding the events it triggered to its
+/// count now and then (see [`produce`]).
+pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
+
+pub struct Plan {
+    /// Seconds.
+    pub warmup: f64,
+    pub duration: f64,
+    pub producers: usize,
+    /// The CPU each producer is pinned to, by index; none: unpinned.
+    pub pins: Vec<usize>,
+    /// Run the (single) producer on the calling thread.
+    pub on_main: bool,
+    /// Whether BPF's counter is the benchmark's count (else the producers').
+    pub count_bpf: bool,
+    /// Print upstream-style progress lines to stderr.
+    pub verbose: bool,
+    /// Mark the measured window for the profiling plugin ([`Window`]).
+    pub profile: bool,
+}
+
+pub struct Measured {
+    pub samples: Vec<Sample>,
+    /// Totals over the whole run, including what came after the last
+    /// sample, for the BPF-versus-user agreement check.
+    pub total_bpf: u64,
+    pub total_user: u64,
+    /// Producers that did not stop in time were abandoned.
+    pub hung: bool,
+    /// The profiled window that covered the measured samples.
+    pub window: Option<u32>,
+}
+
+/// How long stopped producers get to notice before they are abandoned.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// The producer loop: call `trigger` `inner` times between checks of
+/// `stop`, counting `per_call` events per call. Batching keeps the count's
+/// atomic add and the flag's load out of the hot path of fast triggers.
+pub fn produce(
+    count: &AtomicU64,
+    stop: &AtomicBool,
+    inner: u64,
+    per_call: u64,
+    mut trigger: impl FnMut(),
+) {
+    while !stop.load(Ordering::Relaxed) {
+        for _ in 0..inner {
+            trigger();
+        }
+        count.fetch_add(inner * per_call, Ordering::Relaxed);
+    }
+}
+
+/// Busy work that the compiler cannot drop: the injected slowdown.
+pub fn spin(iterations: u32) {
+    for i in 0..iterations {
+        std::hint::black_box(i);
+    }
+}
+
+/// The rate, in M/s, of `trigger` called in a loop for `seconds` on this
+/// thread with nothing counted but a local: the reference that trig-base's
+/// counting overhead is measured against.
+pub fn bare_rate(seconds: f64, mut trigger: impl FnMut()) -> f64 {
+    let stop = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            thread::sleep(Duration::from_secs_f64(seconds));
+            stop.store(true, Ordering::Relaxed);
+        });
+        let start = Instant::now();
+        let mut calls = 0u64;
+        // the same batching as `produce`, minus the shared counter
+        while !stop.load(Ordering::Relaxed) {
+            for _ in 0..64 {
+                trigger();
+            }
+            calls += 64;
+        }
+        calls as f64 / start.elapsed().as_secs_f64() / 1e6
+    })
+}
+
+fn pin_to(cpu: usize) {
+    use nix::sched::{sched_setaffinity, CpuSet};
+    let mut set = CpuSet::new();
+    if set.set(cpu).is_ok() {
+        // best effort: a CPU that went away leaves the thread unpinned
+        let _ = sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+    }
+}
+
+/// How often counters are read: once a second as upstream does, or, for
+/// sub-second runs, four times in the measured window, so that a short run
+/// still has a spread to report.
+pub fn sample_period(duration: f64) -> f64 {
+    if duration >= 1.0 {
+        1.0
+    } else {
+        duration / 4.0
+    }
+}
+
+/// When each sample ends, in seconds from the start, and whether it is
+/// warm-up: whole periods, the last one of each phase cut to its end.
+pub fn sample_ends(warmup: f64, duration: f64) -> Vec<(f64, bool)> {
+    let period = sample_period(duration);
+    let phase = |from: f64, len: f64, warm: bool| {
+        // a sliver under 1% of a period is not worth a sample of its own
+        let n = ((len / period) - 0.01).ceil().max(0.0) as usize;
+        (1..=n).map(move |k| ((from + k as f64 * period).min(from + len), warm))
+    };
+    phase(0.0, warmup, true)
+        .chain(phase(warmup, duration, false))
+        .collect()
+}
+
+/// Windows marked so far in this process; the plugin numbers them alike.
+static WINDOWS: AtomicU32 = AtomicU32::new(0);
+
+/// Executes a window mark (see `marker`): a no-op unless QEMU runs the
+/// plugin, which then counts kernel instructions from START to END.
+#[inline(never)]
+fn mark(kind: u8) {
+    // SAFETY: both encodings are no-ops that touch no memory, register
+    // or flag (a NOP with a displacement; a move to the zero register).
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match kind {
+            marker::START => {
+                std::arch::asm!(".byte 0x0f, 0x1f, 0x80, {k}, 0x69, 0x72, 0x74", k = const marker::START, options(nomem, nostack, preserves_flags))
+            }
+            _ => {
+                std::arch::asm!(".byte 0x0f, 0x1f, 0x80, {k}, 0x69, 0x72, 0x74", k = const marker::END, options(nomem, nostack, preserves_flags))
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        match kind {
+            marker::START => {
+                std::arch::asm!(".inst {w}", w = const u32::from_le_bytes(marker::aarch64(marker::START)), options(nomem, nostack, preserves_flags))
+            }
+            _ => {
+                std::arch::asm!(".inst {w}", w = const u32::from_le_bytes(marker::aarch64(marker::END)), options(nomem, nostack, preserves_flags))
+            }
+        }
+    }
+}
+
+/// The profiled window: opened when the measured samples start, closed
+/// (and numbered) when dropped after the last one.
+struct Window(u32);
+
+impl Window {
+    fn open() -> Window {
+        mark(marker::START);
+        Window(WINDOWS.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        mark(marker::END);
+    }
+}
+
+/// Samples until the last end; `go` holds the producers until both
+/// counts are reset. A producer that ran before would leave a batch
+/// counted by BPF before the reset and by itself after it (or the other
+/// way round), and the totals' agreement check would fail on a count
+/// that was never wrong (seen on arm64: BPF 264192 against 261120).
+fn sample_loop(
+    plan: &Plan,
+    bpf: Option<BpfSlots>,
+    user: &UserSlots,
+    go: &Barrier,
+) -> (Vec<Sample>, Option<u32>) {
+    let take_bpf = || bpf.map_or(0, |b| b.take());
+    // start from zero: nothing counted during setup is measured
+    take_bpf();
+    user.take();
+    go.wait();
+    let start = Instant::now();
+    let mut last = start;
+    let ends = sample_ends(plan.warmup, plan.duration);
+    let mut samples = Vec::with_capacity(ends.len());
+    let mut window = None;
+    for (i, (end, warmup)) in ends.into_iter().enumerate() {
+        if plan.profile && !warmup && window.is_none() {
+            window = Some(Window::open());
+        }
+        let deadline = start + Duration::from_secs_f64(end);
+        if let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            thread::sleep(left);
+        }
+        let now = Instant::now();
+        let (b, u) = (take_bpf(), user.take());
+        let interval = now.duration_since(last).as_secs_f64();
+        last = now;
+        let counted = if plan.count_bpf { b } else { u };
+        let mps = counted as f64 / interval / 1e6;
+        if plan.verbose {
+            let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
+            eprintln!(
+                "Iter {i:3} ({late_us:7.3}us): hits {mps:8.3}M/s ({:7.3}M/prod){}",
+                mps / plan.producers as f64,
+                if warmup { " (warm-up)" } else { "" }
+            );
+        }
+        samples.push(Sample {
+            t_s: now.duration_since(start).as_secs_f64(),
+            interval_s: interval,
+            warmup,
+            bpf: b,
+            user: u,
+            mps,
+        });
+    }
+    (samples, window.map(|w| w.0))
+}
+
+/// Runs `body` on `plan.producers` producers for warm-up plus duration
+/// seconds, sampling as [`sample_ends`] says.
+pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
+    let user = Arc::new(UserSlots::new(plan.producers));
+    let stop = Arc::new(AtomicBool::new(false));
+    let producers = if plan.on_main { 1 } else { plan.producers };
+    let go = Arc::new(Barrier::new(producers + 1));
+    let ((samples, window), hung) = if plan.on_main {
+        thread::scope(|s| {
+            let sampler = s.spawn(|| {
+                let measured = sample_loop(plan, bpf, &user, &go);
+                stop.store(true, Ordering::Relaxed);
+                measured
+            });
+            go.wait();
+            body(user.slot(0), &stop);
+            (sampler.join().expect("sampler thread panicked"), false)
+        })
+    } else {
+        let handles: Vec<_> = (0..plan.producers)
+            .map(|i| {
+                let (user, stop, body, go) = (user.clone(), stop.clone(), body.clone(), go.clone());
+                let pin = plan.pins.get(i).copied();
+                thread::spawn(move || {
+                    if let Some(cpu) = pin {
+                        pin_to(cpu);
+                    }
+                    go.wait();
+                    body(user.slot(i), &stop)
+                })
+            })
+            .collect();
+        let measured = sample_loop(plan, bpf, &user, &go);
+        stop.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + GRACE;
+        while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(10));
+        }
+        let hung = handles.iter().any(|h| !h.is_finished());
+        if !hung {
+            for h in handles {
+                // a producer that panicked has already printed why
+                let _ = h.join();
+            }
+        }
+        (measured, hung)
+    };
+    // what the producers counted after the last sample
+    let tail_bpf = bpf.map_or(0, |b| b.take());
+    let tail_user = user.take();
+    Measured {
+        total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
+        total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
+        samples,
+        hung,
+        window,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_match_calls_and_warmup_is_marked() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let c = calls.clone();
+        let body: Body = Arc::new(move |count, stop| {
+            produce(count, stop, 16, 1, || {
+                c.fetch_add(1, Ordering::Relaxed);
+            })
+        });
+        let plan = Plan {
+            warmup: 1.0,
+            duration: 1.0,
+            producers: 2,
+            pins: vec![0, 1],
+            on_main: false,
+            count_bpf: false,
+            verbose: false,
+            profile: false,
+        };
+        let m = measure(&plan, None, body);
+        assert!(!m.hung);
+        assert_eq!(m.samples.len(), 2);
+        assert!(m.samples[0].warmup && !m.samples[1].warmup);
+        // the producers start after the counts are reset: every call is
+        // counted, once (a producer scheduled before the reset lost some)
+        let calls = calls.load(Ordering::Relaxed);
+        assert!(calls > 0);
+        assert_eq!(m.total_user, calls);
+        assert_eq!(m.total_user % 16, 0, "whole batches only");
+        // on a loaded host a producer may miss a whole sample; the counts
+        // must still all be user-space ones and add up (above)
+        assert!(m.samples.iter().all(|s| s.bpf == 0));
+        assert!(m.samples.iter().any(|s| s.mps > 0.0));
+    }
+
+    #[test]
+    fn sample_schedule() {
+        let ends = |w, d| sample_ends(w, d);
+        // upstream's: one sample a second
+        assert_eq!(
+            ends(1.0, 2.0),
+            vec![(1.0, true), (2.0, false), (3.0, false)]
+        );
+        // fractions: the last sample of a phase is cut to its end
+        assert_eq!(ends(0.0, 1.5), vec![(1.0, false), (1.5, false)]);
+        let short = ends(0.1, 0.2);
+        assert_eq!(short.iter().filter(|(_, w)| *w).count(), 2);
+        assert_eq!(short.iter().filter(|(_, w)| !*w).count(), 4);
+        assert!((short.last().unwrap().0 - 0.3).abs() < 1e-12);
+        // the largest accepted options stay a modest list
+        assert_eq!(ends(3600.0, 3600.0).len(), 7200);
+    }
+
+    #[test]
+    fn main_thread_producer() {
+        let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
+        let plan = Plan {
+            warmup: 0.0,
+            duration: 0.2,
+            producers: 1,
+            pins: Vec::new(),
+            on_main: true,
+            count_bpf: false,
+            verbose: false,
+            profile: false,
+        };
+        let m = measure(&plan, None, body);
+        assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");
+        assert!(m.total_user > 0 && m.total_user.is_multiple_of(3));
+    }
+}

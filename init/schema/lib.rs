@@ -1,0 +1,696 @@
+//! The report schema: one JSON document per boot, shared by the guest that
+//! writes it and the host that reads, stores and compares it.
+//!
+//! Bump [`SCHEMA_VERSION`] on any change that an older reader would
+//! misinterpret; added optional fields do not need a bump, unless this
+//! reader fills them in for older files ([`upgrade`]).
+
+//!
+//! Beside it, what guest and host both need around the report: the exit
+//! statuses ([`exit`]), a sample's statistics ([`stats`]), files written
+//! whole ([`files`]) and the classes of a command's errors ([`error`]).
+
+pub mod error;
+pub mod exit;
+pub mod files;
+pub mod frame;
+pub mod identity;
+pub mod memory;
+pub mod params;
+pub mod stats;
+pub mod upgrade;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use memory::{Accesses, CycleWeights, MemKind, Memory};
+
+/// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
+/// is events per 10^9 instructions, which a version-1 reader would take
+/// for events per second).
+/// 3: per-function `profile` of each result (`--profile`).
+/// 4: the emulated machine (`vm.qemu`, `vm.machine`, `vm.cpu`,
+/// `system.cpu`), part of an icount result's identity: a version-3 reader
+/// would mix results of different machines without a word.
+/// 5: each result's `attach` and `baseline`, recorded by the guest. A
+/// version-4 reader would read them right, but the version tells this
+/// one which results to fill in from schema 4's tables ([`upgrade`]).
+pub const SCHEMA_VERSION: u32 = 5;
+
+/// Everything one boot (or one plain run) measured.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub system: System,
+    /// Kernel features probed before running, by name.
+    pub capabilities: BTreeMap<String, Capability>,
+    pub params: Params,
+    pub mounts: Vec<MountOutcome>,
+    pub results: Vec<BenchResult>,
+    /// trig-base against a bare loop, when asked for (`trig.harness=1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<Harness>,
+    pub outcome: Outcome,
+}
+
+/// The cost of counting: trig-base's rate over a getpgid loop that counts
+/// nothing, timed right after it in the same kernel.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Harness {
+    pub base_mps: f64,
+    pub bare_mps: f64,
+    /// base / bare; 1.0 means counting is free.
+    pub ratio: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    pub git_rev: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct System {
+    pub release: String,
+    pub version: String,
+    pub machine: String,
+    pub cmdline: String,
+    pub cpus: usize,
+    /// Whether trig-init ran as PID 1 of an initramfs.
+    pub pid1: bool,
+    /// The CPU as the guest saw it; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Cpu>,
+}
+
+/// The guest's CPU: what steers the kernel's alternatives, and so part of
+/// an icount figure's identity.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cpu {
+    /// /proc/cpuinfo's model name (arm64: its CPU part).
+    pub model: String,
+    /// /proc/cpuinfo's flags (arm64: Features), sorted: the kernel's view,
+    /// which also depends on the flags that kernel knows.
+    pub flags: Vec<String>,
+    /// x86-64: the CPUID feature words as the CPU gives them to any
+    /// kernel, `LEAF.SUB:EAX,EBX,ECX,EDX` in hex; what [`identity`]
+    /// compares, since `flags` differ between two kernels on one CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuid: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Capability {
+    pub supported: bool,
+    /// How it was decided (the file or symbol looked at).
+    pub detail: String,
+}
+
+pub use params::Params;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MountOutcome {
+    pub target: String,
+    pub fstype: String,
+    /// `mounted`, `present` (already there) or `failed`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Unsupported,
+    Failed,
+    Timeout,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Unsupported => "unsupported",
+            Status::Failed => "failed",
+            Status::Timeout => "timeout",
+        }
+    }
+}
+
+/// The direction in which a figure improves.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    #[default]
+    Higher,
+    Lower,
+}
+
+impl Better {
+    /// Whether a change of `change_pct` (NEW against BASE) is for the worse.
+    pub fn is_worse(self, change_pct: f64) -> bool {
+        match self {
+            Better::Higher => change_pct < 0.0,
+            Better::Lower => change_pct > 0.0,
+        }
+    }
+}
+
+/// One benchmark at one parameter point (producer count, string length).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BenchResult {
+    /// Unique within a report: the registry name plus `/p=N`, `/len=N`.
+    pub name: String,
+    /// The registry entry this came from.
+    pub bench: String,
+    /// Its family in the registry (`trigger`, `rename`, `strncmp`): the
+    /// BPF object it runs from.
+    pub group: String,
+    /// How its program attaches (`kprobe`, `fentry`, `tp`, `raw_tp`,
+    /// `uprobe`, `usdt`, ..., or `none`), as the registry knows it; absent
+    /// only for a benchmark of an old file that this build does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attach: Option<String>,
+    /// The benchmark its overhead is measured against (a registry name),
+    /// absent for a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    pub producers: usize,
+    /// Which way the rate improves; `compare` judges by it.
+    #[serde(default)]
+    pub better: Better,
+    pub status: Status,
+    /// Why it is unsupported, failed or timed out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Extra parameters of this point (`cmp_str_len`, `rename_thread`,
+    /// `oversubscribed`, and `upstream`: the name in upstream's bench of
+    /// the kernel it ran on).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, String>,
+    pub samples: Vec<Sample>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hits: Option<HitCheck>,
+    /// Per-event cost added over the baseline, in ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_ns: Option<Overhead>,
+    /// The profiled window of the measured samples (`trig.profile=1`),
+    /// numbered from 0 in the order the guest ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Where the window's instructions went, per event; the host fills it
+    /// in from the plugin's counts and the guest's symbols.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
+}
+
+/// Instructions per event of a profiled window (icount meter only).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Profile {
+    /// Every instruction of the window (the guest clock), per event.
+    pub total: f64,
+    /// Those the kernel executed (including BPF programs), per event.
+    pub kernel: f64,
+    /// Kernel functions at or above [`Profile::FLOOR`], costliest first;
+    /// `[jit]` is code outside the kernel image (BPF programs,
+    /// trampolines, kprobe slots).
+    pub functions: Vec<FunctionCost>,
+    /// Entries per event into the kernel's trap, syscall and interrupt
+    /// entry points; absent in results profiled before they were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Entries>,
+    /// Accesses, simulated misses and estimated cycles per event
+    /// (`vm --cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+}
+
+/// How often per event the kernel was entered through each kind of entry
+/// point (the executions of the entry point's first block).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Entries {
+    /// Exceptions: breakpoints (a uprobe's int3 or BRK), debug and page
+    /// faults.
+    pub traps: f64,
+    pub syscalls: f64,
+    /// Device interrupts and system vectors (timer, IPIs).
+    pub interrupts: f64,
+}
+
+/// A kind of entry into the kernel, counted in [`Entries`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Trap,
+    Syscall,
+    Interrupt,
+}
+
+impl Entries {
+    pub fn of(&self, kind: EntryKind) -> f64 {
+        match kind {
+            EntryKind::Trap => self.traps,
+            EntryKind::Syscall => self.syscalls,
+            EntryKind::Interrupt => self.interrupts,
+        }
+    }
+
+    pub fn of_mut(&mut self, kind: EntryKind) -> &mut f64 {
+        match kind {
+            EntryKind::Trap => &mut self.traps,
+            EntryKind::Syscall => &mut self.syscalls,
+            EntryKind::Interrupt => &mut self.interrupts,
+        }
+    }
+}
+
+impl Profile {
+    /// Functions cheaper than this (instructions per event) are left out
+    /// of `functions`, but still in `kernel`.
+    pub const FLOOR: f64 = 0.005;
+
+    /// The kernel's cost outside the listed functions.
+    pub fn kernel_rest(&self) -> f64 {
+        self.kernel - self.functions.iter().map(|f| f.insn).sum::<f64>()
+    }
+
+    /// The cost of one function, 0 when it is not listed.
+    pub fn of(&self, name: &str) -> f64 {
+        self.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(0.0, |f| f.insn)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionCost {
+    pub name: String,
+    /// Instructions per event.
+    pub insn: f64,
+    /// Entries per event (0 in results profiled before they were counted).
+    #[serde(default)]
+    pub calls: f64,
+    /// Its accesses and misses per event (`vm --cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Accesses>,
+}
+
+/// The guest kernel's text symbols, for the host to name the plugin's
+/// addresses: sorted, delta-encoded to keep the console frame small.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct KernelSymbols {
+    /// The first symbol's address; each delta is from the previous one.
+    pub base: u64,
+    pub deltas: Vec<u64>,
+    pub names: Vec<String>,
+    /// The end of the kernel image (`_end`): addresses past it, or before
+    /// the first symbol, are `[jit]`.
+    pub end: u64,
+}
+
+/// One read-and-reset of the counters, about a second apart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    /// Seconds since the benchmark's producers started.
+    pub t_s: f64,
+    /// The real length of this interval (upstream divides by 1 s).
+    pub interval_s: f64,
+    pub warmup: bool,
+    /// Events counted by BPF programs in the interval.
+    pub bpf: u64,
+    /// Events counted by the producers in user space in the interval.
+    pub user: u64,
+    /// The benchmark's counted events per second, in millions.
+    pub mps: f64,
+}
+
+/// Statistics over the measured (non-warm-up) samples.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// Mean rate, M events/s.
+    pub mean: f64,
+    /// Sample standard deviation (n-1), M/s.
+    pub stddev: f64,
+    /// Mean rate per producer, M/s.
+    pub per_producer: f64,
+    /// Coefficient of variation, stddev / mean.
+    pub cv: f64,
+    pub samples: usize,
+}
+
+/// Totals of both counters over the whole benchmark, checked for agreement.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HitCheck {
+    pub bpf: u64,
+    pub user: u64,
+    /// Whether bpf and user agree within 1%.
+    pub agree: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Overhead {
+    pub baseline: String,
+    pub ns_per_event: f64,
+}
+
+/// How a guest run ended (`Outcome.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunEnd {
+    /// Still going: the header frame's outcome.
+    Running,
+    Complete,
+    /// The guest's watchdog ended the run.
+    Watchdog,
+    /// trig-init panicked.
+    Panic,
+    /// The run could not start (a bad command line, say).
+    Error,
+    /// A signal ended the run.
+    Interrupted,
+    /// Set on the host: the guest stopped before its final report.
+    Incomplete,
+}
+
+impl RunEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Running => "running",
+            RunEnd::Complete => "complete",
+            RunEnd::Watchdog => "watchdog",
+            RunEnd::Panic => "panic",
+            RunEnd::Error => "error",
+            RunEnd::Interrupted => "interrupted",
+            RunEnd::Incomplete => "incomplete",
+        }
+    }
+}
+
+impl std::fmt::Display for RunEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Outcome {
+    pub status: RunEnd,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl BenchResult {
+    /// An `ok` result with nothing measured yet.
+    pub fn new(name: &str, bench: &str, group: &str, producers: usize, better: Better) -> Self {
+        BenchResult {
+            name: name.into(),
+            bench: bench.into(),
+            group: group.into(),
+            attach: None,
+            baseline: None,
+            producers,
+            better,
+            status: Status::Ok,
+            reason: None,
+            extra: BTreeMap::new(),
+            samples: Vec::new(),
+            summary: None,
+            hits: None,
+            overhead_ns: None,
+            window: None,
+            profile: None,
+        }
+    }
+}
+
+impl Report {
+    /// Whether every result ran or was cleanly unsupported.
+    pub fn all_ok(&self) -> bool {
+        self.outcome.status == RunEnd::Complete
+            && self
+                .results
+                .iter()
+                .all(|r| matches!(r.status, Status::Ok | Status::Unsupported))
+    }
+}
+
+/// What `trig-init vm` writes for one kernel: every boot of it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunSet {
+    pub schema_version: u32,
+    /// When the command started (UTC, 20261130T012345Z): orders history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    pub kernel: KernelInfo,
+    pub vm: VmInfo,
+    pub runs: Vec<RunRecord>,
+}
+
+/// Whether `t` is a `created` a history can be ordered by: the UTC
+/// timestamp 20261130T012345Z, which sorts as its text.
+pub fn is_timestamp(t: &str) -> bool {
+    let b = t.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z'
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct KernelInfo {
+    /// As given on the command line (`debian:6.1`, a path).
+    pub spec: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// `uname -r` inside the guest, once a boot reported it.
+    pub release: String,
+    /// The source commit the kernel was built from, when the caller knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+/// What the guest's clock counts, and so what a rate is per.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Meter {
+    /// Wall-clock time: events per second, cost in ns per event.
+    #[default]
+    Time,
+    /// QEMU's instruction counter (`-icount shift=0`): a guest nanosecond
+    /// is one executed instruction, so a rate is events per 10^9
+    /// instructions and a cost is instructions per event, whatever the
+    /// host's load.
+    Icount,
+}
+
+impl Meter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Meter::Time => "time",
+            Meter::Icount => "icount",
+        }
+    }
+
+    /// The unit of a rate (M events per second or per 10^9 instructions).
+    pub fn rate_unit(self) -> &'static str {
+        match self {
+            Meter::Time => "M/s",
+            Meter::Icount => "M/Ginsn",
+        }
+    }
+
+    /// Digits to show beyond the time meter's: icount figures repeat to
+    /// 1e-4 or better, so two more carry information.
+    pub fn extra_digits(self) -> usize {
+        match self {
+            Meter::Time => 0,
+            Meter::Icount => 2,
+        }
+    }
+
+    /// The unit of a per-event cost over the baseline.
+    pub fn cost_unit(self) -> &'static str {
+        match self {
+            Meter::Time => "ns/event",
+            Meter::Icount => "insn/event",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VmInfo {
+    pub arch: String,
+    /// `kvm` or `tcg`: TCG numbers are emulated, not native.
+    pub accel: String,
+    /// Absent in version-1 files, which were all timed.
+    #[serde(default)]
+    pub meter: Meter,
+    pub cpus: usize,
+    pub memory: String,
+    pub append: String,
+    /// QEMU's version as `--version` prints it; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qemu: Option<String>,
+    /// `-machine` and `-cpu` as given to QEMU; absent before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
+    /// The simulated caches and cycle weights of `--cache`, part of the
+    /// identity: another model's misses are other figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+}
+
+/// How one boot went (`RunRecord.status`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BootStatus {
+    /// A complete report, every benchmark ok or unsupported.
+    Ok,
+    /// A complete report in which some benchmarks failed.
+    Failed,
+    /// A signal to trig-init ended the boot.
+    Interrupted,
+    /// A kernel panic or oops.
+    Crashed,
+    /// Killed after the timeout.
+    Hung,
+    /// Never reached /init.
+    NoBoot,
+    /// No complete, valid report.
+    BadOutput,
+}
+
+impl BootStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BootStatus::Ok => "ok",
+            BootStatus::Failed => "failed",
+            BootStatus::Interrupted => "interrupted",
+            BootStatus::Crashed => "crashed",
+            BootStatus::Hung => "hung",
+            BootStatus::NoBoot => "no-boot",
+            BootStatus::BadOutput => "bad-output",
+        }
+    }
+
+    /// Whether the boot gave no complete report: the kernel, not a
+    /// benchmark, is at fault.
+    pub fn no_report(self) -> bool {
+        matches!(
+            self,
+            BootStatus::Crashed | BootStatus::Hung | BootStatus::NoBoot | BootStatus::BadOutput
+        )
+    }
+}
+
+impl std::fmt::Display for BootStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One boot.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    pub index: usize,
+    pub status: BootStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub console_log: String,
+    pub wall_s: f64,
+    /// Seconds from QEMU start to the first benchmark starting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<f64>,
+    /// Which interleaved round this boot belongs to: boots of different
+    /// kernels in the same session and round are paired by `compare`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<Pairing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<Report>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Pairing {
+    /// The command's start time, shared by every kernel it booted.
+    pub session: String,
+    pub round: usize,
+}
+
+/// Fills in each result's per-event overhead against its baseline at the
+/// same parameters, from the same run: 1e3/rate - 1e3/baseline rate, in ns
+/// with rates in M/s.
+pub fn add_overheads(results: &mut [BenchResult]) {
+    let rates: BTreeMap<String, f64> = results
+        .iter()
+        .filter(|r| r.status == Status::Ok)
+        .filter_map(|r| Some((r.name.clone(), r.summary.as_ref()?.mean)))
+        .collect();
+    for r in results.iter_mut().filter(|r| r.status == Status::Ok) {
+        let Some(base) = &r.baseline else {
+            continue;
+        };
+        let base_name = r.name.replacen(&r.bench, base, 1);
+        if let (Some(&base_rate), Some(s)) = (rates.get(&base_name), &r.summary) {
+            if base_rate > 0.0 && s.mean > 0.0 {
+                r.overhead_ns = Some(Overhead {
+                    baseline: base_name,
+                    ns_per_event: 1e3 / s.mean - 1e3 / base_rate,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::{BootStatus, RunEnd};
+
+    /// Each of `all` writes as its name and reads back.
+    fn round_trip<T>(all: &[T])
+    where
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + std::fmt::Display
+            + PartialEq
+            + std::fmt::Debug,
+    {
+        for s in all {
+            let json = serde_json::to_string(s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), s);
+        }
+    }
+
+    /// The JSON spelling is the one results files have always had.
+    #[test]
+    fn statuses_read_and_write_as_their_names() {
+        use BootStatus as B;
+        round_trip(&[
+            B::Ok,
+            B::Failed,
+            B::Interrupted,
+            B::Crashed,
+            B::Hung,
+            B::NoBoot,
+            B::BadOutput,
+        ]);
+        use RunEnd as E;
+        round_trip(&[
+            E::Running,
+            E::Complete,
+            E::Watchdog,
+            E::Panic,
+            E::Error,
+            E::Interrupted,
+            E::Incomplete,
+        ]);
+    }
+}

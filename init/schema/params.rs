@@ -1,0 +1,94 @@
+//! What a report records of the run options: the type is the schema's,
+//! the values come from the options table (`init/guest/options.rs`, each row's
+//! `record`), so that readers of reports need not know the options.
+
+use serde::{Deserialize, Serialize};
+
+/// The knobs a run used; two reports are comparable only if their
+/// [`Params::signature`]s match.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Params {
+    pub filter: Vec<String>,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    pub producers: Vec<usize>,
+    pub affinity: bool,
+    pub batch_iters: u32,
+    pub cmp_str_lens: Vec<u32>,
+    pub rename_thread: String,
+    pub timeout_s: u32,
+    /// A deliberate slowdown (`BENCH:SPINS`), for validating comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inject: Option<String>,
+    /// The producers' CPUs (`--prod-affinity`), as a CPU set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prod_affinity: Option<String>,
+    /// The programs walked the kernel stack on every event (`--stacktrace`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stacktrace: bool,
+}
+
+impl Params {
+    /// The benchmarks asked for, as one value: the filters in any order,
+    /// or the default selection.
+    pub fn benchmark_set(&self) -> String {
+        let mut f: Vec<&str> = self.filter.iter().map(String::as_str).collect();
+        f.sort_unstable();
+        f.dedup();
+        if f.is_empty() {
+            "default".into()
+        } else {
+            f.join(" ")
+        }
+    }
+
+    /// The recorded parameters that must match for two reports' figures
+    /// to be comparable, as `compare` names them.
+    pub fn signature(&self) -> String {
+        [
+            format!("warmup {} s", self.warmup_s),
+            format!("duration {} s", self.duration_s),
+            format!("producers {:?}", self.producers),
+            format!("affinity {}", self.affinity),
+            format!("batch iters {}", self.batch_iters),
+            format!("string lengths {:?}", self.cmp_str_lens),
+            format!("rename thread {}", self.rename_thread),
+        ]
+        .into_iter()
+        // named only when set, so that results from before these knobs
+        // keep their signature
+        .chain(
+            self.prod_affinity
+                .as_ref()
+                .map(|c| format!("producer CPUs {c}")),
+        )
+        .chain(
+            self.stacktrace
+                .then(|| "stack walked per event".to_string()),
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+}
+
+#[cfg(any(test, feature = "test-support"))]
+impl Params {
+    /// What a run of one benchmark at `trig-init run`'s defaults records
+    /// (options.rs checks that it is), for the tests of what reads reports.
+    pub fn run_defaults() -> Params {
+        Params {
+            filter: Vec::new(),
+            warmup_s: 1.0,
+            duration_s: 5.0,
+            producers: vec![1],
+            affinity: false,
+            batch_iters: 100,
+            cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
+            rename_thread: "worker".into(),
+            timeout_s: 76,
+            inject: None,
+            prod_affinity: None,
+            stacktrace: false,
+        }
+    }
+}
