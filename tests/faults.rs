@@ -58,11 +58,23 @@ impl Fake {
     }
 
     fn command(&self, vm_args: &[&str]) -> Command {
+        self.command_of("vm", &["elf"], vm_args)
+    }
+
+    /// `trig-init SUB` with a `-k` for each of `kernels` (files of the
+    /// fake's directory, made as copies of its ELF).
+    fn command_of(&self, sub: &str, kernels: &[&str], vm_args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_trig-init"));
         let elf = self.dir.join("elf");
-        c.args(["vm", "-k"])
-            .arg(&elf)
-            .arg("--init")
+        c.arg(sub);
+        for k in kernels {
+            let path = self.dir.join(k);
+            if !path.exists() {
+                std::fs::copy(&elf, &path).unwrap();
+            }
+            c.arg("-k").arg(path);
+        }
+        c.arg("--init")
             .arg(&elf)
             .args(["--accel", "tcg", "--out"])
             .arg(&self.out)
@@ -551,9 +563,16 @@ fn an_out_that_cannot_be_made_exits_4_before_any_boot() {
 /// The console lines of a guest that reports trig-base and trig-kprobe
 /// (the report of a synthetic results file), for a fake QEMU to `cat`.
 fn report_lines(fake: &Fake) -> PathBuf {
+    report_lines_as(fake, "console.txt", |_| {})
+}
+
+/// [`report_lines`] in the file `name`, the report changed by `edit`.
+fn report_lines_as(fake: &Fake, name: &str, edit: impl Fn(&mut Value)) -> PathBuf {
     let doc = synth::results("6.1.0-test", "c0ffee", "20261201T000000Z", 1.0, 1, 0.0);
-    let json = doc["runs"][0]["report"].to_string();
-    let path = fake.dir.join("console.txt");
+    let mut report = doc["runs"][0]["report"].clone();
+    edit(&mut report);
+    let json = report.to_string();
+    let path = fake.dir.join(name);
     let mut text = "trig-init 0.1.0 as PID 1\n".to_string();
     text.extend(trig_schema::frame::encode(
         trig_schema::frame::REPORT,
@@ -591,6 +610,35 @@ fn on_a_full_disk(fake: &Fake, before: &str, command: &Command) -> Option<(Outpu
         return None;
     }
     Some((o, std::fs::read_to_string(listing).unwrap_or_default()))
+}
+
+/// An `ab` comparison that cannot be made after the boots (the second
+/// kernel's report comes from another trig-init build, whose code icount
+/// counts too) is a gate that did not pass: 1, not 2, which is a usage
+/// error found before anything boots. Both kernels' results are kept.
+#[test]
+fn an_ab_comparison_that_cannot_be_made_after_the_boots_exits_1() {
+    let fake = Fake::new("ab-incomparable", "");
+    let a = report_lines(&fake);
+    let b = report_lines_as(&fake, "other-build.txt", |r| {
+        r["tool"]["git_rev"] = "another-build".into()
+    });
+    fake.script(&format!(
+        "case \"$*\" in *elf2*) cat '{}' ;; *) cat '{}' ;; esac\nexit 0",
+        b.display(),
+        a.display()
+    ));
+    let o = fake
+        .command_of("ab", &["elf", "elf2"], &["--runs", "1"])
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("trig-init build") && err.contains("the gate fails"),
+        "says why: {err}"
+    );
+    assert_eq!(fake.results().len(), 2, "both kernels' results: {err}");
 }
 
 #[test]

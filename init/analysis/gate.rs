@@ -69,7 +69,7 @@ impl Tally {
     /// for the next result and never fail a gate.
     pub fn status(&self) -> u8 {
         if self.regressed + self.failed + self.missing > 0 || self.nothing_decided() {
-            exit::BENCH_FAILED
+            exit::FAILED
         } else {
             exit::OK
         }

@@ -321,38 +321,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
                 )));
             }
             if let CommitOutcome::Measured(path) = &o {
-                let side = load(path).map_err(error::input)?;
-                let recorded: Vec<&String> = side
-                    .sets
-                    .iter()
-                    .filter_map(|s| s.kernel.commit.as_ref())
-                    .collect();
-                if recorded.is_empty() {
-                    return Err(error::input(format!(
-                        "{}: no kernel commit recorded (vm --commit SHA records it), so nothing says it is {}",
-                        path.display(),
-                        m.commits[i].commit
-                    )));
-                }
-                if let Some(c) = recorded.iter().find(|c| **c != &m.commits[i].commit) {
-                    return Err(error::input(format!(
-                        "{}: results of commit {c}, not of {}",
-                        path.display(),
-                        m.commits[i].commit
-                    )));
-                }
-                match &reference {
-                    None => reference = Some((path.clone(), side)),
-                    Some((rpath, rside)) => {
-                        if let Some(why) = incompatible(rside, &side) {
-                            return Err(error::input(format!(
-                                "{} was not measured like {}: {why}",
-                                path.display(),
-                                rpath.display()
-                            )));
-                        }
-                    }
-                }
+                check_measured(path, &m.commits[i].commit, &mut reference)?;
             }
             from[i] = Some(dir);
             all[i] = o;
@@ -371,7 +340,56 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
             out.display()
         )));
     }
-    // each measured file, each skip and the build log beside it
+    copy_into(out, &merged, &slice_files(&merged, &all, &from))?;
+    Ok((0..all.len())
+        .filter(|&i| all[i] == CommitOutcome::Missing)
+        .collect())
+}
+
+/// The results file `path` of `commit`: results that say they are that
+/// commit's, measured like the first file merged (`reference`, which the
+/// first one becomes).
+fn check_measured(
+    path: &Path,
+    commit: &str,
+    reference: &mut Option<(PathBuf, Side)>,
+) -> Result<(), Error> {
+    let side = load(path).map_err(error::input)?;
+    let recorded: Vec<&String> = side
+        .sets
+        .iter()
+        .filter_map(|s| s.kernel.commit.as_ref())
+        .collect();
+    if recorded.is_empty() {
+        return Err(error::input(format!(
+            "{}: no kernel commit recorded (vm --commit SHA records it), so nothing says it is {commit}",
+            path.display(),
+        )));
+    }
+    if let Some(c) = recorded.iter().find(|c| **c != commit) {
+        return Err(error::input(format!(
+            "{}: results of commit {c}, not of {commit}",
+            path.display(),
+        )));
+    }
+    match reference {
+        None => *reference = Some((path.to_path_buf(), side)),
+        Some((rpath, rside)) => {
+            if let Some(why) = incompatible(rside, &side) {
+                return Err(error::input(format!(
+                    "{} was not measured like {}: {why}",
+                    path.display(),
+                    rpath.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The files a merge copies: each measured file, each skip and the build
+/// log beside it, from the slice directory (`from`) that had it.
+fn slice_files(merged: &Manifest, all: &[CommitOutcome], from: &[Option<&Path>]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for (i, o) in all.iter().enumerate() {
         match o {
@@ -387,6 +405,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
             CommitOutcome::Missing => {}
         }
     }
+    files
+}
+
+/// Copies `files` and writes `merged`'s manifest into the empty `out`;
+/// on an error, removes what it wrote, or a rerun would refuse `out`.
+fn copy_into(out: &Path, merged: &Manifest, files: &[PathBuf]) -> Result<(), Error> {
     let mut written = Vec::new();
     let copied = files
         .iter()
@@ -403,16 +427,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
             written.push(out.join(MANIFEST));
             merged.write(out)
         });
-    if let Err(e) = copied {
-        // the directory was empty: leave it so, or a rerun refuses it
+    if copied.is_err() {
         for f in &written {
             let _ = std::fs::remove_file(f);
         }
-        return Err(e);
     }
-    Ok((0..all.len())
-        .filter(|&i| all[i] == CommitOutcome::Missing)
-        .collect())
+    copied
 }
 
 /// One benchmark that stepped: its verdict's metric, by how much, and

@@ -251,7 +251,7 @@ pub fn exit_status(set: &RunSet) -> u8 {
     if set.runs.iter().any(|r| r.status.no_report()) {
         exit::NO_BOOT
     } else if set.runs.iter().any(|r| r.status != BootStatus::Ok) {
-        exit::BENCH_FAILED
+        exit::FAILED
     } else {
         exit::OK
     }

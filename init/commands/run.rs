@@ -18,6 +18,6 @@ pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(exit::BENCH_FAILED)
+        ExitCode::from(exit::FAILED)
     })
 }

@@ -3,67 +3,24 @@
 use super::{color, strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_analysis::compare;
+use trig_analysis::compare::{self, Comparison, Metric};
 use trig_analysis::input::Side;
 use trig_boot::kernel::Arch;
-use trig_boot::vm as host_vm;
+use trig_boot::vm::{self as boot, AccelChoice, MeterChoice, Order, VmOptions};
 use trig_export::kcidb::{self, AbRuns, Kcidb, Runs};
 use trig_export::{write_file, Exporter, Table};
 use trig_schema::error::{usage, Error};
 use trig_schema::exit;
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
-/// with the first.
+/// with the first. Every setting is checked before the first boot.
 pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
-    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| usage(e.output))?;
     let table = Table {
         color: color(&cmd.color)?,
     };
-    let kernels = if cmd.kernel.is_empty() {
-        vec!["debian".to_string()]
-    } else {
-        cmd.kernel
-    };
-    if compare_after && kernels.len() < 2 {
-        return Err(usage("ab needs at least two kernels (-k A -k B)"));
-    }
-    let settings = match (&cmd.metric, compare_after) {
-        (Some(_), false) => {
-            return Err(usage(
-                "--metric is ab's: vm compares nothing (trig-init compare --metric compares its results)",
-            ))
-        }
-        (Some(m), true) => {
-            let metrics = compare::Metric::parse_choice(m).map_err(usage)?;
-            // the comparison would find no figure, after every boot
-            if !cmd.profile && !cmd.cache && metrics.iter().any(|m| m.needs_profile()) {
-                return Err(usage(format!(
-                    "--metric {m} compares what only --profile counts (the kernel's instructions and entries): add --profile"
-                )));
-            }
-            if !cmd.cache && metrics.iter().any(|m| m.needs_cache()) {
-                return Err(usage(format!(
-                    "--metric {m} compares what only --cache counts (accesses, simulated misses, estimated cycles): add --cache"
-                )));
-            }
-            compare::Settings {
-                metrics,
-                ..compare::Settings::default()
-            }
-        }
-        (None, _) => compare::Settings::default(),
-    };
-    if cmd.threshold_entries.is_some() && !compare_after {
-        return Err(usage(
-            "--threshold-entries is ab's: vm compares nothing (trig-init compare --threshold-entries compares its results)",
-        ));
-    }
-    let settings = compare::Settings {
-        threshold_entries: threshold_entries(cmd.threshold_entries)?,
-        ..settings
-    };
-    // checked before booting, so that a bad setting costs no boots
+    let settings = settings(&cmd, compare_after)?;
     let kcidb = match &cmd.export_kcidb {
         Some(path) => Some((
             Kcidb(kcidb::KcidbOptions::from_env().map_err(usage)?),
@@ -71,59 +28,15 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         )),
         None => None,
     };
-    let opts = host_vm::VmOptions {
-        kernels,
-        order: host_vm::Order::parse(&cmd.order, cmd.seed).map_err(usage)?,
-        commit: cmd.commit,
-        arch: cmd
-            .arch
-            .as_deref()
-            .map_or(Ok(Arch::host()), Arch::parse)
-            .map_err(usage)?,
-        cpus: cmd.cpus,
-        memory: cmd.memory,
-        runs: cmd.runs,
-        jobs: cmd.jobs,
-        out: cmd.out.into(),
-        accel: host_vm::AccelChoice::parse(&cmd.accel).map_err(usage)?,
-        meter: host_vm::MeterChoice::parse(&cmd.meter).map_err(usage)?,
-        timeout: cmd.timeout,
-        init: cmd.init.map(Into::into),
-        append: cmd.append,
-        kaslr: cmd.kaslr,
-        kernel_appends: cmd.kernel_append,
-        profile: cmd.profile || cmd.cache,
-        cache: cmd.cache,
-        quiet: cmd.quiet,
-        verbose: cmd.verbose,
-        // ab's answer is its comparison; vm's is the table
-        tables: cmd.tables || !compare_after,
-        table: trig_export::vm_table::summary,
-        json: cmd.json,
-        run: run_cmd.options().map_err(usage)?,
-        timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
-    };
-    let done = host_vm::run(&opts)?;
+    let opts = options(cmd, compare_after)?;
+    let done = boot::run(&opts)?;
     let mut code = done.status;
     let mut comparisons = Vec::new();
     if compare_after {
-        let base = Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
-        for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
-            let new = Side::of_file(file, vec![set.clone()]);
-            match compare::compare(&base, &new, &settings) {
-                Ok(c) => {
-                    print!("{}", table.export(&c));
-                    if code == exit::OK {
-                        code = c.tally().status();
-                    }
-                    comparisons.push(c);
-                }
-                Err(e) => {
-                    eprintln!("trig-init: compare: {e}");
-                    code = code.max(exit::USAGE);
-                }
-            }
-        }
+        let (compared, status) = compare_with_first(&done, &settings, &table);
+        comparisons = compared;
+        // a boot's status stands over what the comparison says of it
+        code = if code == exit::OK { status } else { code };
     }
     if let Some((exporter, path)) = kcidb {
         let runs = Runs {
@@ -141,8 +54,123 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
         // could not write: the boots' results are in --out all the same
         if let Err(e) = write_file(&path, &text) {
             eprintln!("trig-init: error: {e}");
-            code = code.max(exit::INFRA);
+            code = exit::gravest(code, exit::INFRA);
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// ab's comparison settings: `--metric` and `--threshold-entries`, which
+/// vm refuses, and a metric that the boots asked for would not count.
+fn settings(cmd: &VmCmd, compare_after: bool) -> Result<compare::Settings, Error> {
+    if !compare_after {
+        if cmd.metric.is_some() {
+            return Err(usage(
+                "--metric is ab's: vm compares nothing (trig-init compare --metric compares its results)",
+            ));
+        }
+        if cmd.threshold_entries.is_some() {
+            return Err(usage(
+                "--threshold-entries is ab's: vm compares nothing (trig-init compare --threshold-entries compares its results)",
+            ));
+        }
+    }
+    let metrics = match &cmd.metric {
+        None => compare::Settings::default().metrics,
+        Some(m) => {
+            let metrics = Metric::parse_choice(m).map_err(usage)?;
+            // the comparison would find no figure, after every boot
+            if !cmd.profile && !cmd.cache && metrics.iter().any(|m| m.needs_profile()) {
+                return Err(usage(format!(
+                    "--metric {m} compares what only --profile counts (the kernel's instructions and entries): add --profile"
+                )));
+            }
+            if !cmd.cache && metrics.iter().any(|m| m.needs_cache()) {
+                return Err(usage(format!(
+                    "--metric {m} compares what only --cache counts (accesses, simulated misses, estimated cycles): add --cache"
+                )));
+            }
+            metrics
+        }
+    };
+    Ok(compare::Settings {
+        metrics,
+        threshold_entries: threshold_entries(cmd.threshold_entries)?,
+        ..compare::Settings::default()
+    })
+}
+
+/// The command line as the boots' options.
+fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
+    let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| usage(e.output))?;
+    let kernels = if cmd.kernel.is_empty() {
+        vec!["debian".to_string()]
+    } else {
+        cmd.kernel
+    };
+    if compare_after && kernels.len() < 2 {
+        return Err(usage("ab needs at least two kernels (-k A -k B)"));
+    }
+    Ok(VmOptions {
+        kernels,
+        order: Order::parse(&cmd.order, cmd.seed).map_err(usage)?,
+        commit: cmd.commit,
+        arch: cmd
+            .arch
+            .as_deref()
+            .map_or(Ok(Arch::host()), Arch::parse)
+            .map_err(usage)?,
+        cpus: cmd.cpus,
+        memory: cmd.memory,
+        runs: cmd.runs,
+        jobs: cmd.jobs,
+        out: cmd.out.into(),
+        accel: AccelChoice::parse(&cmd.accel).map_err(usage)?,
+        meter: MeterChoice::parse(&cmd.meter).map_err(usage)?,
+        timeout: cmd.timeout,
+        init: cmd.init.map(PathBuf::from),
+        append: cmd.append,
+        kaslr: cmd.kaslr,
+        kernel_appends: cmd.kernel_append,
+        profile: cmd.profile || cmd.cache,
+        cache: cmd.cache,
+        quiet: cmd.quiet,
+        verbose: cmd.verbose,
+        // ab's answer is its comparison; vm's is the table
+        tables: cmd.tables || !compare_after,
+        table: trig_export::vm_table::summary,
+        json: cmd.json,
+        run: run_cmd.options().map_err(usage)?,
+        timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
+    })
+}
+
+/// ab's comparisons of each kernel with the first, printed, and their
+/// status. One that cannot be made after the boots (a side without a
+/// report, results that differ in what they stand on) is a gate that
+/// did not pass: 1, as `compare` of nothing measured; the boots' results
+/// are kept all the same.
+fn compare_with_first(
+    done: &boot::Done,
+    settings: &compare::Settings,
+    table: &Table,
+) -> (Vec<Comparison>, u8) {
+    let base = Side::of_file(&done.files[0], vec![done.sets[0].clone()]);
+    let mut status = exit::OK;
+    let mut comparisons = Vec::new();
+    for (file, set) in done.files.iter().zip(&done.sets).skip(1) {
+        let new = Side::of_file(file, vec![set.clone()]);
+        match compare::compare(&base, &new, settings) {
+            Ok(c) => {
+                print!("{}", table.export(&c));
+                status = exit::gravest(status, c.tally().status());
+                comparisons.push(c);
+            }
+            Err(e) => {
+                eprintln!("trig-init: compare: {e}: the gate fails, the boots' results are kept");
+                status = exit::gravest(status, exit::FAILED);
+            }
+        }
+    }
+    (comparisons, status)
 }

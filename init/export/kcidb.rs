@@ -16,7 +16,7 @@ use trig_analysis::compare::{Comparison, Metric, SideInfo, Verdict};
 use trig_analysis::gate;
 use trig_analysis::history::{History, Point};
 use trig_schema::stats;
-use trig_schema::{Meter, RunSet, Status};
+use trig_schema::{BenchResult, Meter, RunSet, Status};
 
 /// The schema version written.
 pub const VERSION: (u32, u32) = (5, 3);
@@ -289,29 +289,7 @@ impl<'a> Doc<'a> {
             let boots: Vec<_> = results.iter().filter(|(r, _)| r.name == bench).collect();
             let of: Vec<_> = boots.iter().map(|(r, _)| *r).collect();
             if !of.iter().any(|r| r.status == Status::Ok) {
-                let skip = of.iter().all(|r| r.status == Status::Unsupported);
-                let why = of.iter().find_map(|r| r.reason.clone());
-                let status = gate::exported(
-                    if skip {
-                        Verdict::Unsupported
-                    } else {
-                        Verdict::Failed
-                    },
-                    false,
-                );
-                let misc = json!({"reason": why.unwrap_or_else(|| of[0].status.as_str().into())});
-                self.test(
-                    &build,
-                    &k,
-                    Test {
-                        key,
-                        bench,
-                        metric: None,
-                        status,
-                        value: None,
-                        misc,
-                    },
-                );
+                self.unmeasured(&build, &k, key, bench, &of);
                 continue;
             }
             // the kernel's instructions where it was profiled
@@ -349,6 +327,31 @@ impl<'a> Doc<'a> {
                 );
             }
         }
+    }
+
+    /// A benchmark no boot measured: skipped where unsupported throughout,
+    /// else an error, with the reason of a boot.
+    fn unmeasured(&mut self, build: &str, k: &Kernel, key: &str, bench: &str, of: &[&BenchResult]) {
+        let skip = of.iter().all(|r| r.status == Status::Unsupported);
+        let why = of.iter().find_map(|r| r.reason.clone());
+        let verdict = if skip {
+            Verdict::Unsupported
+        } else {
+            Verdict::Failed
+        };
+        let misc = json!({"reason": why.unwrap_or_else(|| of[0].status.as_str().into())});
+        self.test(
+            build,
+            k,
+            Test {
+                key,
+                bench,
+                metric: None,
+                status: gate::exported(verdict, false),
+                value: None,
+                misc,
+            },
+        );
     }
 
     /// NEW's figures of a comparison, each with its verdict against BASE.

@@ -269,58 +269,60 @@ impl Exporter<SweepReport> for Markdown {
     }
 }
 
+#[derive(Serialize)]
+struct JsonCommit<'a> {
+    commit: &'a str,
+    subject: &'a str,
+    /// measured, skipped or missing
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'a str>,
+}
+#[derive(Serialize)]
+struct JsonStep<'a> {
+    commit: &'a str,
+    against: &'a str,
+    /// Commits between the two that were not measured.
+    across: Vec<&'a str>,
+    moved: &'a [Moved],
+    /// As `compare --format json` writes it.
+    comparison: serde_json::Value,
+}
+#[derive(Serialize)]
+struct JsonDrift<'a> {
+    commit: &'a str,
+    since: &'a str,
+    moved: &'a [Moved],
+}
+/// `sweep report --format json`.
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    schema_version: u32,
+    range: &'a str,
+    /// A search: the commits not measured lie between two that
+    /// agree, taken to hold no step.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    search: bool,
+    regressed: bool,
+    /// `sweep report`'s exit status (docs/faults.md)
+    status: u8,
+    commits: Vec<JsonCommit<'a>>,
+    steps: Vec<JsonStep<'a>>,
+    drifts: Vec<JsonDrift<'a>>,
+    broken: Vec<JsonBroken<'a>>,
+}
+#[derive(Serialize)]
+struct JsonBroken<'a> {
+    commit: &'a str,
+    bench: &'a str,
+    verdict: &'static str,
+    why: &'a str,
+}
+
 impl Exporter<SweepReport> for Json {
     fn export(&self, s: &SweepReport) -> String {
-        #[derive(Serialize)]
-        struct CommitOut<'a> {
-            commit: &'a str,
-            subject: &'a str,
-            /// measured, skipped or missing
-            status: &'static str,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            why: Option<&'a str>,
-        }
-        #[derive(Serialize)]
-        struct StepOut<'a> {
-            commit: &'a str,
-            against: &'a str,
-            /// Commits between the two that were not measured.
-            across: Vec<&'a str>,
-            moved: &'a [Moved],
-            /// As `compare --format json` writes it.
-            comparison: serde_json::Value,
-        }
-        #[derive(Serialize)]
-        struct DriftOut<'a> {
-            commit: &'a str,
-            since: &'a str,
-            moved: &'a [Moved],
-        }
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            schema_version: u32,
-            range: &'a str,
-            /// A search: the commits not measured lie between two that
-            /// agree, taken to hold no step.
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            search: bool,
-            regressed: bool,
-            /// `sweep report`'s exit status (docs/faults.md)
-            status: u8,
-            commits: Vec<CommitOut<'a>>,
-            steps: Vec<StepOut<'a>>,
-            drifts: Vec<DriftOut<'a>>,
-            broken: Vec<BrokenOut<'a>>,
-        }
-        #[derive(Serialize)]
-        struct BrokenOut<'a> {
-            commit: &'a str,
-            bench: &'a str,
-            verdict: &'static str,
-            why: &'a str,
-        }
         let m = &s.manifest;
-        let doc = Doc {
+        let doc = JsonDoc {
             schema_version: JSON_SCHEMA_VERSION,
             range: &m.range,
             search: m.search,
@@ -329,7 +331,7 @@ impl Exporter<SweepReport> for Json {
             broken: s
                 .broken
                 .iter()
-                .map(|b| BrokenOut {
+                .map(|b| JsonBroken {
                     commit: &m.commits[b.at].commit,
                     bench: &b.bench,
                     verdict: b.verdict.as_str(),
@@ -340,7 +342,7 @@ impl Exporter<SweepReport> for Json {
                 .commits
                 .iter()
                 .zip(&s.outcomes)
-                .map(|(c, o)| CommitOut {
+                .map(|(c, o)| JsonCommit {
                     commit: &c.commit,
                     subject: &c.subject,
                     status: match o {
@@ -357,7 +359,7 @@ impl Exporter<SweepReport> for Json {
             steps: s
                 .steps
                 .iter()
-                .map(|st| StepOut {
+                .map(|st| JsonStep {
                     commit: &m.commits[st.at].commit,
                     against: &m.commits[st.from].commit,
                     across: st.across().map(|i| m.commits[i].commit.as_str()).collect(),
@@ -369,7 +371,7 @@ impl Exporter<SweepReport> for Json {
             drifts: s
                 .drifts
                 .iter()
-                .map(|d| DriftOut {
+                .map(|d| JsonDrift {
                     commit: &m.commits[d.to].commit,
                     since: &m.commits[d.from].commit,
                     moved: &d.moved,

@@ -290,51 +290,59 @@ impl Parser {
             return Some(finish(open, rest));
         }
         if let Some(i) = line.find(LINE) {
-            let open = self.open.as_mut()?;
-            if open.broken.is_some() {
-                return None;
-            }
-            let rest = &line[i + LINE.len()..];
-            let mut fields = rest.splitn(4, ' ');
-            let (seq, len, crc) = (fields.next(), fields.next(), fields.next());
-            let data = fields.next().unwrap_or_default();
-            if seq.and_then(|s| s.parse::<usize>().ok()) != Some(open.lines) {
-                open.broken = Some(FrameError::Sequence {
-                    kind: open.kind.clone(),
-                    expected: open.lines,
-                    got: quote(seq.unwrap_or_default()),
-                });
-                return None;
-            }
-            let len = len
-                .and_then(|l| l.parse::<usize>().ok())
-                .filter(|&l| l <= MAX_DATA);
-            let crc = crc.and_then(|c| u32::from_str_radix(c, 16).ok());
-            let (Some(len), Some(crc)) = (len, crc) else {
-                open.garbled();
-                return None;
-            };
-            if open.payload.len() + len > self.max_frame {
-                open.broken = Some(FrameError::Mismatch {
-                    kind: open.kind.clone(),
-                    what: format!("over {} bytes: not read further", self.max_frame),
-                });
-                // what it held is dropped now, not at its end line
-                open.payload = String::new();
-            } else if matches(data, len, crc) {
-                open.accept(data);
-            } else if let Some(d) = cut_out(data, len, crc) {
-                open.accept(&d);
-            } else {
-                open.pending = Some(Pending {
-                    data: data.to_string(),
-                    len,
-                    crc,
-                    waited: 0,
-                });
-            }
+            self.data_line(&line[i + LINE.len()..]);
         }
         None
+    }
+
+    /// A numbered line of data (`rest`, after its marker) of the open
+    /// frame, unless none is open or it is broken already.
+    fn data_line(&mut self, rest: &str) {
+        let max_frame = self.max_frame;
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        if open.broken.is_some() {
+            return;
+        }
+        let mut fields = rest.splitn(4, ' ');
+        let (seq, len, crc) = (fields.next(), fields.next(), fields.next());
+        let data = fields.next().unwrap_or_default();
+        if seq.and_then(|s| s.parse::<usize>().ok()) != Some(open.lines) {
+            open.broken = Some(FrameError::Sequence {
+                kind: open.kind.clone(),
+                expected: open.lines,
+                got: quote(seq.unwrap_or_default()),
+            });
+            return;
+        }
+        let len = len
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|&l| l <= MAX_DATA);
+        let crc = crc.and_then(|c| u32::from_str_radix(c, 16).ok());
+        let (Some(len), Some(crc)) = (len, crc) else {
+            open.garbled();
+            return;
+        };
+        if open.payload.len() + len > max_frame {
+            open.broken = Some(FrameError::Mismatch {
+                kind: open.kind.clone(),
+                what: format!("over {} bytes: not read further", max_frame),
+            });
+            // what it held is dropped now, not at its end line
+            open.payload = String::new();
+        } else if matches(data, len, crc) {
+            open.accept(data);
+        } else if let Some(d) = cut_out(data, len, crc) {
+            open.accept(&d);
+        } else {
+            open.pending = Some(Pending {
+                data: data.to_string(),
+                len,
+                crc,
+                waited: 0,
+            });
+        }
     }
 
     /// Call at the end of the output: an open frame is truncated.

@@ -47,7 +47,7 @@ impl<'a> Setup<'a> {
         }
         Ok(Done {
             status: interrupted.map_or_else(
-                || sets.iter().map(exit_status).max().unwrap_or(exit::OK),
+                || sets.iter().map(exit_status).fold(exit::OK, exit::gravest),
                 signals::exit_status,
             ),
             files: targets
