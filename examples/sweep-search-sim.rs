@@ -14,7 +14,7 @@ use trig_analysis::search::{next, Known};
 /// Rounds and boots of one search, after checking its steps.
 fn simulate(commits: usize, steps: &[usize], runners: usize) -> (usize, usize) {
     // a step at `at` (its first commit) of benchmark `k`
-    let moved = |a: usize, b: usize| -> Result<BTreeSet<String>, String> {
+    let moved = |a: usize, b: usize| -> Result<BTreeSet<String>, trig_schema::error::Error> {
         Ok(steps
             .iter()
             .enumerate()

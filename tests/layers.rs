@@ -271,3 +271,30 @@ fn scripts_share_lib_sh_and_read_no_compare_text() {
         "the git identity only in scripts/lib.sh, and compare's JSON, not its text",
     );
 }
+
+/// Errors get their class where they arise (`trig_schema::error`): no
+/// public function returns, or takes, a `Result` whose error is a bare
+/// `String`, which would leave the class to whoever catches it.
+#[test]
+fn no_public_function_has_a_string_error() {
+    let mut found = Vec::new();
+    for f in rust_files(&top().join("init")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        // a test module's helpers are not the crate's interface
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        for (at, _) in code.match_indices("pub fn ") {
+            let sig = &code[at..];
+            let sig = &sig[..sig.find(['{', ';']).unwrap_or(sig.len())];
+            if sig.contains(", String>") {
+                let line = code[..at].lines().count() + 1;
+                let rel = f.strip_prefix(top()).unwrap().display();
+                let name = sig["pub fn ".len()..].split('(').next().unwrap_or("");
+                found.push(format!("{rel}:{line}: {name}"));
+            }
+        }
+    }
+    assert_none(found, "public functions with a String error");
+}

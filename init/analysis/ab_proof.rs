@@ -21,6 +21,7 @@ use crate::compare::{self, Comparison};
 use crate::input;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use trig_schema::error::{self, Error};
 
 /// One `ab` run's comparisons, each with k1 as BASE.
 pub struct AbRun {
@@ -64,22 +65,22 @@ fn kernel_files(dir: &Path) -> Result<BTreeMap<usize, PathBuf>, String> {
 }
 
 /// The comparisons of the `ab` run in `dir`.
-pub fn analyse(dir: &Path) -> Result<AbRun, String> {
-    let files = kernel_files(dir)?;
+pub fn analyse(dir: &Path) -> Result<AbRun, Error> {
+    let files = kernel_files(dir).map_err(error::input)?;
     let base = input::load(&[files[&1].clone()])?;
-    let against = |n: usize, unpaired: bool| -> Result<Comparison, String> {
+    let against = |n: usize, unpaired: bool| -> Result<Comparison, Error> {
         let new = input::load(&[files[&n].clone()])?;
         let settings = compare::Settings {
             unpaired,
             ..compare::Settings::default()
         };
-        compare::compare(&base, &new, &settings).map_err(|e| format!("k1 against k{n}: {e}"))
+        compare::compare(&base, &new, &settings).map_err(|e| e.context(format!("k1 against k{n}")))
     };
     let rungs = files
         .keys()
         .filter(|n| **n >= 3)
         .map(|&n| Ok((n, against(n, false)?)))
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, Error>>()?;
     Ok(AbRun {
         paired: against(2, false)?,
         unpaired: against(2, true)?,
@@ -129,10 +130,10 @@ mod tests {
         let Err(e) = analyse(&dir) else {
             panic!("two k2 files")
         };
-        assert!(e.contains("two results files of kernel 2"), "{e}");
+        assert!(e.message.contains("two results files of kernel 2"), "{e}");
         let Err(e) = analyse(&scratch("empty")) else {
             panic!("no files")
         };
-        assert!(e.contains("no *-k1.json and *-k2.json"), "{e}");
+        assert!(e.message.contains("no *-k1.json and *-k2.json"), "{e}");
     }
 }

@@ -12,6 +12,7 @@ use crate::compare::{Metric, Verdict};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use trig_schema::error::{self, Error};
 
 /// A step whose change is typically more than this fraction of BAD's
 /// has BAD's regression.
@@ -90,9 +91,9 @@ impl ExportMetric {
 }
 
 /// Every metric of every benchmark in a comparison export.
-pub fn parse_comparison(text: &str) -> Result<Vec<Change>, String> {
+pub fn parse_comparison(text: &str) -> Result<Vec<Change>, Error> {
     let doc: Export = serde_json::from_str(text)
-        .map_err(|e| format!("not a comparison (compare --export-json): {e}"))?;
+        .map_err(|e| error::input(format!("not a comparison (compare --export-json): {e}")))?;
     Ok(doc
         .benches
         .into_iter()
@@ -111,8 +112,9 @@ fn read(path: &Path) -> Result<String, String> {
 }
 
 /// Reads a comparison export; the error names the file.
-pub fn read_comparison(path: &Path) -> Result<Vec<Change>, String> {
-    parse_comparison(&read(path)?).map_err(|e| format!("{}: {e}", path.display()))
+pub fn read_comparison(path: &Path) -> Result<Vec<Change>, Error> {
+    parse_comparison(&read(path).map_err(error::input)?)
+        .map_err(|e| error::input(format!("{}: {e}", path.display())))
 }
 
 /// What BAD regressed: empty when nothing did.
@@ -126,18 +128,22 @@ pub fn effect(changes: &[Change]) -> Effect {
 
 /// Reads an effect file; an effect with no usable change is an error,
 /// since no commit could be judged against it.
-pub fn read_effect(path: &Path) -> Result<Effect, String> {
-    let effect: Effect = serde_json::from_str(&read(path)?)
-        .map_err(|e| format!("{}: not an effect (bisect effect): {e}", path.display()))?;
+pub fn read_effect(path: &Path) -> Result<Effect, Error> {
+    let effect: Effect = serde_json::from_str(&read(path).map_err(error::input)?).map_err(|e| {
+        error::input(format!(
+            "{}: not an effect (bisect effect): {e}",
+            path.display()
+        ))
+    })?;
     let usable: Effect = effect
         .into_iter()
         .filter(|(_, v)| v.is_finite() && *v != 0.0)
         .collect();
     if usable.is_empty() {
-        return Err(format!(
+        return Err(error::input(format!(
             "{}: BAD regressed nothing: no commit can be judged against it",
             path.display()
-        ));
+        )));
     }
     Ok(usable)
 }
@@ -190,7 +196,7 @@ impl Decision {
 /// An unreadable comparison or one that measured none of BAD's
 /// regressed benchmarks is a skip; metrics the step did not measure are
 /// left out of the median.
-pub fn decide(effect: &Effect, step: Result<Vec<Change>, String>) -> Decision {
+pub fn decide(effect: &Effect, step: Result<Vec<Change>, Error>) -> Decision {
     let changes = match step {
         Ok(c) => c,
         Err(e) => return Decision::skip(format!("unreadable comparison: {e}")),
@@ -388,12 +394,12 @@ mod tests {
     fn an_effect_with_nothing_regressed_is_an_error_not_a_verdict() {
         for (name, text) in [("empty", "{}"), ("zero", "{\"a rate\": 0.0}")] {
             let e = read_effect(&scratch(name, text)).unwrap_err();
-            assert!(e.contains("BAD regressed nothing"), "{e}");
+            assert!(e.message.contains("BAD regressed nothing"), "{e}");
         }
         let e = read_effect(&scratch("list", "[1]")).unwrap_err();
-        assert!(e.contains("not an effect"), "{e}");
+        assert!(e.message.contains("not an effect"), "{e}");
         let e = read_effect("/nonexistent/effect.json".as_ref()).unwrap_err();
-        assert!(e.contains("/nonexistent/effect.json"), "{e}");
+        assert!(e.message.contains("/nonexistent/effect.json"), "{e}");
         let ok = read_effect(&scratch("ok", "{\"a rate\": -1.5, \"b rate\": 0}")).unwrap();
         assert_eq!(ok, [("a rate".to_string(), -1.5)].into_iter().collect());
     }

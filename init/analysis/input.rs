@@ -4,6 +4,7 @@
 
 use serde::de::IgnoredAny;
 use std::path::{Path, PathBuf};
+use trig_schema::error::{self, Error};
 use trig_schema::upgrade::upgrade;
 use trig_schema::{
     is_timestamp, BootStatus, Report, RunRecord, RunSet, Status, VmInfo, SCHEMA_VERSION,
@@ -95,23 +96,31 @@ impl Side {
     /// Each benchmark: whether it has a figure (an `ok` result), else
     /// why not; one unsupported everywhere is left out (nothing to
     /// measure).
-    pub fn standing(&self) -> std::collections::BTreeMap<String, Result<(), String>> {
-        let mut out: std::collections::BTreeMap<String, Result<(), String>> = Default::default();
+    pub fn standing(&self) -> std::collections::BTreeMap<String, Standing> {
+        let mut out: std::collections::BTreeMap<String, Standing> = Default::default();
         for r in self.runs().filter_map(|r| r.report.as_ref()) {
             for b in &r.results {
                 let now = match b.status {
-                    Status::Ok => Ok(()),
+                    Status::Ok => Standing::Measured,
                     Status::Unsupported => continue,
-                    s => Err(b.reason.clone().unwrap_or_else(|| s.as_str().into())),
+                    s => Standing::Failed(b.reason.clone().unwrap_or_else(|| s.as_str().into())),
                 };
                 let e = out.entry(b.name.clone()).or_insert(now.clone());
-                if now.is_ok() {
-                    *e = Ok(());
+                if now == Standing::Measured {
+                    *e = now;
                 }
             }
         }
         out
     }
+}
+
+/// A benchmark on one side: measured (an `ok` result in some boot), or
+/// failed, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    Measured,
+    Failed(String),
 }
 
 /// The top level of an object: what tells a results file from a report.
@@ -122,32 +131,42 @@ struct Top {
 }
 
 /// Parses one results document; the error says what is wrong with it.
-pub fn parse(text: &str) -> Result<Vec<RunSet>, String> {
-    serde_json::from_str::<IgnoredAny>(text).map_err(|e| {
-        if e.is_eof() {
-            format!("truncated JSON ({e})")
-        } else {
-            format!("malformed JSON ({e})")
-        }
-    })?;
+pub fn parse(text: &str) -> Result<Vec<RunSet>, Error> {
+    serde_json::from_str::<IgnoredAny>(text)
+        .map_err(|e| {
+            if e.is_eof() {
+                format!("truncated JSON ({e})")
+            } else {
+                format!("malformed JSON ({e})")
+            }
+        })
+        .map_err(error::input)?;
     // read from the text, not a parsed value, so that an error names its line
     let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
     let top = || serde_json::from_str::<Top>(text).ok();
     let mut sets: Vec<RunSet> = if text.trim_start().starts_with('[') {
-        serde_json::from_str(text).map_err(shape)?
+        serde_json::from_str(text)
+            .map_err(shape)
+            .map_err(error::input)?
     } else if top().is_some_and(|t| t.runs.is_some()) {
-        vec![serde_json::from_str(text).map_err(shape)?]
+        vec![serde_json::from_str(text)
+            .map_err(shape)
+            .map_err(error::input)?]
     } else if top().is_some_and(|t| t.results.is_some()) {
         // a plain run: one boot-less "run" on whatever kernel it ran on
-        vec![from_report(serde_json::from_str(text).map_err(shape)?)]
+        vec![from_report(
+            serde_json::from_str(text)
+                .map_err(shape)
+                .map_err(error::input)?,
+        )]
     } else {
-        return Err("not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)".into());
+        return Err(error::input("not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)"));
     };
     for s in &mut sets {
-        readable_version("results", s.schema_version)?;
+        readable_version("results", s.schema_version).map_err(error::input)?;
         for r in s.runs.iter_mut().filter_map(|r| r.report.as_mut()) {
-            readable_version("report", r.schema_version)?;
-            positive_rates(r)?;
+            readable_version("report", r.schema_version).map_err(error::input)?;
+            positive_rates(r).map_err(error::input)?;
             // every results file comes through here: the one place where
             // older reports get what newer guests record
             upgrade(r);
@@ -253,9 +272,10 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-pub fn load_file(path: &Path) -> Result<Vec<RunSet>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn load_file(path: &Path) -> Result<Vec<RunSet>, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| error::input(format!("{}: {e}", path.display())))?;
+    parse(&text).map_err(|e| error::input(format!("{}: {e}", path.display())))
 }
 
 /// A results file found in a directory; None, with a warning naming it,
@@ -290,7 +310,7 @@ fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
 }
 
 /// One side from files and directories.
-pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
+pub fn load(paths: &[PathBuf]) -> Result<Side, Error> {
     let mut side = Side {
         files: Vec::new(),
         sets: Vec::new(),
@@ -298,7 +318,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
-            files.extend(load_dir(p)?);
+            files.extend(load_dir(p).map_err(error::input)?);
         } else {
             files.push((p.clone(), load_file(p)?));
         }
@@ -315,8 +335,8 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, String> {
 
 /// Every results file in a history directory, oldest first (by when the
 /// run started, else by name), with what it holds.
-pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
-    let mut entries = load_dir(dir)?;
+pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, Error> {
+    let mut entries = load_dir(dir).map_err(error::input)?;
     for line in drop_copies(&mut entries) {
         eprintln!("trig-init: warning: {line}");
     }
@@ -332,31 +352,31 @@ pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
 /// `history` in the order the results ran: each needs a `created` that
 /// says when (a missing or garbled one would be sorted anywhere and could
 /// invent a change point).
-pub fn by_date(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, String> {
+pub fn by_date(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, Error> {
     let entries = history(dir)?;
     if let Some((f, _)) = entries.iter().find(|(_, sets)| {
         !sets
             .iter()
             .any(|s| s.created.as_deref().is_some_and(is_timestamp))
     }) {
-        return Err(format!(
+        return Err(error::input(format!(
             "{}: no `created` of the form 20261130T012345Z to order it by when it ran; \
              order by commit instead (--git TREE)",
             f.display()
-        ));
+        )));
     }
     Ok(entries)
 }
 
 /// `--previous DIR`: the two newest results, as (BASE, NEW).
-pub fn previous(dir: &Path) -> Result<(Side, Side), String> {
+pub fn previous(dir: &Path) -> Result<(Side, Side), Error> {
     let mut h = by_date(dir)?;
     if h.len() < 2 {
-        return Err(format!(
+        return Err(error::input(format!(
             "{}: --previous needs at least two results files, found {}",
             dir.display(),
             h.len()
-        ));
+        )));
     }
     let (nf, new) = h.pop().expect("two entries");
     let (bf, base) = h.pop().expect("two entries");

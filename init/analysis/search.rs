@@ -28,6 +28,7 @@ use crate::input::Side;
 use crate::sweep::{self, CommitOutcome, Manifest, Moved};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use trig_schema::error::{self, Error};
 
 /// What the search knows of one commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,14 +52,14 @@ impl From<&CommitOutcome> for Known {
 /// The benchmarks whose figures differ beyond the threshold between two
 /// measured commits (by index, the older first).
 pub trait Moves {
-    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String>;
+    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, Error>;
 
     /// Only the commits in `keep` will be compared from now on.
     fn keep(&mut self, _keep: &BTreeSet<usize>) {}
 }
 
-impl<F: FnMut(usize, usize) -> Result<BTreeSet<String>, String>> Moves for F {
-    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String> {
+impl<F: FnMut(usize, usize) -> Result<BTreeSet<String>, Error>> Moves for F {
+    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, Error> {
         self(a, b)
     }
 }
@@ -104,7 +105,7 @@ fn spread(untried: &[usize], k: usize) -> impl Iterator<Item = usize> + '_ {
 
 /// The commits to measure next (indices, in order); none when the search
 /// is done.
-pub fn next(known: &[Known], runners: usize, f: &mut dyn Moves) -> Result<Vec<usize>, String> {
+pub fn next(known: &[Known], runners: usize, f: &mut dyn Moves) -> Result<Vec<usize>, Error> {
     // the ends: the outermost commits that are not skipped
     let (Some(lo), Some(hi)) = (
         known.iter().position(|k| *k != Known::Skipped),
@@ -154,7 +155,7 @@ pub struct Drift {
 /// first commit that differs from there beyond the threshold without a
 /// step from its neighbour. Each drift restarts the benchmark's level, so
 /// a drift that goes on is named again each time it adds up anew.
-pub fn drifts(measured: &[usize], f: &mut dyn Moves) -> Result<Vec<Drift>, String> {
+pub fn drifts(measured: &[usize], f: &mut dyn Moves) -> Result<Vec<Drift>, Error> {
     let Some(&first) = measured.first() else {
         return Ok(Vec::new());
     };
@@ -230,7 +231,7 @@ impl<'a> MeasuredCommits<'a> {
         self.paths.keys().copied().collect()
     }
 
-    fn side(&mut self, i: usize) -> Result<&Side, String> {
+    fn side(&mut self, i: usize) -> Result<&Side, Error> {
         if !self.sides.contains_key(&i) {
             let side = sweep::load(&self.paths[&i])?;
             self.sides.insert(i, side);
@@ -239,22 +240,22 @@ impl<'a> MeasuredCommits<'a> {
     }
 
     /// What moved from commit `a` to `b`, as `sweep report` names it.
-    pub fn compare(&mut self, a: usize, b: usize) -> Result<Vec<Moved>, String> {
+    pub fn compare(&mut self, a: usize, b: usize) -> Result<Vec<Moved>, Error> {
         self.side(a)?;
         self.side(b)?;
         let c = compare::compare(&self.sides[&a], &self.sides[&b], self.settings).map_err(|e| {
-            format!(
-                "{} against {}: {e}",
+            e.context(format!(
+                "{} against {}",
                 self.manifest.stem(b),
                 self.manifest.stem(a)
-            )
+            ))
         })?;
         Ok(sweep::moved(&c))
     }
 }
 
 impl Moves for MeasuredCommits<'_> {
-    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, String> {
+    fn moved(&mut self, a: usize, b: usize) -> Result<BTreeSet<String>, Error> {
         Ok(self.compare(a, b)?.into_iter().map(|m| m.bench).collect())
     }
 
@@ -276,7 +277,7 @@ pub fn drifts_of(
     manifest: &Manifest,
     outcomes: &[CommitOutcome],
     settings: &Settings,
-) -> Result<Vec<DriftStep>, String> {
+) -> Result<Vec<DriftStep>, Error> {
     let mut figures = MeasuredCommits::new(manifest, outcomes, settings);
     drifts(&figures.indices(), &mut figures)?
         .into_iter()
@@ -298,13 +299,13 @@ pub fn next_in(
     dir: &Path,
     runners: usize,
     settings: &Settings,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, Error> {
     let manifest = Manifest::read(dir)?;
     if !manifest.search {
-        return Err(format!(
+        return Err(error::input(format!(
             "{}: a sweep of slices, not a search (`sweep plan --search` starts one)",
             dir.display()
-        ));
+        )));
     }
     let outcomes = sweep::outcomes(dir, &manifest)?;
     let known: Vec<Known> = outcomes.iter().map(Known::from).collect();
@@ -337,7 +338,7 @@ mod tests {
     use super::*;
 
     /// Figures of one benchmark a commit, moved beyond 0.25%.
-    fn levels(x: &[f64]) -> impl FnMut(usize, usize) -> Result<BTreeSet<String>, String> + '_ {
+    fn levels(x: &[f64]) -> impl FnMut(usize, usize) -> Result<BTreeSet<String>, Error> + '_ {
         move |a, b| {
             Ok(((x[b] / x[a] - 1.0).abs() > 0.0025)
                 .then(|| "b".to_string())

@@ -14,7 +14,7 @@
 use crate::compare::{self, Comparison, Metric, Settings, Verdict};
 use crate::gate::Tally;
 use crate::git::git;
-use crate::input::{self, Side};
+use crate::input::{self, Side, Standing};
 use crate::search;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -40,8 +40,8 @@ pub struct Slice {
 }
 
 impl Slice {
-    pub fn parse(s: &str) -> Result<Slice, String> {
-        let bad = || format!("--slice must be K/N with 1 <= K <= N, not '{s}'");
+    pub fn parse(s: &str) -> Result<Slice, Error> {
+        let bad = || error::usage(format!("--slice must be K/N with 1 <= K <= N, not '{s}'"));
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (k, n) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
         if k == 0 || k > n {
@@ -87,16 +87,18 @@ impl Manifest {
         format!("{index:0width$}-{}", &c[..c.len().min(12)])
     }
 
-    pub fn read(dir: &Path) -> Result<Manifest, String> {
+    pub fn read(dir: &Path) -> Result<Manifest, Error> {
         let path = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "{}: {e} (not a sweep directory: scripts/sweep.sh writes it)",
-                path.display()
-            )
-        })?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| {
+                format!(
+                    "{}: {e} (not a sweep directory: scripts/sweep.sh writes it)",
+                    path.display()
+                )
+            })
+            .map_err(error::input)?;
         serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not a sweep manifest: {e}", path.display()))
+            .map_err(|e| error::input(format!("{}: not a sweep manifest: {e}", path.display())))
     }
 
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
@@ -171,7 +173,7 @@ pub fn plan(
     };
     make_dir("--out", out)?;
     if out.join(MANIFEST).exists() {
-        let old = Manifest::read(out).map_err(error::input)?;
+        let old = Manifest::read(out)?;
         if old != m {
             let what = if old.search {
                 "a search".to_string()
@@ -217,10 +219,11 @@ pub enum CommitOutcome {
 
 /// The per-commit files of a sweep directory by index; a file that is not
 /// a commit of the manifest's range is an error.
-pub fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> {
+pub fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, Error> {
     let index: BTreeMap<String, usize> = (0..m.commits.len()).map(|i| (m.stem(i), i)).collect();
     let mut out = vec![CommitOutcome::Missing; m.commits.len()];
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| error::input(format!("{}: {e}", dir.display())))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| n != MANIFEST)
@@ -236,28 +239,34 @@ pub fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, String> 
         let path = dir.join(&name);
         // a fifo would block the read for ever, a directory fail it
         if !path.is_file() {
-            return Err(format!("{}: not a regular file", path.display()));
+            return Err(error::input(format!(
+                "{}: not a regular file",
+                path.display()
+            )));
         }
-        let i = *index.get(stem).ok_or_else(|| {
-            format!(
-                "{}: not a commit of the range {} ({} commits from {})",
-                path.display(),
-                m.range,
-                m.commits.len(),
-                &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
-            )
-        })?;
+        let i = *index
+            .get(stem)
+            .ok_or_else(|| {
+                format!(
+                    "{}: not a commit of the range {} ({} commits from {})",
+                    path.display(),
+                    m.range,
+                    m.commits.len(),
+                    &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
+                )
+            })
+            .map_err(error::input)?;
         if out[i] != CommitOutcome::Missing {
-            return Err(format!(
+            return Err(error::input(format!(
                 "{}: {stem} has both results and a skip",
                 dir.display()
-            ));
+            )));
         }
         out[i] = if ext == "json" {
             CommitOutcome::Measured(path)
         } else {
-            let why =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let why = std::fs::read_to_string(&path)
+                .map_err(|e| error::input(format!("{}: {e}", path.display())))?;
             CommitOutcome::Skipped(why.trim().to_string())
         };
     }
@@ -274,7 +283,7 @@ fn incompatible(a: &Side, b: &Side) -> Option<String> {
         .map(|m| m.to_string())
 }
 
-pub fn load(path: &Path) -> Result<Side, String> {
+pub fn load(path: &Path) -> Result<Side, Error> {
     Ok(Side::of_file(path, input::load_file(path)?))
 }
 
@@ -286,13 +295,13 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
     let first = dirs
         .first()
         .ok_or_else(|| error::usage("give the slice directories to merge"))?;
-    let mut merged = Manifest::read(first).map_err(error::input)?;
+    let mut merged = Manifest::read(first)?;
     merged.slices.clear();
     let mut all = vec![CommitOutcome::Missing; merged.commits.len()];
     let mut from: Vec<Option<&Path>> = vec![None; merged.commits.len()];
     let mut reference: Option<(PathBuf, Side)> = None;
     for dir in dirs {
-        let m = Manifest::read(dir).map_err(error::input)?;
+        let m = Manifest::read(dir)?;
         if m.commits != merged.commits {
             return Err(error::input(format!(
                 "{}: another range ({}, {} commits) than {}'s ({}, {} commits)",
@@ -304,11 +313,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Vec<usize>, Error> {
                 merged.commits.len()
             )));
         }
-        for (i, o) in outcomes(dir, &m)
-            .map_err(error::input)?
-            .into_iter()
-            .enumerate()
-        {
+        for (i, o) in outcomes(dir, &m)?.into_iter().enumerate() {
             if o == CommitOutcome::Missing {
                 continue;
             }
@@ -354,7 +359,7 @@ fn check_measured(
     commit: &str,
     reference: &mut Option<(PathBuf, Side)>,
 ) -> Result<(), Error> {
-    let side = load(path).map_err(error::input)?;
+    let side = load(path)?;
     let recorded: Vec<&String> = side
         .sets
         .iter()
@@ -563,7 +568,7 @@ impl SweepReport {
 /// the benchmark (the previous measured commit, unless the benchmark
 /// failed there); keeps the steps where one regressed or improved, and
 /// names every commit where a benchmark failed or lost its figure.
-pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
+pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, Error> {
     let manifest = Manifest::read(dir)?;
     let outcomes = outcomes(dir, &manifest)?;
     let (mut steps, mut broken) = (Vec::new(), Vec::new());
@@ -588,7 +593,10 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
                 });
             }
         }
-        for (bench, why) in now.iter().filter_map(|(b, s)| Some((b, s.as_ref().err()?))) {
+        for (bench, why) in now.iter().filter_map(|(b, s)| match s {
+            Standing::Failed(why) => Some((b, why)),
+            Standing::Measured => None,
+        }) {
             broken.push(Broken {
                 at: i,
                 bench: bench.clone(),
@@ -598,15 +606,15 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
         }
         // the benchmarks with a figure here, by the commit they are measured against
         let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
-        for bench in now.iter().filter(|(_, s)| s.is_ok()).map(|(b, _)| b) {
+        for bench in now.iter().filter(|(_, s)| **s == Standing::Measured).map(|(b, _)| b) {
             if let Some(&from) = last.get(bench) {
                 against.entry(from).or_default().push(bench);
             }
         }
         for (from, benches) in against {
-            let mut c = compare::compare(&sides[&from], &side, settings).map_err(|e| {
-                format!("{} against {}: {e}", manifest.stem(i), manifest.stem(from))
-            })?;
+            let mut c = compare::compare(&sides[&from], &side, settings)
+                .map_err(|e| format!("{} against {}: {e}", manifest.stem(i), manifest.stem(from)))
+                .map_err(error::input)?;
             c.benches.retain(|b| benches.contains(&&b.name));
             compared += 1;
             meter = Some(c.meter);
@@ -620,7 +628,7 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, String> {
                 });
             }
         }
-        for (bench, _) in now.iter().filter(|(_, s)| s.is_ok()) {
+        for (bench, _) in now.iter().filter(|(_, s)| **s == Standing::Measured) {
             last.insert(bench.clone(), i);
         }
         sides.insert(i, side);

@@ -7,6 +7,7 @@
 //! this file.
 
 use std::fmt;
+use std::io;
 
 /// One cache's size, associativity and line size, in bytes and ways.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,9 +18,16 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    /// `SIZE:WAYS:LINE`, the plugin's argument (`profile::qemu_arg`).
-    pub fn parse(s: &str) -> Result<Geometry, String> {
-        let bad = || format!("cache geometry '{s}' is not SIZE:WAYS:LINE (bytes, ways, bytes)");
+    /// `SIZE:WAYS:LINE`, the plugin's argument (`profile::qemu_arg`); an
+    /// invalid one is an `InvalidInput` error, which the plugin gives
+    /// QEMU to refuse it by.
+    pub fn parse(s: &str) -> Result<Geometry, io::Error> {
+        let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
+        let bad = || {
+            invalid(format!(
+                "cache geometry '{s}' is not SIZE:WAYS:LINE (bytes, ways, bytes)"
+            ))
+        };
         let mut f = s.split(':').map(|n| n.parse::<u64>().map_err(|_| bad()));
         let (Some(size), Some(ways), Some(line), None) = (f.next(), f.next(), f.next(), f.next())
         else {
@@ -33,9 +41,9 @@ impl Geometry {
         let sets = g.size / g.ways.max(1) / g.line.max(1);
         if g.ways == 0 || !g.line.is_power_of_two() || sets == 0 || sets * g.ways * g.line != g.size
         {
-            return Err(format!(
+            return Err(invalid(format!(
                 "cache geometry '{s}': the size must be ways x sets x a power-of-two line"
-            ));
+            )));
         }
         Ok(g)
     }
@@ -184,12 +192,12 @@ mod tests {
     #[test]
     fn geometry_parses_and_refuses_what_no_cache_is() {
         assert_eq!(
-            Geometry::parse("65536:2:64"),
-            Ok(Geometry {
+            Geometry::parse("65536:2:64").unwrap(),
+            Geometry {
                 size: 65536,
                 ways: 2,
                 line: 64
-            })
+            }
         );
         for bad in [
             "65536:2",
@@ -199,7 +207,8 @@ mod tests {
             "65536:2:48",
             "100:2:64",
         ] {
-            assert!(Geometry::parse(bad).is_err(), "{bad}");
+            let e = Geometry::parse(bad).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
         }
         assert_eq!(
             Geometry::parse("16777216:16:64").unwrap().to_string(),

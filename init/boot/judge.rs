@@ -15,7 +15,7 @@ use trig_schema::{
 
 /// The report of a boot: the final frame, or else one assembled from the
 /// header and the per-benchmark frames that did arrive.
-pub fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
+pub(crate) fn report_from_frames(frames: &[Frame]) -> Result<(Report, bool), String> {
     if let Some(f) = frames.iter().rev().find(|f| f.kind == frame::REPORT) {
         let r: Report = serde_json::from_str(&f.payload)
             .map_err(|e| format!("malformed report JSON from the guest: {e}"))?;

@@ -4,6 +4,7 @@
 use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use trig_schema::error::{infra, usage, Error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
@@ -12,11 +13,13 @@ pub enum Arch {
 }
 
 impl Arch {
-    pub fn parse(s: &str) -> Result<Arch, String> {
+    pub fn parse(s: &str) -> Result<Arch, Error> {
         match s {
             "x86_64" | "amd64" => Ok(Arch::X86_64),
             "aarch64" | "arm64" => Ok(Arch::Aarch64),
-            _ => Err(format!("unknown architecture '{s}' (x86_64 or aarch64)")),
+            _ => Err(usage(format!(
+                "unknown architecture '{s}' (x86_64 or aarch64)"
+            ))),
         }
     }
 
@@ -93,7 +96,7 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
     None
 }
 
-pub fn detect(path: &Path) -> Result<Format, String> {
+pub(crate) fn detect(path: &Path) -> Result<Format, String> {
     use std::io::Read;
     let mut head = vec![0u8; 4096];
     let mut f = std::fs::File::open(path).map_err(|e| format!("kernel {}: {e}", path.display()))?;
@@ -113,7 +116,7 @@ pub fn detect(path: &Path) -> Result<Format, String> {
 /// xz for 6.1, zstd for 6.12). Under TCG, QEMU boots
 /// the ELF through its PVH entry in about a third of the time, because the
 /// kernel's own decompressor is slow when emulated.
-pub fn extract_vmlinux(bzimage: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn extract_vmlinux(bzimage: &[u8]) -> Result<Vec<u8>, String> {
     use std::io::Read;
     // boot protocol: setup sectors, then payload_offset/length (2.08+)
     let setup_sects = usize::from(*bzimage.get(0x1f1).ok_or("bzImage too short")?).max(4);
@@ -489,7 +492,9 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
 /// a suite's (`unstable`, `testing`; `sid` is unstable), or the one whose
 /// ABI starts with a version prefix, from the host's sources or else the
 /// suites'.
-pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
+/// Nothing found is the caller's (2: a missing kernel); a package that
+/// cannot be unpacked, the host's (4).
+fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
     let cache = cache_dir();
     let suite = match what {
         "sid" => Some("unstable"),
@@ -532,11 +537,11 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
     if let Some((package, apt)) = found {
         let dir = cache.join("kernels").join(&package);
         if !dir.join("root").exists() {
-            unpack_package(&dir, &package, arch, apt)?;
+            unpack_package(&dir, &package, arch, apt).map_err(infra)?;
         }
-        let image = boot_image(&dir, arch)?;
+        let image = boot_image(&dir, arch).map_err(infra)?;
         return Ok(Kernel {
-            format: detect(&image)?,
+            format: detect(&image).map_err(infra)?,
             path: image,
             spec: format!("debian:{what}"),
             package: Some(package),
@@ -560,11 +565,11 @@ pub fn debian(arch: Arch, what: &str) -> Result<Kernel, String> {
     for e in errors {
         why.push_str(&format!("; {e}"));
     }
-    Err(why)
+    Err(usage(why))
 }
 
 /// Resolves `-k`: a path, `debian`, `debian:PREFIX` or `debian:SUITE`.
-pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
+pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, Error> {
     if spec == "debian" || spec.starts_with("debian:") {
         let what = spec
             .strip_prefix("debian")
@@ -574,15 +579,15 @@ pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, String> {
     }
     let path = PathBuf::from(spec);
     if !path.exists() {
-        return Err(format!("kernel {spec}: no such file"));
+        return Err(usage(format!("kernel {spec}: no such file")));
     }
-    let format = detect(&path)?;
+    let format = detect(&path).map_err(usage)?;
     if format.arch() != arch {
-        return Err(format!(
+        return Err(usage(format!(
             "kernel {spec} is for {}, not {} (use --arch)",
             format.arch().as_str(),
             arch.as_str()
-        ));
+        )));
     }
     Ok(Kernel {
         path,
@@ -659,9 +664,9 @@ mod tests {
         let p = std::env::temp_dir().join("trig-init-not-a-kernel");
         std::fs::write(&p, b"hello").unwrap();
         let e = resolve(p.to_str().unwrap(), Arch::X86_64).unwrap_err();
-        assert!(e.contains("is not a kernel image"), "{e}");
+        assert!(e.message.contains("is not a kernel image"), "{e}");
         let e = resolve("/nonexistent/bzImage", Arch::X86_64).unwrap_err();
-        assert!(e.contains("no such file"), "{e}");
+        assert!(e.message.contains("no such file"), "{e}");
     }
 
     #[test]

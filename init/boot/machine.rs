@@ -270,7 +270,7 @@ impl Watch<'_> {
 
 /// Runs one guest to its end, sending its events; only a QEMU that cannot
 /// be run is an error.
-pub fn boot(spec: &BootSpec, events: &Sender<BootEvent>) -> Result<Boot, String> {
+pub(crate) fn boot(spec: &BootSpec, events: &Sender<BootEvent>) -> Result<Boot, String> {
     let (qemu_end, host_end) = console_file().map_err(|e| {
         format!(
             "cannot make the console's file in {}: {e}",

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use trig_schema::error::{usage, Error};
 use trig_schema::{
     Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
     Report, Status,
@@ -27,7 +28,12 @@ pub const JIT: &str = "[jit]";
 
 /// The plugin: `TRIG_INIT_PLUGIN`, else the first [`PLUGIN_FILE`] in the
 /// folders above this executable (scripts/build.sh puts it in target/).
-pub fn plugin_path() -> Result<PathBuf, String> {
+/// Not found is a usage error: `--profile` cannot be had here.
+pub fn plugin_path() -> Result<PathBuf, Error> {
+    find_plugin().map_err(usage)
+}
+
+fn find_plugin() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("TRIG_INIT_PLUGIN") {
         let p = PathBuf::from(p);
         return if p.is_file() {
@@ -73,7 +79,12 @@ pub fn qemu_arg(plugin: &Path, out: &Path, caches: Option<&Caches>) -> String {
 /// Loads the plugin into an empty QEMU once, so that a QEMU built without
 /// plugins, or with an older plugin API than the plugin's, is refused
 /// before anything boots, in QEMU's own words.
-pub fn probe(arch: Arch, plugin: &Path) -> Result<(), String> {
+/// A refusal is a usage error: `--profile` cannot be had here.
+pub fn probe(arch: Arch, plugin: &Path) -> Result<(), Error> {
+    load_once(arch, plugin).map_err(usage)
+}
+
+fn load_once(arch: Arch, plugin: &Path) -> Result<(), String> {
     let bin = qemu::binary(arch);
     let arg = qemu_arg(plugin, Path::new("/dev/null"), None);
     let mut child = Command::new(bin)
@@ -148,7 +159,7 @@ fn accesses(fields: &[&str]) -> Option<Accesses> {
 /// The plugin's output: per window, the kernel's instructions and
 /// executions per block start address (and with `--cache` accesses and
 /// misses); only windows with their `end` line are complete.
-pub fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String> {
+pub(crate) fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String> {
     let mut done = BTreeMap::new();
     let mut open: Option<(u32, Window)> = None;
     for (i, line) in text.lines().enumerate() {
@@ -194,7 +205,7 @@ pub struct Symbolizer {
 }
 
 impl Symbolizer {
-    pub fn new(s: &KernelSymbols) -> Result<Self, String> {
+    pub(crate) fn new(s: &KernelSymbols) -> Result<Self, String> {
         if s.deltas.len() != s.names.len() {
             return Err("kernel symbols: addresses and names do not pair up".into());
         }
@@ -368,7 +379,11 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
 
 /// Fills in the profile of every `ok` result with a window; an error says
 /// what could not be profiled, for the boot's message (results are kept).
-pub fn attach(report: &mut Report, syms: &KernelSymbols, plugin_out: &str) -> Result<(), String> {
+pub(crate) fn attach(
+    report: &mut Report,
+    syms: &KernelSymbols,
+    plugin_out: &str,
+) -> Result<(), String> {
     let sym = Symbolizer::new(syms)?;
     let windows = parse_windows(plugin_out)?;
     let mut missing = Vec::new();

@@ -23,7 +23,7 @@ impl Target {
     /// not be written is noted in the boot's message and returned as a
     /// warning; a results file that could not be is the error (the boot
     /// stays in `set`, to be shown).
-    pub fn add(
+    pub(crate) fn add(
         &mut self,
         out: &Path,
         stem: &str,

@@ -6,6 +6,7 @@ use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicI32, Ordering};
+use trig_schema::error::{infra, Error};
 
 pub use trig_schema::exit::{exit_status, SIGNALS};
 
@@ -17,7 +18,7 @@ extern "C" fn note(sig: nix::libc::c_int) {
 
 /// Notes the first of [`SIGNALS`] instead of dying of it; a second one
 /// kills as usual (SA_RESETHAND), for a user who insists.
-pub fn install() -> Result<(), String> {
+pub fn install() -> Result<(), Error> {
     let action = SigAction::new(
         SigHandler::Handler(note),
         SaFlags::SA_RESETHAND | SaFlags::SA_RESTART,
@@ -25,7 +26,7 @@ pub fn install() -> Result<(), String> {
     );
     for sig in SIGNALS {
         // SAFETY: the handler only stores into an atomic
-        unsafe { sigaction(sig, &action) }.map_err(|e| format!("sigaction {sig}: {e}"))?;
+        unsafe { sigaction(sig, &action) }.map_err(|e| infra(format!("sigaction {sig}: {e}")))?;
     }
     Ok(())
 }

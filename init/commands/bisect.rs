@@ -5,20 +5,20 @@ use crate::cli::{AbProofCmd, BisectCmd, BisectSub};
 use std::process::ExitCode;
 use trig_analysis::ab_proof;
 use trig_analysis::bisect::{decide, effect, read_comparison, read_effect};
-use trig_schema::error::{input, Error};
+use trig_schema::error::Error;
 
 pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, Error> {
     match cmd {
         // BAD's effect as one JSON object
         BisectSub::Effect(c) => {
-            let effect = effect(&read_comparison(c.comparison.as_ref()).map_err(input)?);
+            let effect = effect(&read_comparison(c.comparison.as_ref())?);
             let json = serde_json::to_string(&effect).expect("an effect serializes");
             println!("{json}");
         }
         // `good|bad|skip: why` on one line; an unreadable or empty effect
         // is an error, never a verdict
         BisectSub::Verdict(c) => {
-            let effect = read_effect(c.effect.as_ref()).map_err(input)?;
+            let effect = read_effect(c.effect.as_ref())?;
             let d = decide(&effect, read_comparison(c.comparison.as_ref()));
             println!("{}: {}", d.step.as_str(), d.why);
         }
@@ -27,7 +27,7 @@ pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, Error> {
 }
 
 pub fn ab_proof(cmd: AbProofCmd) -> Result<ExitCode, Error> {
-    let run = ab_proof::analyse(cmd.dir.as_ref()).map_err(input)?;
+    let run = ab_proof::analyse(cmd.dir.as_ref())?;
     print!("{}", trig_export::ab_proof::text(&run));
     Ok(ExitCode::SUCCESS)
 }

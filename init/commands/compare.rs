@@ -6,15 +6,12 @@ use std::process::ExitCode;
 use trig_analysis::{compare, input};
 use trig_export::kcidb::{self, Kcidb};
 use trig_export::{for_comparison, write_file};
-use trig_schema::error::{self, infra, usage, Error};
+use trig_schema::error::{usage, Error};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
-        (Some(dir), []) => input::previous(dir.as_ref()).map_err(error::input)?,
-        (None, [base, new]) => (
-            input::load(&[base.into()]).map_err(error::input)?,
-            input::load(&[new.into()]).map_err(error::input)?,
-        ),
+        (Some(dir), []) => input::previous(dir.as_ref())?,
+        (None, [base, new]) => (input::load(&[base.into()])?, input::load(&[new.into()])?),
         _ => return Err(usage("give BASE and NEW, or --previous DIR")),
     };
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
@@ -30,12 +27,12 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         threshold_entries: threshold_entries(cmd.threshold_entries)?,
         alpha: cmd.alpha,
         cv_limit: cmd.cv_limit.map(|c| c / 100.0),
-        metrics: compare::Metric::parse_choice(&cmd.metric).map_err(usage)?,
+        metrics: compare::Metric::parse_choice(&cmd.metric)?,
         force: cmd.force,
         unpaired: cmd.unpaired,
         ..compare::Settings::default()
     };
-    let stdout = for_comparison(&cmd.format, color(&cmd.color)?).map_err(usage)?;
+    let stdout = for_comparison(&cmd.format, color(&cmd.color)?)?;
     let mut files = Vec::new();
     for (format, path) in [
         (cmd.format.as_str(), &cmd.output),
@@ -45,17 +42,17 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         ("bmf", &cmd.export_bmf),
     ] {
         if let Some(path) = path {
-            files.push((for_comparison(format, false).map_err(usage)?, path));
+            files.push((for_comparison(format, false)?, path));
         }
     }
     if let Some(path) = &cmd.export_kcidb {
-        let options = kcidb::KcidbOptions::from_env().map_err(usage)?;
+        let options = kcidb::KcidbOptions::from_env()?;
         files.push((Box::new(Kcidb(options)), path));
     }
-    let c = compare::compare(&base, &new, &settings).map_err(error::input)?;
+    let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {
-        write_file(path, &exporter.export(&c)).map_err(infra)?;
+        write_file(path, &exporter.export(&c))?;
     }
     Ok(ExitCode::from(c.tally().status()))
 }

@@ -8,7 +8,7 @@ use trig_analysis::compare;
 use trig_analysis::history;
 use trig_export::kcidb::{self, HistoryRuns, Kcidb};
 use trig_export::{for_history, write_file, Exporter};
-use trig_schema::error::{infra, input, usage, Error};
+use trig_schema::error::{usage, Error};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
@@ -16,40 +16,26 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     {
         return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
-    let metrics = compare::Metric::parse_choice(&cmd.metric).map_err(usage)?;
+    let metrics = compare::Metric::parse_choice(&cmd.metric)?;
     let kcidb = match &cmd.export_kcidb {
-        Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env().map_err(usage)?), path)),
+        Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env()?), path)),
         None => None,
     };
     let dir: &Path = cmd.dir.as_ref();
-    let entries = history::load(dir, cmd.git.as_deref().map(AsRef::as_ref))?;
-    if let Some(why) = history::no_figures(&entries, &metrics) {
-        return Err(input(format!("{} {why}", dir.display())));
-    }
-    // a nightly that stopped profiling would end the kernel series unseen
-    if let Some(last) = entries.last() {
-        if let Some(why) = history::no_figures(std::slice::from_ref(last), &metrics) {
-            eprintln!(
-                "trig-init: warning: the newest result, #{} {}, {why}; its series end before it",
-                entries.len(),
-                last.0.label()
-            );
-        }
+    let (entries, warning) = history::read(dir, cmd.git.as_deref().map(AsRef::as_ref), &metrics)?;
+    if let Some(w) = warning {
+        eprintln!("trig-init: warning: {w}");
     }
     let settings = changepoint::Detection {
         alpha: cmd.alpha,
-        min_change: cmd
-            .min_change
-            .unwrap_or_else(|| history::default_min_change_pct(&entries))
-            / 100.0,
         min_entries: super::threshold_entries(cmd.threshold_entries)?,
-        ..changepoint::Detection::default()
+        ..history::detection(&entries, cmd.min_change)
     };
     // KCIDB exports every result, which analyse consumes
     let kept = kcidb.as_ref().map(|_| entries.clone());
     let mut h = history::analyse(&cmd.dir, entries, &metrics, &settings, cmd.new);
     let recorded = if cmd.alert {
-        history::load_alerts(dir).map_err(input)?
+        history::load_alerts(dir)?
     } else {
         Vec::new()
     };
@@ -58,20 +44,20 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     } else {
         Vec::new()
     };
-    print!("{}", for_history(&cmd.format).map_err(usage)?.export(&h));
+    print!("{}", for_history(&cmd.format)?.export(&h));
     if let (Some((exporter, path)), Some(entries)) = (&kcidb, &kept) {
         let doc = HistoryRuns {
             entries,
             history: &h,
         };
-        write_file(path, &exporter.export(&doc)).map_err(infra)?;
+        write_file(path, &exporter.export(&doc))?;
     }
     if !cmd.alert {
         let new = h.found.iter().filter(|f| f.new && !f.pending);
         return Ok(ExitCode::from(h.tally(new.map(|f| f.regression)).status()));
     }
     if !fresh.is_empty() {
-        history::save_alerts(dir, &[recorded, fresh.clone()].concat()).map_err(infra)?;
+        history::save_alerts(dir, &[recorded, fresh.clone()].concat())?;
     }
     Ok(ExitCode::from(
         h.tally(fresh.iter().map(|a| a.regression)).status(),

@@ -4,13 +4,13 @@
 use crate::cli::ListCmd;
 use std::process::ExitCode;
 use trig_guest::registry;
-use trig_schema::error::{infra, usage, Error};
+use trig_schema::error::{usage, Error};
 
 pub fn list(cmd: ListCmd) -> Result<ExitCode, Error> {
     let version = match cmd.kernel {
         Some(k) => registry::version_of(&k)
             .ok_or_else(|| usage(format!("--kernel {k}: not a kernel version such as 6.12")))?,
-        None => registry::running_version().map_err(infra)?,
+        None => registry::running_version()?,
     };
     print!("{}", registry::listing(version));
     Ok(ExitCode::SUCCESS)

@@ -2,13 +2,12 @@
 
 use crate::cli::ReportCmd;
 use std::process::ExitCode;
-use trig_analysis::changepoint;
 use trig_analysis::compare;
 use trig_analysis::history;
 use trig_analysis::input::Side;
 use trig_export::html;
 use trig_export::{write_file, Exporter, Html, Page};
-use trig_schema::error::{infra, input, usage, Error};
+use trig_schema::error::Error;
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     // checked before the history is read
@@ -16,16 +15,19 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         .metric
         .as_deref()
         .map(compare::Metric::parse_choice)
-        .transpose()
-        .map_err(usage)?;
+        .transpose()?;
     let mut settings = compare::Settings::default();
     if let Some(m) = &chosen {
         settings.metrics.clone_from(m);
     }
     let metrics = chosen.unwrap_or(compare::Metric::ALL.to_vec());
-    let entries = history::load(cmd.dir.as_ref(), cmd.git.as_deref().map(AsRef::as_ref))?;
-    if let Some(why) = history::no_figures(&entries, &metrics) {
-        return Err(input(format!("{} {why}", cmd.dir)));
+    let (entries, warning) = history::read(
+        cmd.dir.as_ref(),
+        cmd.git.as_deref().map(AsRef::as_ref),
+        &metrics,
+    )?;
+    if let Some(w) = warning {
+        eprintln!("trig-init report: warning: {w}");
     }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
@@ -38,10 +40,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         }
         _ => None,
     };
-    let detection = changepoint::Detection {
-        min_change: history::default_min_change_pct(&entries) / 100.0,
-        ..changepoint::Detection::default()
-    };
+    let detection = history::detection(&entries, None);
     let h = history::analyse(&cmd.dir, entries, &metrics, &detection, 3);
     let page = Html(html::PageOptions {
         repo_url: cmd.repo_url.clone(),
@@ -51,7 +50,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         history: &h,
         latest: latest.as_ref(),
     };
-    write_file(&cmd.output, &page.export(&doc)).map_err(infra)?;
+    write_file(&cmd.output, &page.export(&doc))?;
     eprintln!(
         "trig-init report: wrote {} ({} results, {} change points)",
         cmd.output,

@@ -4,17 +4,15 @@ use crate::cli::RunCmd;
 use std::process::ExitCode;
 use trig_guest::pid1;
 use trig_guest::runner::Sink;
-use trig_schema::error::{usage, Error};
+use trig_schema::error::Error;
 use trig_schema::exit;
 
 pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
-    let opts = cmd.options().map_err(usage)?;
+    let opts = cmd.options()?;
     let mounts = pid1::mounts::mount_all(false);
     let ok = pid1::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
         std::process::exit(i32::from(exit::NO_BOOT))
-    })
-    // what it refuses is the options' or the benchmarks' names
-    .map_err(usage)?;
+    })?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {

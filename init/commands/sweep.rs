@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use trig_analysis::{compare, search, sweep};
 use trig_export::sweep::for_sweep;
 use trig_export::write_file;
-use trig_schema::error::{infra, input, usage, Error};
+use trig_schema::error::{input, usage, Error};
 
 pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {
@@ -18,9 +18,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                         "--search takes no --slice: a search measures what `sweep next` asks for",
                     )),
                     (None, true) => None,
-                    (s, false) => {
-                        Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1")).map_err(usage)?)
-                    }
+                    (s, false) => Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1"))?),
                 };
             let plan = sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref())?;
             for (commit, stem) in plan {
@@ -45,20 +43,18 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                 return Err(usage("--runners must be at least 1"));
             }
             let settings = settings(c.threshold)?;
-            for (commit, stem) in
-                search::next_in(c.dir.as_ref(), c.runners, &settings).map_err(input)?
-            {
+            for (commit, stem) in search::next_in(c.dir.as_ref(), c.runners, &settings)? {
                 println!("{commit} {stem}");
             }
             Ok(ExitCode::SUCCESS)
         }
         SweepSub::Report(c) => {
             let settings = compare::Settings {
-                metrics: compare::Metric::parse_choice(&c.metric).map_err(usage)?,
+                metrics: compare::Metric::parse_choice(&c.metric)?,
                 threshold_entries: super::threshold_entries(c.threshold_entries)?,
                 ..settings(c.threshold)?
             };
-            let stdout = for_sweep(&c.format).map_err(usage)?;
+            let stdout = for_sweep(&c.format)?;
             let mut files = Vec::new();
             for (format, path) in [
                 (c.format.as_str(), &c.output),
@@ -67,13 +63,13 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                 ("html", &c.export_html),
             ] {
                 if let Some(path) = path {
-                    files.push((for_sweep(format).map_err(usage)?, path));
+                    files.push((for_sweep(format)?, path));
                 }
             }
-            let s = sweep::analyse(c.dir.as_ref(), &settings).map_err(input)?;
+            let s = sweep::analyse(c.dir.as_ref(), &settings)?;
             print!("{}", stdout.export(&s));
             for (exporter, path) in files {
-                write_file(path, &exporter.export(&s)).map_err(infra)?;
+                write_file(path, &exporter.export(&s))?;
             }
             // every build failed, say: "0 steps" would read as a pass
             if s.measured() < 2 {

@@ -22,10 +22,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     };
     let settings = settings(&cmd, compare_after)?;
     let kcidb = match &cmd.export_kcidb {
-        Some(path) => Some((
-            Kcidb(kcidb::KcidbOptions::from_env().map_err(usage)?),
-            path.clone(),
-        )),
+        Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env()?), path.clone())),
         None => None,
     };
     let opts = options(cmd, compare_after)?;
@@ -78,7 +75,7 @@ fn settings(cmd: &VmCmd, compare_after: bool) -> Result<compare::Settings, Error
     let metrics = match &cmd.metric {
         None => compare::Settings::default().metrics,
         Some(m) => {
-            let metrics = Metric::parse_choice(m).map_err(usage)?;
+            let metrics = Metric::parse_choice(m)?;
             // the comparison would find no figure, after every boot
             if !cmd.profile && !cmd.cache && metrics.iter().any(|m| m.needs_profile()) {
                 return Err(usage(format!(
@@ -113,20 +110,16 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
     }
     Ok(VmOptions {
         kernels,
-        order: Order::parse(&cmd.order, cmd.seed).map_err(usage)?,
+        order: Order::parse(&cmd.order, cmd.seed)?,
         commit: cmd.commit,
-        arch: cmd
-            .arch
-            .as_deref()
-            .map_or(Ok(Arch::host()), Arch::parse)
-            .map_err(usage)?,
+        arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
         jobs: cmd.jobs,
         out: cmd.out.into(),
-        accel: AccelChoice::parse(&cmd.accel).map_err(usage)?,
-        meter: MeterChoice::parse(&cmd.meter).map_err(usage)?,
+        accel: AccelChoice::parse(&cmd.accel)?,
+        meter: MeterChoice::parse(&cmd.meter)?,
         timeout: cmd.timeout,
         init: cmd.init.map(PathBuf::from),
         append: cmd.append,
@@ -140,7 +133,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         tables: cmd.tables || !compare_after,
         table: trig_export::vm_table::summary,
         json: cmd.json,
-        run: run_cmd.options().map_err(usage)?,
+        run: run_cmd.options()?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
     })
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 use trig_analysis::compare::{Comparison, Metric, SideInfo, Verdict};
 use trig_analysis::gate;
 use trig_analysis::history::{History, Point};
+use trig_schema::error::{usage, Error};
 use trig_schema::stats;
 use trig_schema::{BenchResult, Meter, RunSet, Status};
 
@@ -44,7 +45,7 @@ impl KcidbOptions {
 
     /// From `TRIG_INIT_KCIDB_ORIGIN`, `_TREE`, `_REPO` and `_CONFIG`; one
     /// set but empty is unset (an empty name is no name).
-    pub fn from_env() -> Result<KcidbOptions, String> {
+    pub fn from_env() -> Result<KcidbOptions, Error> {
         let var = |name: &str| {
             std::env::var(format!("TRIG_INIT_KCIDB_{name}"))
                 .ok()
@@ -60,18 +61,18 @@ impl KcidbOptions {
         tree: Option<String>,
         repo: Option<String>,
         config: Option<String>,
-    ) -> Result<KcidbOptions, String> {
+    ) -> Result<KcidbOptions, Error> {
         let origin = origin.unwrap_or_else(|| Self::DEFAULT_ORIGIN.into());
         let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
         if origin.is_empty() || !origin.chars().all(ok) {
-            return Err(format!(
+            return Err(usage(format!(
                 "TRIG_INIT_KCIDB_ORIGIN='{origin}': a KCIDB origin is lowercase letters, digits and _"
-            ));
+            )));
         }
         if let Some(r) = repo.as_deref().filter(|r| !r.starts_with("https://")) {
-            return Err(format!(
+            return Err(usage(format!(
                 "TRIG_INIT_KCIDB_REPO='{r}': KCIDB takes only https repository URLs"
-            ));
+            )));
         }
         Ok(KcidbOptions {
             origin,
@@ -710,9 +711,9 @@ mod tests {
     #[test]
     fn settings_kcidb_would_refuse_are_named() {
         let e = KcidbOptions::new(Some("Trig-Init".into()), None, None, None).unwrap_err();
-        assert!(e.contains("'Trig-Init'"), "{e}");
+        assert!(e.message.contains("'Trig-Init'"), "{e}");
         let e = KcidbOptions::new(None, None, Some("git://x".into()), None).unwrap_err();
-        assert!(e.contains("https"), "{e}");
+        assert!(e.message.contains("https"), "{e}");
         assert_eq!(
             rfc3339("20261130T012345Z").as_deref(),
             Some("2026-11-30T01:23:45Z")

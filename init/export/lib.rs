@@ -28,6 +28,7 @@ pub mod vm_table;
 
 use trig_analysis::compare::Comparison;
 use trig_analysis::history::History;
+use trig_schema::error::{infra, usage, Error};
 
 /// Turns one kind of document (a comparison, a history, a report page)
 /// into the text of one format.
@@ -116,7 +117,7 @@ impl Exporter<Page<'_>> for Html {
 
 /// `compare --format` (and its `--export-*` files): table, markdown (md),
 /// email, json or bmf.
-pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, String> {
+pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, Error> {
     Ok(match name {
         "table" => Box::new(Table { color }),
         "markdown" | "md" => Box::new(Markdown),
@@ -124,30 +125,31 @@ pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Compar
         "json" => Box::new(Json),
         "bmf" => Box::new(Bmf),
         f => {
-            return Err(format!(
+            return Err(usage(format!(
                 "--format must be table, markdown, email or json, not '{f}' (or bmf)"
-            ))
+            )))
         }
     })
 }
 
 /// `history --format`: table, markdown (md), json or bmf.
-pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, String> {
+pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, Error> {
     Ok(match name {
         "table" => Box::new(Table { color: false }),
         "markdown" | "md" => Box::new(Markdown),
         "json" => Box::new(Json),
         "bmf" => Box::new(Bmf),
         f => {
-            return Err(format!(
+            return Err(usage(format!(
                 "--format must be table, markdown, json or bmf, not '{f}'"
-            ))
+            )))
         }
     })
 }
 
-/// Writes an export to `path`; the error names the path.
-pub fn write_file(path: &str, text: &str) -> Result<(), String> {
+/// Writes an export to `path`; the error names the path, and is the
+/// host's (4: what could not be written).
+pub fn write_file(path: &str, text: &str) -> Result<(), Error> {
     trig_schema::files::replace(std::path::Path::new(path), text.as_bytes())
-        .map_err(|e| format!("{path}: {e}"))
+        .map_err(|e| infra(format!("{path}: {e}")))
 }

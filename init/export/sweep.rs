@@ -8,6 +8,7 @@ use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 use trig_analysis::search;
 use trig_analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
+use trig_schema::error::{usage, Error};
 
 /// Version of the sweep report's JSON.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -409,7 +410,7 @@ impl Exporter<SweepReport> for Html {
 }
 
 /// `sweep report --format`: table, markdown (md), email, json or html.
-pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<SweepReport>>, String> {
+pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<SweepReport>>, Error> {
     Ok(match name {
         "table" => Box::new(Table { color: false }),
         "markdown" | "md" => Box::new(Markdown),
@@ -417,9 +418,9 @@ pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<SweepReport>>, String> {
         "json" => Box::new(Json),
         "html" => Box::new(Html(Default::default())),
         f => {
-            return Err(format!(
+            return Err(usage(format!(
                 "--format must be table, markdown, email, json or html, not '{f}'"
-            ))
+            )))
         }
     })
 }

@@ -5,6 +5,7 @@
 //! the check and the value recorded in the report's [`Params`] all come
 //! (that type, and compare's signature of it, are the report schema's).
 
+use trig_schema::error::{usage, Error};
 use trig_schema::Params;
 
 pub const DEFAULT_STR_LENS: &[u32] = &[1, 8, 64, 512, 2048, 4095];
@@ -63,7 +64,7 @@ macro_rules! run_options {
 
         impl RunCmd {
             /// The options these flags ask for, validated.
-            pub fn options(&self) -> Result<RunOptions, String> {
+            pub fn options(&self) -> Result<RunOptions, Error> {
                 let mut o = RunOptions::default();
                 $($(
                     let key = stringify!($cname);
@@ -78,16 +79,16 @@ macro_rules! run_options {
 
         impl RunOptions {
             /// Applies one `key=value` option (the `trig.` prefix already removed).
-            pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+            pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
                 match key {
                     $($(
                         stringify!($key) => {
                             let parse: fn(&str, &str) -> Result<$ty, String> =
                                 or_else!(<$ty as Param>::parse; $($parse)?);
-                            self.$field = parse(key, value)?;
+                            self.$field = parse(key, value).map_err(usage)?;
                         }
                     )?)*
-                    _ => return Err(format!("unknown option trig.{key}")),
+                    _ => return Err(usage(format!("unknown option trig.{key}"))),
                 }
                 Ok(())
             }
@@ -111,12 +112,12 @@ macro_rules! run_options {
                 args.concat()
             }
 
-            pub fn validate(&self) -> Result<(), String> {
+            pub fn validate(&self) -> Result<(), Error> {
                 $($(
                     let check: fn(&$ty) -> Result<(), String> = or_else!(any; $($check)?);
-                    check(&self.$field)?;
+                    check(&self.$field).map_err(usage)?;
                 )?)*
-                self.check_prod_affinity()
+                self.check_prod_affinity().map_err(usage)
             }
 
             /// What a report records of these options, with the watchdog
@@ -502,7 +503,7 @@ const MAX_CPU: usize = 8191;
 
 /// A CPU set as taskset and upstream's bench write it: `0-3,6`, each CPU
 /// once, in the order given.
-pub fn parse_cpu_set(v: &str) -> Result<Vec<usize>, String> {
+fn parse_cpu_set(v: &str) -> Result<Vec<usize>, String> {
     let bad = |why: &str| format!("prod_affinity '{v}': {why} (a CPU set such as 0-3,6)");
     let mut cpus = Vec::new();
     for part in v.split(',') {
@@ -568,7 +569,7 @@ pub const ICOUNT_DURATION: f64 = 0.2;
 
 impl RunOptions {
     /// Reads `trig.*` parameters from a kernel command line.
-    pub fn from_kernel_cmdline(cmdline: &str) -> Result<Self, String> {
+    pub fn from_kernel_cmdline(cmdline: &str) -> Result<Self, Error> {
         let mut opts = RunOptions::default();
         for word in cmdline.split_whitespace() {
             if let Some(kv) = word.strip_prefix("trig.") {
@@ -643,7 +644,7 @@ fn rename_thread_name(on_main: bool) -> &'static str {
     }
 }
 
-pub fn parse_rename_thread(v: &str) -> Result<bool, String> {
+fn parse_rename_thread(v: &str) -> Result<bool, String> {
     match v {
         "main" => Ok(true),
         "worker" => Ok(false),
@@ -745,7 +746,7 @@ mod tests {
         let e = RunCmd::from_args(&["run"], &["--batch-iters", "0"])
             .unwrap()
             .options();
-        assert!(e.unwrap_err().contains("batch_iters 0"));
+        assert!(e.unwrap_err().message.contains("batch_iters 0"));
     }
 
     #[test]
@@ -782,7 +783,7 @@ mod tests {
         // one CPU per producer, checked before anything runs
         let e = RunOptions::from_kernel_cmdline("trig.producers=1,4 trig.prod_affinity=0-2")
             .unwrap_err();
-        assert!(e.contains("3 CPUs for 4 producers"), "{e}");
+        assert!(e.message.contains("3 CPUs for 4 producers"), "{e}");
         let o = RunOptions::from_kernel_cmdline("trig.producers=2 trig.prod_affinity=3,1").unwrap();
         assert_eq!(
             (o.producer_cpu(0, 4), o.producer_cpu(1, 4)),
@@ -800,15 +801,15 @@ mod tests {
     #[test]
     fn bad_options_are_named() {
         let e = RunOptions::from_kernel_cmdline("trig.durration=3").unwrap_err();
-        assert!(e.contains("trig.durration"), "{e}");
+        assert!(e.message.contains("trig.durration"), "{e}");
         let e = RunOptions::from_kernel_cmdline("trig.producers=1,x").unwrap_err();
-        assert!(e.contains("'x'"), "{e}");
+        assert!(e.message.contains("'x'"), "{e}");
         assert!(RunOptions::from_kernel_cmdline("trig.batch_iters=0").is_err());
         assert!(RunOptions::from_kernel_cmdline("trig.cmp_str_len=4096").is_err());
         assert!(RunOptions::from_kernel_cmdline("trig.producers=0").is_err());
         assert!(RunOptions::from_kernel_cmdline("trig.rename_thread=both").is_err());
         let e = RunOptions::from_kernel_cmdline("trig.inject=trig-nope:10").unwrap_err();
-        assert!(e.contains("unknown benchmark 'trig-nope'"), "{e}");
+        assert!(e.message.contains("unknown benchmark 'trig-nope'"), "{e}");
         assert!(RunOptions::from_kernel_cmdline("trig.inject=trig-base").is_err());
     }
 

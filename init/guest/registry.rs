@@ -7,6 +7,7 @@
 //! not the other way round, so that the host can plan without them.
 
 use crate::caps::Feature;
+use trig_schema::error::{infra, usage, Error};
 use trig_schema::{BenchResult, Better};
 
 /// `SECTIONS`, the ELF section of every BPF program as compiled, written by
@@ -340,10 +341,10 @@ pub fn version_of(release: &str) -> Option<Version> {
 }
 
 /// The version of the running kernel.
-pub fn running_version() -> Result<Version, String> {
-    let uts = nix::sys::utsname::uname().map_err(|e| format!("uname: {e}"))?;
+pub fn running_version() -> Result<Version, Error> {
+    let uts = nix::sys::utsname::uname().map_err(|e| infra(format!("uname: {e}")))?;
     let release = uts.release().to_string_lossy();
-    version_of(&release).ok_or_else(|| format!("kernel release {release}: no version in it"))
+    version_of(&release).ok_or_else(|| infra(format!("kernel release {release}: no version in it")))
 }
 
 /// Shorthand constructor keeping the table one line per benchmark.
@@ -576,17 +577,17 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
 
 /// The benchmarks matching any of `filters` (all when empty), in table
 /// order. A filter that matches nothing is an error listing valid names.
-pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, String> {
+pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, Error> {
     if filters.is_empty() {
         return Ok(all().collect());
     }
     for f in filters {
         if !all().any(|b| glob_match(f, b.name)) {
             let names: Vec<&str> = all().map(|b| b.name).collect();
-            return Err(format!(
+            return Err(usage(format!(
                 "no benchmark matches '{f}'; valid names: {}",
                 names.join(", ")
-            ));
+            )));
         }
     }
     let chosen: Vec<&Bench> = all()
@@ -913,6 +914,9 @@ mod tests {
             assert_eq!(sel.len(), all().filter(|b| b.family == *family).count());
         }
         let err = select(&["trig-nosuch".into()]).unwrap_err();
-        assert!(err.contains("no benchmark matches 'trig-nosuch'") && err.contains("trig-base"));
+        assert!(
+            err.message.contains("no benchmark matches 'trig-nosuch'")
+                && err.message.contains("trig-base")
+        );
     }
 }

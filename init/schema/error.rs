@@ -52,6 +52,16 @@ impl Error {
     }
 }
 
+impl Error {
+    /// This error as the cause of `what`: "what: cause", of its class.
+    pub fn context(self, what: impl fmt::Display) -> Error {
+        Error {
+            class: self.class,
+            message: format!("{what}: {}", self.message),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

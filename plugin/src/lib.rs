@@ -211,7 +211,7 @@ impl Register for Plugin {
         match (geometry("l1i"), geometry("l1d"), geometry("ll")) {
             (None, None, None) => {}
             (Some(i), Some(d), Some(ll)) => {
-                let h = Hierarchy::new(i.map_err(refuse)?, d.map_err(refuse)?, ll.map_err(refuse)?);
+                let h = Hierarchy::new(i?, d?, ll?);
                 let _ = CACHES.set(Mutex::new(h));
             }
             _ => Err(refuse(

@@ -3,6 +3,7 @@
 //! entries, or what the simulated caches of `--cache` counted.
 
 use serde::Serialize;
+use trig_schema::error::{self, Error};
 use trig_schema::{BenchResult, Better, EntryKind, MemKind, Meter, Status};
 
 /// What is compared: the raw rate or the per-event overhead over the
@@ -62,14 +63,14 @@ impl Metric {
         Metric::Memory(MemKind::Cycles),
     ];
 
-    pub fn parse_choice(s: &str) -> Result<Vec<Metric>, String> {
+    pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
         match s {
             "both" => Ok(vec![Metric::Rate, Metric::Overhead]),
             _ => Metric::ALL
                 .into_iter()
                 .find(|m| m.as_str() == s)
                 .map(|m| vec![m])
-                .ok_or_else(|| format!("--metric must be {CHOICES}, not '{s}'")),
+                .ok_or_else(|| error::usage(format!("--metric must be {CHOICES}, not '{s}'"))),
         }
     }
 
@@ -307,7 +308,7 @@ mod tests {
         }
         let e = Metric::parse_choice("kernel-total").unwrap_err();
         assert!(
-            e.contains("kernel-overhead") && e.contains("'kernel-total'"),
+            e.message.contains("kernel-overhead") && e.message.contains("'kernel-total'"),
             "{e}"
         );
         assert!(Metric::KernelOverhead.build_independent());

@@ -24,6 +24,7 @@ pub use side::{differences, SideInfo};
 use movers::overhead_movers;
 use notes::notes;
 use side::{bench_names, comparable, results};
+use trig_schema::error::{self, Error};
 pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
 
 use crate::input::Side;
@@ -73,9 +74,10 @@ impl Default for Settings {
 
 /// Compares two sides; an error names what makes them incomparable
 /// unless `settings.force`.
-pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, String> {
+pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, Error> {
     let (bi, ni) = (base.info(), new.info());
-    let diffs = comparable(base, new, (&bi, &ni), (settings.force, &settings.metrics))?;
+    let diffs = comparable(base, new, (&bi, &ni), (settings.force, &settings.metrics))
+        .map_err(error::input)?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
     let judge = Assessor {

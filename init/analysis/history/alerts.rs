@@ -4,6 +4,7 @@
 use super::{History, Point};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use trig_schema::error::{self, Error};
 use trig_schema::Meter;
 
 /// Where `history --alert` remembers the change points it alerted on.
@@ -44,7 +45,7 @@ fn file_name(path: &str) -> &str {
 }
 
 /// DIR/alerts.json, or nothing before the first alert.
-pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
+pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, Error> {
     let path = dir.join(ALERTS_FILE);
     match std::fs::read_to_string(&path) {
         // what an older trig-init left when the disk filled: start afresh
@@ -55,17 +56,18 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, String> {
             );
             Ok(Vec::new())
         }
-        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| error::input(format!("{}: {e}", path.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(e) => Err(error::input(format!("{}: {e}", path.display()))),
     }
 }
 
-pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), String> {
+pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), Error> {
     let path = dir.join(ALERTS_FILE);
     let text = serde_json::to_string_pretty(alerts).expect("alerts serialize") + "\n";
     trig_schema::files::replace(&path, text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| error::infra(format!("{}: {e}", path.display())))
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same

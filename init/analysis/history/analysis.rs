@@ -4,7 +4,7 @@
 use super::{series, History, Point, Series};
 use crate::changepoint;
 use crate::compare::{self, differences, BenchComparison, Metric, Settings, Verdict};
-use crate::input::Side;
+use crate::input::{Side, Standing};
 use crate::steps;
 use serde::Serialize;
 use trig_schema::{Meter, RunSet};
@@ -228,9 +228,9 @@ fn newest_unmeasured(sides: &[Side], kinds: &[usize]) -> Vec<BenchComparison> {
     let (was, now) = (base.standing(), new.standing());
     let (had, has) = (base.names(), new.names());
     let its_own = |name: &str| match now.get(name) {
-        Some(Ok(())) => false,
-        Some(Err(_)) => true,
-        None if has.contains(name) => was.get(name).is_some_and(Result::is_ok),
+        Some(Standing::Measured) => false,
+        Some(Standing::Failed(_)) => true,
+        None if has.contains(name) => was.get(name) == Some(&Standing::Measured),
         None => had.contains(name),
     };
     match compare::compare(base, new, &settings) {
@@ -245,7 +245,7 @@ fn newest_unmeasured(sides: &[Side], kinds: &[usize]) -> Vec<BenchComparison> {
             name: "every benchmark".into(),
             verdict: Verdict::Failed,
             basis: Vec::new(),
-            reason: Some(why),
+            reason: Some(why.to_string()),
             metrics: Vec::new(),
             movers: None,
         }],

@@ -82,11 +82,11 @@ fn order_by_git(
 pub fn load(dir: &Path, tree: Option<&Path>) -> Result<Vec<(Point, Vec<RunSet>)>, Error> {
     let entries = match tree {
         Some(tree) => {
-            let mut entries = input::history(dir).map_err(error::input)?;
+            let mut entries = input::history(dir)?;
             order_by_git(&mut entries, tree)?;
             entries
         }
-        None => input::by_date(dir).map_err(error::input)?,
+        None => input::by_date(dir)?,
     };
     Ok(entries
         .into_iter()

@@ -2,8 +2,9 @@
 //! results, per benchmark and metric (see `changepoint`), with what moved
 //! together at each. Loading and ordering the results (`load`), one series
 //! per benchmark and metric (`series`), finding the change points
-//! (`analysis`), remembering which were alerted on (`alerts`) and the
-//! table and Markdown (`render`) each have their own file.
+//! (`analysis`) and remembering which were alerted on (`alerts`) each
+//! have their own file; [`read`] and [`detection`] are the way in that
+//! `history` and `report` share.
 
 mod alerts;
 mod analysis;
@@ -15,10 +16,50 @@ pub use analysis::{analyse, default_min_change_pct, Break, ChangePointOut, Found
 pub use load::{load, Point};
 pub use series::{no_figures, series, Series};
 
-use crate::compare::BenchComparison;
+use crate::changepoint::Detection;
+use crate::compare::{BenchComparison, Metric};
 use crate::gate::Tally;
 use serde::Serialize;
-use trig_schema::Meter;
+use std::path::Path;
+use trig_schema::error::{self, Error};
+use trig_schema::{Meter, RunSet};
+
+/// A history's results files, each with its point, in order.
+pub type HistoryFiles = Vec<(Point, Vec<RunSet>)>;
+
+/// The results of a history directory `dir`, in order (by commit in the
+/// kernel tree `git`, else by date), refused when none has a figure of
+/// `metrics`; with a warning when the newest has none, as a nightly that
+/// stopped profiling would end the kernel's series unseen.
+pub fn read(
+    dir: &Path,
+    git: Option<&Path>,
+    metrics: &[Metric],
+) -> Result<(HistoryFiles, Option<String>), Error> {
+    let entries = load(dir, git)?;
+    if let Some(why) = no_figures(&entries, metrics) {
+        return Err(error::input(format!("{} {why}", dir.display())));
+    }
+    let warning = entries.last().and_then(|last| {
+        let why = no_figures(std::slice::from_ref(last), metrics)?;
+        Some(format!(
+            "the newest result, #{} {}, {why}; its series end before it",
+            entries.len(),
+            last.0.label()
+        ))
+    });
+    Ok((entries, warning))
+}
+
+/// The change-point detection for `entries`: steps of `min_change_pct`
+/// or more, by default the meter's ([`default_min_change_pct`]).
+pub fn detection(entries: &[(Point, Vec<RunSet>)], min_change_pct: Option<f64>) -> Detection {
+    let pct = min_change_pct.unwrap_or_else(|| default_min_change_pct(entries));
+    Detection {
+        min_change: pct / 100.0,
+        ..Detection::default()
+    }
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct History {

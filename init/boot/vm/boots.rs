@@ -2,10 +2,10 @@
 //! added to its kernel's results file as it ends, a KVM that cannot boot
 //! given up for TCG.
 
-use super::guest::{default_jobs, guest, Guest};
+use super::launch::{default_jobs, launch, Launch};
 use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
-use super::setup::Setup;
+use super::session::Session;
 use super::{infra, temp_file, Error};
 use crate::cache::Caches;
 use crate::judge::{add_profiles, judge_boot};
@@ -28,7 +28,7 @@ use trig_schema::Pairing;
 /// unusable (a working one takes about a second).
 const KVM_PROBE: Duration = Duration::from_secs(30);
 
-impl<'a> Setup<'a> {
+impl<'a> Session<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
     /// A KVM that may still fail boots alone, since falling back to TCG
     /// changes how every later boot runs; then `--jobs` boots go side by
@@ -72,7 +72,7 @@ impl<'a> Setup<'a> {
         let jobs = self
             .opts
             .jobs
-            .unwrap_or_else(|| default_jobs(self.guest.meter))
+            .unwrap_or_else(|| default_jobs(self.launch.meter))
             .clamp(1, todo.len().max(1));
         let launcher = self.launcher();
         // what a boot needs, apart from the targets that take the results
@@ -130,15 +130,15 @@ impl<'a> Setup<'a> {
         })
     }
 
-    /// What the boots need of the setup, apart from it (boots side by
-    /// side use it while the setup records their results).
+    /// What the boots need of the session, apart from it (boots side by
+    /// side use it while the session records their results).
     fn launcher(&self) -> Launcher<'a> {
         Launcher {
             opts: self.opts,
             accel: self.accel,
-            guest: self.guest.clone(),
+            launch: self.launch.clone(),
             plugin: self.plugin.clone(),
-            session: self.session.clone(),
+            id: self.id.clone(),
             kvm_works: self.kvm_works,
         }
     }
@@ -153,12 +153,12 @@ impl<'a> Setup<'a> {
         counts: Option<TempFile>,
         events: &Sender<BootEvent>,
     ) -> Option<Signal> {
-        let mut rec = judge_boot(this.round, &b, self.guest.timeout);
+        let mut rec = judge_boot(this.round, &b, self.launch.timeout);
         if let Some(counts) = &counts {
             add_profiles(&mut rec, &b.console.frames, counts.path());
         }
         rec.pairing = Some(Pairing {
-            session: self.session.clone(),
+            session: self.id.clone(),
             round: this.round,
         });
         let _ = events.send(BootEvent::Judged {
@@ -172,7 +172,7 @@ impl<'a> Setup<'a> {
         target.set.vm.accel = self.accel.as_str().into();
         let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
         (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
-        (target.set.vm.meter, target.set.vm.cpus) = (self.guest.meter, self.guest.cpus);
+        (target.set.vm.meter, target.set.vm.cpus) = (self.launch.meter, self.launch.cpus);
         if self.unsaved.is_none() {
             match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
                 Ok(Some(why)) => {
@@ -213,7 +213,7 @@ impl<'a> Setup<'a> {
             .unwrap_or("the guest never reached /init")
             .to_string();
         self.accel = Accel::Tcg;
-        self.guest = guest(self.opts, self.meter_choice, self.accel)?;
+        self.launch = launch(self.opts, self.meter_choice, self.accel)?;
         // a machine without usable KVM says so on every run: one quiet
         // line, QEMU's (often an assertion) behind -v
         let said = if self.opts.verbose {
@@ -223,20 +223,21 @@ impl<'a> Setup<'a> {
         };
         let _ = events.send(BootEvent::Notice(format!(
             "KVM cannot run this guest here: using TCG, meter {}{said}",
-            self.guest.meter.as_str()
+            self.launch.meter.as_str()
         )));
         Ok(None)
     }
 }
 
-/// What a boot needs of the setup: the accelerator at hand and how the
-/// guests boot under it.
+/// What a boot needs of the session: the accelerator at hand and how the
+/// guests launch under it.
 struct Launcher<'a> {
     opts: &'a VmOptions,
     accel: Accel,
-    guest: Guest,
+    launch: Launch,
     plugin: Option<PathBuf>,
-    session: String,
+    /// The session's id.
+    id: String,
     kvm_works: bool,
 }
 
@@ -255,7 +256,7 @@ impl Launcher<'_> {
                 temp_file(
                     self.opts
                         .out
-                        .join(format!(".profile-{}-{}.txt", self.session, this.n)),
+                        .join(format!(".profile-{}-{}.txt", self.id, this.n)),
                     b"",
                 )
             })
@@ -276,10 +277,10 @@ impl Launcher<'_> {
         let vm = qemu::Vm {
             kernel,
             initrd: initrd.path(),
-            cpus: self.guest.cpus,
+            cpus: self.launch.cpus,
             memory: &self.opts.memory,
             cmdline,
-            meter: self.guest.meter,
+            meter: self.launch.meter,
             plugin: self
                 .plugin
                 .as_ref()
@@ -293,7 +294,7 @@ impl Launcher<'_> {
         let spec = BootSpec {
             arch: self.opts.arch,
             args: &qemu::args(&vm, self.accel),
-            timeout: self.guest.timeout,
+            timeout: self.launch.timeout,
             give_up,
             label: &this.label,
         };

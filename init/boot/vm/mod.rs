@@ -2,13 +2,13 @@
 //! each boot's report, keep everything measured whatever goes wrong.
 
 mod boots;
-mod guest;
+mod launch;
 mod options;
 mod output;
 mod schedule;
-mod setup;
+mod session;
 
-pub use guest::{default_cpus, default_jobs, meter_conflict, progress_timeout};
+pub use launch::{default_cpus, default_jobs, meter_conflict, progress_timeout};
 pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
@@ -19,7 +19,7 @@ use crate::results::timestamp;
 use crate::signals;
 use crate::ui::Ui;
 use options::check;
-use setup::Setup;
+use session::Session;
 use std::path::PathBuf;
 use trig_guest::registry;
 use trig_schema::error::{infra, usage, Error};
@@ -37,8 +37,8 @@ pub struct Done {
 /// `order`, and each kernel gets its own results file.
 pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     check(opts).map_err(usage)?;
-    opts.run.validate().map_err(usage)?;
-    registry::select(&opts.run.filter).map_err(usage)?;
+    opts.run.validate()?;
+    registry::select(&opts.run.filter)?;
     if opts.kernels.is_empty() {
         return Err(usage("no kernel given"));
     }
@@ -46,8 +46,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
         .kernels
         .iter()
         .map(|k| kernel::resolve(k, opts.arch))
-        .collect::<Result<Vec<Kernel>, String>>()
-        .map_err(usage)?;
+        .collect::<Result<Vec<Kernel>, Error>>()?;
     let init = read_init(opts)?;
     let stem = timestamp();
     if opts.kernel_appends.len() > kernels.len() {
@@ -57,9 +56,9 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
             kernels.len()
         )));
     }
-    let mut plan = Setup::new(opts, stem)?;
-    let mut targets = plan.targets(kernels)?;
-    plan.plugin = plugin(opts)?;
+    let mut session = Session::new(opts, stem)?;
+    let mut targets = session.targets(kernels)?;
+    session.plugin = plugin(opts)?;
     // undocumented: extra files for scripts/upstream-bench.sh
     let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
     let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
@@ -72,16 +71,16 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
         eprintln!("trig-init: removed {name}, left by a run that was killed");
     }
     let initrd = temp_file(
-        opts.out.join(format!(".initramfs-{}.cpio", plan.session)),
+        opts.out.join(format!(".initramfs-{}.cpio", session.id)),
         &cpio,
     )?;
-    signals::install().map_err(infra)?;
+    signals::install()?;
     let interrupted = {
         let ui = Ui::spawn(opts.quiet);
-        plan.boot_all(&mut targets, &initrd, ui.events())?
+        session.boot_all(&mut targets, &initrd, ui.events())?
     };
     drop(initrd);
-    plan.finish(&targets, interrupted.or_else(signals::caught))
+    session.finish(&targets, interrupted.or_else(signals::caught))
 }
 
 /// The static trig-init to boot as /init: `--init`, or this executable.
@@ -118,8 +117,8 @@ fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Error> {
     if !opts.profile {
         return Ok(None);
     }
-    let p = profile::plugin_path().map_err(usage)?;
-    profile::probe(opts.arch, &p).map_err(usage)?;
+    let p = profile::plugin_path()?;
+    profile::probe(opts.arch, &p)?;
     Ok(Some(p))
 }
 

@@ -6,6 +6,7 @@ use crate::kernel::Arch;
 use crate::qemu::Accel;
 use std::path::PathBuf;
 use trig_guest::options::RunOptions;
+use trig_schema::error::{usage, Error};
 use trig_schema::files;
 use trig_schema::Meter;
 use trig_schema::RunSet;
@@ -64,12 +65,14 @@ pub enum AccelChoice {
 }
 
 impl AccelChoice {
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, Error> {
         match s {
             "auto" => Ok(AccelChoice::Auto),
             "kvm" => Ok(AccelChoice::Kvm),
             "tcg" => Ok(AccelChoice::Tcg),
-            _ => Err(format!("--accel must be auto, kvm or tcg, not '{s}'")),
+            _ => Err(usage(format!(
+                "--accel must be auto, kvm or tcg, not '{s}'"
+            ))),
         }
     }
 }
@@ -85,12 +88,14 @@ pub enum MeterChoice {
 }
 
 impl MeterChoice {
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, Error> {
         match s {
             "auto" => Ok(MeterChoice::Auto),
             "time" => Ok(MeterChoice::Time),
             "icount" => Ok(MeterChoice::Icount),
-            _ => Err(format!("--meter must be auto, time or icount, not '{s}'")),
+            _ => Err(usage(format!(
+                "--meter must be auto, time or icount, not '{s}'"
+            ))),
         }
     }
 

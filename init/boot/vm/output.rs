@@ -1,7 +1,7 @@
 //! The end of a command: the summary, the JSON document and the exit
 //! status.
 
-use super::setup::Setup;
+use super::session::Session;
 use super::{infra, Done, Error};
 use crate::judge::exit_status;
 use crate::results::Target;
@@ -12,7 +12,7 @@ use trig_schema::exit;
 use trig_schema::files;
 use trig_schema::RunSet;
 
-impl<'a> Setup<'a> {
+impl<'a> Session<'a> {
     /// The summary, the JSON document and the exit status.
     pub(super) fn finish(
         &self,

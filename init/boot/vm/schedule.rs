@@ -1,6 +1,8 @@
 //! The order of a command's boots: every kernel once a round, rounds
 //! pairing the boots of several kernels, and where each boot sits.
 
+use trig_schema::error::{usage, Error};
+
 /// In which order the boots of several kernels go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -11,11 +13,13 @@ pub enum Order {
 }
 
 impl Order {
-    pub fn parse(s: &str, seed: u64) -> Result<Self, String> {
+    pub fn parse(s: &str, seed: u64) -> Result<Self, Error> {
         match s {
             "alternate" => Ok(Order::Alternate),
             "random" => Ok(Order::Random(seed)),
-            _ => Err(format!("--order must be alternate or random, not '{s}'")),
+            _ => Err(usage(format!(
+                "--order must be alternate or random, not '{s}'"
+            ))),
         }
     }
 

@@ -16,13 +16,17 @@ fn incomparable_inputs_are_named() {
         &Settings::default(),
     )
     .unwrap_err();
-    assert!(e.contains("accelerator: BASE tcg vs NEW kvm"), "{e}");
     assert!(
-        e.contains("architecture: BASE x86_64 vs NEW aarch64"),
+        e.message.contains("accelerator: BASE tcg vs NEW kvm"),
         "{e}"
     );
-    assert!(e.contains("NEW mixes parameters"), "{e}");
-    assert!(e.contains("--force"), "{e}");
+    assert!(
+        e.message
+            .contains("architecture: BASE x86_64 vs NEW aarch64"),
+        "{e}"
+    );
+    assert!(e.message.contains("NEW mixes parameters"), "{e}");
+    assert!(e.message.contains("--force"), "{e}");
     let forced = Settings {
         force: true,
         ..Settings::default()
@@ -46,7 +50,7 @@ fn meters_are_never_mixed() {
     let base = side(set(&as_slices(&boots(1, 1.0, 0.0)), None));
     let new = side(counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0));
     let e = compare(&base, &new, &Settings::default()).unwrap_err();
-    assert!(e.contains("meter: BASE time vs NEW icount"), "{e}");
+    assert!(e.message.contains("meter: BASE time vs NEW icount"), "{e}");
 }
 
 /// Two runners with different emulated machines count differently: under
@@ -84,7 +88,7 @@ fn icount_refuses_another_emulated_machine() {
             &Settings::default(),
         )
         .unwrap_err();
-        assert!(e.contains(message), "{e}");
+        assert!(e.message.contains(message), "{e}");
         let forced = Settings {
             force: true,
             ..Settings::default()
@@ -103,7 +107,7 @@ fn icount_refuses_another_build_of_trig_init() {
     let mut new = base.clone();
     new.runs[0].report.as_mut().unwrap().tool.git_rev = "0123abc".into();
     let e = compare(&side(base), &side(new), &Settings::default()).unwrap_err();
-    assert!(e.contains("trig-init build"), "{e}");
+    assert!(e.message.contains("trig-init build"), "{e}");
 }
 
 /// One profiled boot of trig-init build `rev` under icount: trig-kprobe
@@ -153,7 +157,7 @@ fn the_kernel_metric_compares_across_trig_init_builds() {
     let base = profiled_build(1.0, 653.6157, "aaaa");
     let new = profiled_build(0.99115, 653.6193, "bbbb");
     let e = compare(&base, &new, &Settings::default()).unwrap_err();
-    assert!(e.contains("trig-init build"), "{e}");
+    assert!(e.message.contains("trig-init build"), "{e}");
     let kernel = Settings {
         metrics: vec![Metric::Kernel],
         ..Settings::default()
@@ -234,11 +238,11 @@ fn a_metric_without_figures_is_refused_or_missing_not_unchanged() {
         };
         let e = compare(&base, &unprofiled, &s).unwrap_err();
         assert!(
-            e.starts_with("NEW has no") && e.contains("--profile"),
+            e.message.starts_with("NEW has no") && e.message.contains("--profile"),
             "{e}"
         );
         let e = compare(&unprofiled, &base, &s).unwrap_err();
-        assert!(e.starts_with("BASE has no"), "{e}");
+        assert!(e.message.starts_with("BASE has no"), "{e}");
     }
     let mut new = profiled_build(1.0, 653.6157, "aaaa");
     for r in &mut new.sets[0].runs[0].report.as_mut().unwrap().results {
@@ -322,7 +326,7 @@ fn a_trap_turned_into_a_call_is_flagged_on_traps_and_syscalls() {
     // results profiled before entries were counted have none, not 0
     let old = profiled_build(1.0, 1186.0, "aaaa");
     let e = compare(&old, &new, &on(vec![traps])).unwrap_err();
-    assert!(e.contains("BASE has no traps figure"), "{e}");
+    assert!(e.message.contains("BASE has no traps figure"), "{e}");
 }
 
 /// [`profiled_build`] booted with `--cache` under `model`: trig-kprobe
@@ -371,7 +375,7 @@ fn a_miss_more_an_event_is_flagged_and_another_cache_model_refused() {
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
     let other = cached(1186.0, 0.001, "model B");
     let e = compare(&base, &other, &on(l1d)).unwrap_err();
-    assert!(e.contains("cache model"), "{e}");
+    assert!(e.message.contains("cache model"), "{e}");
     assert!(compare(&base, &other, &on(Metric::Kernel)).is_ok());
     let t = table::comparison(&c, false);
     assert!(t.contains("kernel L1d misses/event"), "{t}");

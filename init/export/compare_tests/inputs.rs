@@ -8,12 +8,16 @@ fn malformed_files_are_named() {
     let good = serde_json::to_string(&set(&[&[("trig-base", 2.0)]], None)).unwrap();
     assert!(parse(&good[..good.len() / 2])
         .unwrap_err()
+        .message
         .starts_with("truncated JSON"));
-    assert!(parse("{]").unwrap_err().starts_with("malformed JSON"));
+    assert!(parse("{]")
+        .unwrap_err()
+        .message
+        .starts_with("malformed JSON"));
     let e = parse(r#"{"runs": 3}"#).unwrap_err();
-    assert!(e.starts_with("not a trig-init results file"), "{e}");
+    assert!(e.message.starts_with("not a trig-init results file"), "{e}");
     let e = parse(r#"{"hello": 1}"#).unwrap_err();
-    assert!(e.contains("neither `runs`"), "{e}");
+    assert!(e.message.contains("neither `runs`"), "{e}");
     assert_eq!(parse(&good).unwrap().len(), 1);
     // a plain `trig-init run` report is one run
     let report = serde_json::to_string(
@@ -64,7 +68,7 @@ fn no_reports_is_an_error() {
         &Settings::default(),
     )
     .unwrap_err();
-    assert!(e.contains("BASE has no boot with a report"), "{e}");
+    assert!(e.message.contains("BASE has no boot with a report"), "{e}");
 }
 
 mod fuzz {
@@ -124,7 +128,10 @@ fn zero_and_negative_rates_are_invalid_input() {
     let good = serde_json::to_string(&set(&[&[("trig-base", 2.0)]], None)).unwrap();
     for bad in ["0.0", "-2.0"] {
         let e = parse(&good.replace("\"mean\":2.0", &format!("\"mean\":{bad}"))).unwrap_err();
-        assert!(e.contains("invalid input: trig-base has rate"), "{e}");
+        assert!(
+            e.message.contains("invalid input: trig-base has rate"),
+            "{e}"
+        );
     }
 }
 
@@ -144,7 +151,8 @@ fn negative_instruction_counts_are_invalid_input() {
         });
         let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
         assert!(
-            e.contains("invalid input: trig-base has") && e.contains("instructions"),
+            e.message.contains("invalid input: trig-base has")
+                && e.message.contains("instructions"),
             "{e}"
         );
     }
@@ -166,7 +174,8 @@ fn a_field_of_the_wrong_type_is_named_with_its_line() {
         let line = bad.lines().position(|l| l.contains("\"baseline\": 5"));
         let e = parse(&bad).unwrap_err();
         assert!(
-            e.contains("expected a string") && e.contains(&format!("line {}", line.unwrap() + 1)),
+            e.message.contains("expected a string")
+                && e.message.contains(&format!("line {}", line.unwrap() + 1)),
             "{e}"
         );
     }

@@ -30,7 +30,7 @@ const LISTS: &[&str] = &[
 ];
 
 /// The functions to probe, from the kernel's list.
-pub fn functions() -> Result<Vec<String>, String> {
+pub(crate) fn functions() -> Result<Vec<String>, String> {
     let text = LISTS
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())

@@ -225,7 +225,7 @@ pub fn function(target: UTarget) -> extern "C" fn() {
 }
 
 /// The offset of `addr` in the file mapped at it, from /proc/self/maps.
-pub fn file_offset(addr: usize) -> Result<usize, String> {
+pub(crate) fn file_offset(addr: usize) -> Result<usize, String> {
     let maps = std::fs::read_to_string("/proc/self/maps")
         .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
     offset_in_maps(&maps, addr).ok_or_else(|| format!("address {addr:#x} is in no file mapping"))

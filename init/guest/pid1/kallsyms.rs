@@ -5,7 +5,7 @@
 use trig_schema::KernelSymbols;
 
 /// Reads `/proc/kallsyms` with addresses shown to root.
-pub fn read() -> Result<KernelSymbols, String> {
+pub(crate) fn read() -> Result<KernelSymbols, String> {
     // 0 shows addresses to CAP_SYSLOG; a kernel without the knob shows them
     let _ = std::fs::write("/proc/sys/kernel/kptr_restrict", "0");
     let text = std::fs::read_to_string("/proc/kallsyms")

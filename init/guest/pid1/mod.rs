@@ -14,6 +14,7 @@ use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
 use nix::sys::signal::SigSet;
 use nix::sys::stat::Mode;
 use std::time::Duration;
+use trig_schema::error::Error;
 use trig_schema::exit;
 use trig_schema::{MountOutcome, RunEnd};
 
@@ -35,7 +36,7 @@ fn ensure_stdio() {
 }
 
 /// BPF maps and programs were charged to RLIMIT_MEMLOCK before 5.11.
-pub fn raise_memlock() -> Result<(), String> {
+fn raise_memlock() -> Result<(), String> {
     setrlimit(Resource::RLIMIT_MEMLOCK, RLIM_INFINITY, RLIM_INFINITY)
         .map_err(|e| format!("raising RLIMIT_MEMLOCK: {e}"))
 }
@@ -49,7 +50,7 @@ pub fn execute(
     mounts: Vec<MountOutcome>,
     pid1: bool,
     on_timeout: fn() -> !,
-) -> Result<bool, String> {
+) -> Result<bool, Error> {
     crate::bpf::capture_libbpf_log();
     let selection = registry::select(&opts.filter).and_then(|s| {
         opts.validate()?;
@@ -61,7 +62,7 @@ pub fn execute(
         .unwrap_or_default();
     let run = Run::new(sink, opts, points.len(), mounts, pid1);
     if let Err(e) = selection {
-        run.finish(RunEnd::Error, Some(e.clone()));
+        run.finish(RunEnd::Error, Some(e.to_string()));
         return Err(e);
     }
     if !pid1 {
@@ -123,7 +124,7 @@ pub fn is_appliance(args: &[String], subcommands: &[&str]) -> bool {
 }
 
 /// Undocumented: the program that an initramfs built with extra files
-/// (`host::initramfs::EXTRA_ROOT_ENV`, scripts/upstream-bench.sh) has PID 1
+/// (`trig_boot::initramfs::EXTRA_ROOT_ENV`, scripts/upstream-bench.sh) has PID 1
 /// run, on the console, after the mounts and before the matrix. A normal
 /// initramfs has none.
 pub const EXTRA_RUN: &str = "/.trig-extra/run";

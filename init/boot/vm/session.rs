@@ -1,8 +1,9 @@
-//! What a command settles before its first boot: the meter and
-//! accelerator, the guest setup, the session, and a results set per
-//! kernel.
+//! One `vm` command's session: what it settles before its first boot
+//! (the meter and accelerator, how its guests launch, its id, a results
+//! set per kernel), which its boots (boots.rs) and its end (output.rs)
+//! then carry on.
 
-use super::guest::{guest, Guest};
+use super::launch::{launch, Launch};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
 use crate::cache::Caches;
@@ -13,18 +14,19 @@ use std::path::PathBuf;
 use trig_guest::options::RunOptions;
 use trig_schema::{KernelInfo, RunSet, VmInfo, SCHEMA_VERSION};
 
-/// Everything a command settles before its first boot, and the guest
-/// setup of the accelerator at hand (which a failing KVM changes).
-pub(super) struct Setup<'a> {
+/// Everything a command settles before its first boot, and how its
+/// guests launch under the accelerator at hand (which a failing KVM
+/// changes).
+pub(super) struct Session<'a> {
     pub(super) opts: &'a VmOptions,
     /// `--meter`, with `auto` resolved for `--profile`.
     pub(super) meter_choice: MeterChoice,
     pub(super) accel: Accel,
-    pub(super) guest: Guest,
+    pub(super) launch: Launch,
     /// The command's start, in its results' names.
     pub(super) stem: String,
     /// Unique to this command: runs in the same second must not pair.
-    pub(super) session: String,
+    pub(super) id: String,
     pub(super) plugin: Option<PathBuf>,
     /// Why the results of the last boot could not be written: the
     /// schedule stops, and the figures are shown all the same.
@@ -53,7 +55,7 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
     }
 }
 
-impl<'a> Setup<'a> {
+impl<'a> Session<'a> {
     pub(super) fn new(opts: &'a VmOptions, stem: String) -> Result<Self, Error> {
         // a profile counts instructions: --profile asks for the icount meter
         let meter_choice = match opts.meter {
@@ -66,15 +68,15 @@ impl<'a> Setup<'a> {
             ));
         }
         let accel = first_accel(opts, meter_choice);
-        let guest = guest(opts, meter_choice, accel)?;
+        let launch = launch(opts, meter_choice, accel)?;
         let session = format!("{stem}-{}", std::process::id());
-        Ok(Setup {
+        Ok(Session {
             opts,
             meter_choice,
             accel,
-            guest,
+            launch,
             stem,
-            session,
+            id: session,
             plugin: None,
             unsaved: None,
             kvm_works: false,
@@ -88,7 +90,7 @@ impl<'a> Setup<'a> {
         let extra = opts.kernel_appends.get(i).map_or("", String::as_str);
         qemu::kernel_cmdline(
             opts.arch,
-            &self.guest.args,
+            &self.launch.args,
             opts.kaslr,
             format!("{} {extra}", opts.append).trim(),
         )
@@ -115,8 +117,8 @@ impl<'a> Setup<'a> {
                     vm: VmInfo {
                         arch: opts.arch.as_str().into(),
                         accel: self.accel.as_str().into(),
-                        meter: self.guest.meter,
-                        cpus: self.guest.cpus,
+                        meter: self.launch.meter,
+                        cpus: self.launch.cpus,
                         memory: opts.memory.clone(),
                         append: self.cmdline(i),
                         qemu: qemu_version.clone(),

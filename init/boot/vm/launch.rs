@@ -18,7 +18,7 @@ const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=of
 
 /// How the guests of one command boot under the accelerator at hand.
 #[derive(Clone)]
-pub(super) struct Guest {
+pub(super) struct Launch {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
     /// The run options as kernel arguments.
@@ -55,7 +55,7 @@ pub fn default_jobs(meter: Meter) -> usize {
     }
 }
 
-/// Guest CPUs when not given: one under icount (cheaper to emulate, and
+/// Launch CPUs when not given: one under icount (cheaper to emulate, and
 /// nothing to scale there: vCPUs take turns), two otherwise.
 pub fn default_cpus(meter: Meter) -> usize {
     match meter {
@@ -77,11 +77,11 @@ pub fn meter_conflict(meter: Meter, run: &RunOptions) -> Option<String> {
 }
 
 /// How the guests boot under `accel`.
-pub(super) fn guest(
+pub(super) fn launch(
     opts: &VmOptions,
     meter_choice: MeterChoice,
     accel: Accel,
-) -> Result<Guest, Error> {
+) -> Result<Launch, Error> {
     let meter = meter_choice.resolve(accel);
     if let Some(why) = meter_conflict(meter, &opts.run) {
         return Err(usage(why));
@@ -104,7 +104,7 @@ pub(super) fn guest(
     let timeout = opts
         .timeout
         .unwrap_or_else(|| progress_timeout(meter, &run));
-    Ok(Guest {
+    Ok(Launch {
         meter,
         cpus,
         args,
