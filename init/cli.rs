@@ -1,6 +1,8 @@
 //! The command line (argh): `trig-init [run|list|vm|...]`.
 
 use argh::FromArgs;
+use trig_boot::kernel::Arch;
+use trig_boot::vm::{AccelChoice, MeterChoice, Order};
 
 /// BPF trigger/rename/strncmp benchmarks for kernel regression hunting.
 /// With no subcommand, runs the whole matrix in the running kernel with
@@ -84,8 +86,8 @@ vm_commands! {
     pub kernel: Vec<String>,
     /// with several kernels: alternate (A B A B ...) or random (a seeded
     /// random order within each round); default alternate
-    #[argh(option, default = "String::from(\"alternate\")")]
-    pub order: String,
+    #[argh(option, default = "Order::Alternate")]
+    pub order: Order,
     /// seed of --order random (default 1)
     #[argh(option, default = "1")]
     pub seed: u64,
@@ -96,7 +98,7 @@ vm_commands! {
     pub commit: Vec<String>,
     /// guest architecture: x86_64 or aarch64 (default: the host's)
     #[argh(option)]
-    pub arch: Option<String>,
+    pub arch: Option<Arch>,
     /// guest CPUs (default 1 under the icount meter, else 2)
     #[argh(option)]
     pub cpus: Option<usize>,
@@ -115,13 +117,13 @@ vm_commands! {
     #[argh(option, default = "String::from(\"results\")")]
     pub out: String,
     /// accelerator: auto, kvm or tcg (default auto: KVM, else TCG)
-    #[argh(option, default = "String::from(\"auto\")")]
-    pub accel: String,
+    #[argh(option, default = "AccelChoice::Auto")]
+    pub accel: AccelChoice,
     /// what rates are per: time (wall clock), icount (guest instructions
     /// counted by TCG, one per virtual ns: deterministic) or auto (time
     /// under KVM, icount under TCG; the default)
-    #[argh(option, default = "String::from(\"auto\")")]
-    pub meter: String,
+    #[argh(option, default = "MeterChoice::Auto")]
+    pub meter: MeterChoice,
     /// seconds a guest may go without progress (no line of trig-init's
     /// on its console) before it is hung and QEMU killed; a guest still
     /// writing is never cut, however long its boot (default: 5 minutes

@@ -606,7 +606,11 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, Error> {
         }
         // the benchmarks with a figure here, by the commit they are measured against
         let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
-        for bench in now.iter().filter(|(_, s)| **s == Standing::Measured).map(|(b, _)| b) {
+        for bench in now
+            .iter()
+            .filter(|(_, s)| **s == Standing::Measured)
+            .map(|(b, _)| b)
+        {
             if let Some(&from) = last.get(bench) {
                 against.entry(from).or_default().push(bench);
             }

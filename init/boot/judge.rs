@@ -265,8 +265,8 @@ mod tests {
 
     /// The header frame's JSON of a guest run at the defaults.
     fn header() -> String {
-        let run = trig_guest::runner::Run::new(
-            trig_guest::runner::Sink::Plain("/dev/null".into()),
+        let run = trig_guest::recorder::Recorder::new(
+            trig_guest::recorder::Sink::Plain("/dev/null".into()),
             &RunOptions::default(),
             1,
             vec![],

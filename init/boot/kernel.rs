@@ -12,8 +12,11 @@ pub enum Arch {
     Aarch64,
 }
 
-impl Arch {
-    pub fn parse(s: &str) -> Result<Arch, Error> {
+impl std::str::FromStr for Arch {
+    type Err = Error;
+
+    /// `--arch`, as argh parses it into the typed flag.
+    fn from_str(s: &str) -> Result<Arch, Error> {
         match s {
             "x86_64" | "amd64" => Ok(Arch::X86_64),
             "aarch64" | "arm64" => Ok(Arch::Aarch64),
@@ -22,7 +25,9 @@ impl Arch {
             ))),
         }
     }
+}
 
+impl Arch {
     pub fn host() -> Arch {
         if cfg!(target_arch = "aarch64") {
             Arch::Aarch64

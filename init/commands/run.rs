@@ -3,7 +3,7 @@
 use crate::cli::RunCmd;
 use std::process::ExitCode;
 use trig_guest::pid1;
-use trig_guest::runner::Sink;
+use trig_guest::recorder::Sink;
 use trig_schema::error::Error;
 use trig_schema::exit;
 

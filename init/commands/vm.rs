@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use trig_analysis::compare::{self, Comparison, Metric};
 use trig_analysis::input::Side;
 use trig_boot::kernel::Arch;
-use trig_boot::vm::{self as boot, AccelChoice, MeterChoice, Order, VmOptions};
+use trig_boot::vm::{self as boot, VmOptions};
 use trig_export::kcidb::{self, AbRuns, Kcidb, Runs};
 use trig_export::{write_file, Exporter, Table};
 use trig_schema::error::{usage, Error};
@@ -110,16 +110,16 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
     }
     Ok(VmOptions {
         kernels,
-        order: Order::parse(&cmd.order, cmd.seed)?,
+        order: cmd.order.seeded(cmd.seed),
         commit: cmd.commit,
-        arch: cmd.arch.as_deref().map_or(Ok(Arch::host()), Arch::parse)?,
+        arch: cmd.arch.unwrap_or_else(Arch::host),
         cpus: cmd.cpus,
         memory: cmd.memory,
         runs: cmd.runs,
         jobs: cmd.jobs,
         out: cmd.out.into(),
-        accel: AccelChoice::parse(&cmd.accel)?,
-        meter: MeterChoice::parse(&cmd.meter)?,
+        accel: cmd.accel,
+        meter: cmd.meter,
         timeout: cmd.timeout,
         init: cmd.init.map(PathBuf::from),
         append: cmd.append,

@@ -11,8 +11,8 @@ pub mod cpu;
 pub mod matrix;
 pub mod options;
 pub mod pid1;
+pub mod recorder;
 pub mod registry;
-pub mod runner;
 pub mod sampler;
 
 use trig_schema::Tool;

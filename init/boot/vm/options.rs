@@ -64,8 +64,11 @@ pub enum AccelChoice {
     Tcg,
 }
 
-impl AccelChoice {
-    pub fn parse(s: &str) -> Result<Self, Error> {
+impl std::str::FromStr for AccelChoice {
+    type Err = Error;
+
+    /// `--accel`, as argh parses it into the typed flag.
+    fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "auto" => Ok(AccelChoice::Auto),
             "kvm" => Ok(AccelChoice::Kvm),
@@ -87,8 +90,11 @@ pub enum MeterChoice {
     Icount,
 }
 
-impl MeterChoice {
-    pub fn parse(s: &str) -> Result<Self, Error> {
+impl std::str::FromStr for MeterChoice {
+    type Err = Error;
+
+    /// `--meter`, as argh parses it into the typed flag.
+    fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "auto" => Ok(MeterChoice::Auto),
             "time" => Ok(MeterChoice::Time),
@@ -98,7 +104,9 @@ impl MeterChoice {
             ))),
         }
     }
+}
 
+impl MeterChoice {
     /// The meter of a guest run under `accel`.
     pub fn resolve(self, accel: Accel) -> Meter {
         match (self, accel) {

@@ -12,14 +12,28 @@ pub enum Order {
     Random(u64),
 }
 
-impl Order {
-    pub fn parse(s: &str, seed: u64) -> Result<Self, Error> {
+impl std::str::FromStr for Order {
+    type Err = Error;
+
+    /// `--order`, as argh parses it into the typed flag: random with seed
+    /// 1 until [`Order::seeded`].
+    fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "alternate" => Ok(Order::Alternate),
-            "random" => Ok(Order::Random(seed)),
+            "random" => Ok(Order::Random(1)),
             _ => Err(usage(format!(
                 "--order must be alternate or random, not '{s}'"
             ))),
+        }
+    }
+}
+
+impl Order {
+    /// This order with `--seed`.
+    pub fn seeded(self, seed: u64) -> Self {
+        match self {
+            Order::Random(_) => Order::Random(seed),
+            o => o,
         }
     }
 
@@ -105,7 +119,7 @@ mod tests {
         }
         // not always A first
         assert!(s.chunks(3).any(|c| c[0].1 != 0));
-        assert!(Order::parse("sideways", 1).is_err());
+        assert!("sideways".parse::<Order>().is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub mod utarget;
 use crate::bpf::{Failure, Targets};
 use crate::options::RunOptions;
 use crate::registry::{Attach, Bench, Producers, RunPoint, Runner, Trigger, Version};
-use crate::sampler::{self, counters::BpfSlots, Body, Measured, Plan};
+use crate::sampler::{self, counters::BpfSlots, Body, Measured, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ impl Ctx<'_> {
     pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
         let on_main = self.bench().family.producers == Producers::One && self.opts.rename_on_main;
         let cpus = guest_cpus();
-        let plan = Plan {
+        let plan = Sampling {
             warmup: self.opts.warmup,
             duration: self.opts.duration,
             producers: self.point.producers,

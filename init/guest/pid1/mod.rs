@@ -7,8 +7,8 @@ pub mod power;
 
 use crate::matrix;
 use crate::options::RunOptions;
+use crate::recorder::{Recorder, Sink};
 use crate::registry;
-use crate::runner::{Run, Sink};
 use nix::fcntl::{open, OFlag};
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
 use nix::sys::signal::SigSet;
@@ -60,7 +60,7 @@ pub fn execute(
         .as_ref()
         .map(|s| registry::points(s, &opts.producers, &opts.cmp_str_lens))
         .unwrap_or_default();
-    let run = Run::new(sink, opts, points.len(), mounts, pid1);
+    let run = Recorder::new(sink, opts, points.len(), mounts, pid1);
     if let Err(e) = selection {
         run.finish(RunEnd::Error, Some(e.to_string()));
         return Err(e);
@@ -96,7 +96,7 @@ pub fn execute(
 
 /// A plain run told to stop (SIGINT, SIGTERM, SIGHUP) emits what it
 /// measured so far, then exits 128 + the signal, as a shell reports it.
-fn emit_on_signal(run: Run) {
+fn emit_on_signal(run: Recorder) {
     let mut set = SigSet::empty();
     for sig in exit::SIGNALS {
         set.add(sig);
@@ -153,7 +153,7 @@ pub fn pid1_main() -> ! {
             Err(e) => (RunOptions::default(), Some(e)),
         };
         if let Some(e) = bad {
-            let run = Run::new(Sink::Console, &opts, 0, mounts.clone(), true);
+            let run = Recorder::new(Sink::Console, &opts, 0, mounts.clone(), true);
             run.finish(RunEnd::Error, Some(format!("kernel command line: {e}")));
             return;
         }
@@ -161,7 +161,7 @@ pub fn pid1_main() -> ! {
     });
     if let Err(panic) = outcome {
         let msg = matrix::panic_message(&*panic);
-        let run = Run::new(Sink::Console, &RunOptions::default(), 0, mounts, true);
+        let run = Recorder::new(Sink::Console, &RunOptions::default(), 0, mounts, true);
         run.finish(RunEnd::Panic, Some(format!("trig-init panicked: {msg}")));
     }
     power::power_off()

@@ -15,7 +15,7 @@ use trig_schema::Sample;
 /// count now and then (see [`produce`]).
 pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
 
-pub struct Plan {
+pub struct Sampling {
     /// Seconds.
     pub warmup: f64,
     pub duration: f64,
@@ -183,7 +183,7 @@ impl Drop for Window {
 /// way round), and the totals' agreement check would fail on a count
 /// that was never wrong (seen on arm64: BPF 264192 against 261120).
 fn sample_loop(
-    plan: &Plan,
+    plan: &Sampling,
     bpf: Option<BpfSlots>,
     user: &UserSlots,
     go: &Barrier,
@@ -234,7 +234,7 @@ fn sample_loop(
 
 /// Runs `body` on `plan.producers` producers for warm-up plus duration
 /// seconds, sampling as [`sample_ends`] says.
-pub fn measure(plan: &Plan, bpf: Option<BpfSlots>, body: Body) -> Measured {
+pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let user = Arc::new(UserSlots::new(plan.producers));
     let stop = Arc::new(AtomicBool::new(false));
     let producers = if plan.on_main { 1 } else { plan.producers };
@@ -304,7 +304,7 @@ mod tests {
                 c.fetch_add(1, Ordering::Relaxed);
             })
         });
-        let plan = Plan {
+        let plan = Sampling {
             warmup: 1.0,
             duration: 1.0,
             producers: 2,
@@ -351,7 +351,7 @@ mod tests {
     #[test]
     fn main_thread_producer() {
         let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
-        let plan = Plan {
+        let plan = Sampling {
             warmup: 0.0,
             duration: 0.2,
             producers: 1,

@@ -26,7 +26,7 @@ pub enum Sink {
 /// The report being built, shared with the watchdog so that whatever ends
 /// the run, the results so far are emitted exactly once, and whole.
 #[derive(Clone)]
-pub struct Run {
+pub struct Recorder {
     pub report: Arc<Mutex<Report>>,
     /// The benchmark running now: what ends the run early reports it as
     /// cut short instead of leaving it out.
@@ -70,14 +70,14 @@ pub fn console_lines(lines: &[String]) {
     }
 }
 
-impl Run {
+impl Recorder {
     pub fn new(
         sink: Sink,
         opts: &RunOptions,
         points: usize,
         mounts: Vec<MountOutcome>,
         pid1: bool,
-    ) -> Run {
+    ) -> Recorder {
         let report = Report {
             schema_version: SCHEMA_VERSION,
             tool: crate::this_build(),
@@ -92,7 +92,7 @@ impl Run {
                 message: None,
             },
         };
-        Run {
+        Recorder {
             report: Arc::new(Mutex::new(report)),
             running: Arc::default(),
             emitted: Arc::default(),
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn the_watchdog_reports_the_running_benchmark_and_keeps_overheads() {
         let path = std::env::temp_dir().join(format!("trig-runner-wd-{}.json", std::process::id()));
-        let run = Run::new(
+        let run = Recorder::new(
             Sink::Plain(path.display().to_string()),
             &RunOptions::default(),
             3,
@@ -316,7 +316,7 @@ mod tests {
     fn a_second_finish_waits_for_the_first_report_to_be_written() {
         let path =
             std::env::temp_dir().join(format!("trig-runner-two-{}.json", std::process::id()));
-        let run = Run::new(
+        let run = Recorder::new(
             Sink::Plain(path.display().to_string()),
             &RunOptions::default(),
             1,
