@@ -24,7 +24,10 @@
 # sides).
 #
 # Runs last in CI: wrkflw's builds share CI's target directory
-# (CARGO_TARGET_DIR), to rebuild only trig-init's own crates.
+# (CARGO_TARGET_DIR), to rebuild only trig-init's own crates. Their
+# artifacts are newer than any source edited in the checkout meanwhile,
+# which cargo then takes as built: touch such sources after a local run
+# (docs/sweep.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
