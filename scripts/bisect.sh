@@ -58,13 +58,19 @@ else
   runs=${runs:-1}
 fi
 [ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
-profiling=()
-if [ "$meter" = icount ] && [ "$profile" = auto ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
-  profiling=(--profile)
+# shellcheck source=scripts/qemu-plugin.sh
+. "$here/qemu-plugin.sh"
+want=""
+if [ "$meter" = icount ] && [ "$profile" = auto ]; then
   case $metric in
-    loads|stores|l1i-misses|l1d-misses|ll-misses|cycles) profiling=(--cache) ;;
+    loads|stores|l1i-misses|l1d-misses|ll-misses|cycles) want=--cache ;;
+    *) want=--profile ;;
   esac
 fi
+# git bisect run: 255 stops the bisect (no --require-profile here: never)
+flag=$(profiling bisect.sh qemu-system-x86_64 "$want" 0 "${TRIG_INIT_PLUGIN:-$top/target/libtrig_plugin.so}") || exit 255
+profiling=()
+[ -z "$flag" ] || profiling=("$flag")
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
 mkdir -p "$state"

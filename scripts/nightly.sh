@@ -78,18 +78,13 @@ case $meter in
 esac
 # shellcheck source=scripts/qemu-plugin.sh
 . "$here/qemu-plugin.sh"
-plugin=${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}
 # a profile counts instructions: under icount, given or vm's default
+want=""
 if [ "$profile" = 1 ] && [ "$meter" != time ] && { [ "$meter" = icount ] || [ ! -w /dev/kvm ]; }; then
-  if [ ! -f "$plugin" ]; then
-    [ "$require" = 0 ] || { echo "nightly.sh: --require-profile: no plugin at $plugin (scripts/build.sh)" >&2; exit 2; }
-  elif profile_or_not nightly.sh "$qemu" "$require"; then
-    vm_opts+=(--profile)
-  fi
-elif [ "$require" = 1 ]; then
-  echo "nightly.sh: --require-profile, but these boots are not profiled: --no-profile, --meter time, or KVM without --meter icount" >&2
-  exit 2
+  want=--profile
 fi
+flag=$(profiling nightly.sh "$qemu" "$want" "$require" "${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}") || exit 2
+[ -z "$flag" ] || vm_opts+=("$flag")
 # history --git orders the nights by the tree's commits: a shallow clone
 # (CI's default) does not know them
 if [ "$(git -C "$tree" rev-parse --is-shallow-repository)" != false ]; then

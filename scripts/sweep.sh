@@ -73,17 +73,16 @@ if [ -n "$part" ]; then
     { echo "sweep.sh: --round must be K/N with 1 <= K <= N, with --search; not '$part'" >&2; exit 2; }
 fi
 [ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
-profiling=()
 # shellcheck source=scripts/qemu-plugin.sh
 . "$here/qemu-plugin.sh"
-if [ "$profile" != no ] && { [ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$top/target/libtrig_plugin.so" ]; }; then
-  if profile_or_not sweep.sh qemu-system-x86_64 "$require"; then
-    if [ "$profile" = cache ]; then profiling=(--cache); else profiling=(--profile); fi
-  fi
-elif [ "$require" = 1 ]; then
-  echo "sweep.sh: --require-profile: no plugin (scripts/build.sh, or TRIG_INIT_PLUGIN), or --no-profile" >&2
-  exit 2
-fi
+case $profile in
+  no) want="" ;;
+  cache) want=--cache ;;
+  *) want=--profile ;;
+esac
+flag=$(profiling sweep.sh qemu-system-x86_64 "$want" "$require" "${TRIG_INIT_PLUGIN:-$top/target/libtrig_plugin.so}") || exit 2
+profiling=()
+[ -z "$flag" ] || profiling=("$flag")
 name=${slice/\//-of-}
 [ "$search" = 1 ] && name=search
 out=${out:-$PWD/sweep-$name}
