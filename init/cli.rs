@@ -1,8 +1,12 @@
 //! The command line (argh): `trig-init [run|list|vm|...]`.
 
 use argh::FromArgs;
+use std::io::IsTerminal;
 use trig_boot::kernel::Arch;
 use trig_boot::vm::{AccelChoice, MeterChoice, Order};
+use trig_export::sweep::SweepFormat;
+use trig_export::{ComparisonFormat, HistoryFormat};
+use trig_schema::error::{usage, Error};
 
 /// BPF trigger/rename/strncmp benchmarks for kernel regression hunting.
 /// With no subcommand, runs the whole matrix in the running kernel with
@@ -187,8 +191,8 @@ vm_commands! {
     pub export_kcidb: Option<String>,
     /// colour the comparison table: auto (on a terminal, unless NO_COLOR
     /// is set), always or never
-    #[argh(option, default = "String::from(\"auto\")")]
-    pub color: String,
+    #[argh(option, default = "Color::Auto")]
+    pub color: Color,
     /// run options for the guest, after --
     #[argh(positional, greedy)]
     pub run_args: Vec<String>,}
@@ -235,12 +239,12 @@ pub struct CompareCmd {
     /// table, markdown, email (plain text in 72 columns for a mailing
     /// list), json or bmf (Bencher Metric Format: NEW's figures, for
     /// `bencher run --adapter json`); default table
-    #[argh(option, default = "String::from(\"table\")")]
-    pub format: String,
+    #[argh(option, default = "ComparisonFormat::Table")]
+    pub format: ComparisonFormat,
     /// colour the table: auto (on a terminal, unless NO_COLOR is set),
     /// always or never
-    #[argh(option, default = "String::from(\"auto\")")]
-    pub color: String,
+    #[argh(option, default = "Color::Auto")]
+    pub color: Color,
     /// compare even when architecture, accelerator or parameters differ
     #[argh(switch)]
     pub force: bool,
@@ -310,8 +314,8 @@ pub struct HistoryCmd {
     pub threshold_entries: Option<f64>,
     /// table, markdown, json or bmf (Bencher Metric Format: the newest
     /// result's figures); default table
-    #[argh(option, default = "String::from(\"table\")")]
-    pub format: String,
+    #[argh(option, default = "HistoryFormat::Table")]
+    pub format: HistoryFormat,
     /// also write every result of the history as a KCIDB document to this
     /// file, change points in their tests (docs/kcidb.md)
     #[argh(option)]
@@ -493,8 +497,8 @@ pub struct SweepReportCmd {
     #[argh(option)]
     pub threshold_entries: Option<f64>,
     /// table, markdown, email, json or html (default table)
-    #[argh(option, default = "String::from(\"table\")")]
-    pub format: String,
+    #[argh(option, default = "SweepFormat::Table")]
+    pub format: SweepFormat,
     /// also write the output (in --format) here
     #[argh(option, short = 'o')]
     pub output: Option<String>,
@@ -531,4 +535,43 @@ pub struct SweepNextCmd {
     /// 0.25 for icount)
     #[argh(option)]
     pub threshold: Option<f64>,
+}
+
+/// `--color`: auto colours a terminal unless NO_COLOR is set and not
+/// empty (no-color.org); always and never override both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Color {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl std::str::FromStr for Color {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Color, Error> {
+        match s {
+            "auto" => Ok(Color::Auto),
+            "always" => Ok(Color::Always),
+            "never" => Ok(Color::Never),
+            c => Err(usage(format!(
+                "--color must be auto, always or never, not '{c}'"
+            ))),
+        }
+    }
+}
+
+impl Color {
+    /// Whether to colour stdout.
+    pub fn on(self) -> bool {
+        match self {
+            Color::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+            Color::Always => true,
+            Color::Never => false,
+        }
+    }
 }

@@ -1,11 +1,11 @@
 //! `trig-init compare`: NEW against BASE, written through the exporters.
 
-use super::{color, threshold_entries};
+use super::threshold_entries;
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_analysis::{compare, input};
 use trig_export::kcidb::{self, Kcidb};
-use trig_export::{for_comparison, write_file};
+use trig_export::{write_file, ComparisonFormat};
 use trig_schema::error::{usage, Error};
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
@@ -32,17 +32,17 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         unpaired: cmd.unpaired,
         ..compare::Settings::default()
     };
-    let stdout = for_comparison(&cmd.format, color(&cmd.color)?)?;
+    let stdout = cmd.format.exporter(cmd.color.on());
     let mut files = Vec::new();
     for (format, path) in [
-        (cmd.format.as_str(), &cmd.output),
-        ("json", &cmd.export_json),
-        ("markdown", &cmd.export_markdown),
-        ("table", &cmd.export_table),
-        ("bmf", &cmd.export_bmf),
+        (cmd.format, &cmd.output),
+        (ComparisonFormat::Json, &cmd.export_json),
+        (ComparisonFormat::Markdown, &cmd.export_markdown),
+        (ComparisonFormat::Table, &cmd.export_table),
+        (ComparisonFormat::Bmf, &cmd.export_bmf),
     ] {
         if let Some(path) = path {
-            files.push((for_comparison(format, false)?, path));
+            files.push((format.exporter(false), path));
         }
     }
     if let Some(path) = &cmd.export_kcidb {

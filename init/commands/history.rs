@@ -7,7 +7,7 @@ use trig_analysis::changepoint;
 use trig_analysis::compare;
 use trig_analysis::history;
 use trig_export::kcidb::{self, HistoryRuns, Kcidb};
-use trig_export::{for_history, write_file, Exporter};
+use trig_export::{write_file, Exporter};
 use trig_schema::error::{usage, Error};
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
@@ -44,7 +44,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     } else {
         Vec::new()
     };
-    print!("{}", for_history(&cmd.format)?.export(&h));
+    print!("{}", cmd.format.exporter().export(&h));
     if let (Some((exporter, path)), Some(entries)) = (&kcidb, &kept) {
         let doc = HistoryRuns {
             entries,

@@ -10,7 +10,6 @@ pub mod run;
 pub mod sweep;
 pub mod vm;
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use trig_analysis::compare::DEFAULT_THRESHOLD_ENTRIES;
 use trig_schema::error::{usage, Error};
@@ -22,20 +21,6 @@ pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
         eprintln!("{name}: error: {e}");
         ExitCode::from(e.status())
     })
-}
-
-/// `--color`: auto colours a terminal unless NO_COLOR is set and not
-/// empty (no-color.org); always and never override both.
-fn color(choice: &str) -> Result<bool, Error> {
-    match choice {
-        "auto" => Ok(std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())),
-        "always" => Ok(true),
-        "never" => Ok(false),
-        c => Err(usage(format!(
-            "--color must be auto, always or never, not '{c}'"
-        ))),
-    }
 }
 
 /// `--threshold-entries`, compare's default when not given.

@@ -5,7 +5,7 @@ use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_analysis::{compare, search, sweep};
-use trig_export::sweep::for_sweep;
+use trig_export::sweep::SweepFormat;
 use trig_export::write_file;
 use trig_schema::error::{input, usage, Error};
 
@@ -54,16 +54,16 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                 threshold_entries: super::threshold_entries(c.threshold_entries)?,
                 ..settings(c.threshold)?
             };
-            let stdout = for_sweep(&c.format)?;
+            let stdout = c.format.exporter();
             let mut files = Vec::new();
             for (format, path) in [
-                (c.format.as_str(), &c.output),
-                ("json", &c.export_json),
-                ("markdown", &c.export_markdown),
-                ("html", &c.export_html),
+                (c.format, &c.output),
+                (SweepFormat::Json, &c.export_json),
+                (SweepFormat::Markdown, &c.export_markdown),
+                (SweepFormat::Html, &c.export_html),
             ] {
                 if let Some(path) = path {
-                    files.push((for_sweep(format)?, path));
+                    files.push((format.exporter(), path));
                 }
             }
             let s = sweep::analyse(c.dir.as_ref(), &settings)?;

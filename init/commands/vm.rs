@@ -1,6 +1,6 @@
 //! `trig-init vm` and `ab`: boot kernels, then (ab) compare them.
 
-use super::{color, strs, threshold_entries};
+use super::{strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use trig_schema::exit;
 /// with the first. Every setting is checked before the first boot.
 pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
     let table = Table {
-        color: color(&cmd.color)?,
+        color: cmd.color.on(),
     };
     let settings = settings(&cmd, compare_after)?;
     let kcidb = match &cmd.export_kcidb {

@@ -115,36 +115,86 @@ impl Exporter<Page<'_>> for Html {
     }
 }
 
-/// `compare --format` (and its `--export-*` files): table, markdown (md),
-/// email, json or bmf.
-pub fn for_comparison(name: &str, color: bool) -> Result<Box<dyn Exporter<Comparison>>, Error> {
-    Ok(match name {
-        "table" => Box::new(Table { color }),
-        "markdown" | "md" => Box::new(Markdown),
-        "email" => Box::new(Email),
-        "json" => Box::new(Json),
-        "bmf" => Box::new(Bmf),
-        f => {
-            return Err(usage(format!(
-                "--format must be table, markdown, email or json, not '{f}' (or bmf)"
-            )))
-        }
-    })
+/// `compare --format` (and its `--export-*` files), parsed once by argh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ComparisonFormat {
+    #[default]
+    Table,
+    Markdown,
+    Email,
+    Json,
+    Bmf,
 }
 
-/// `history --format`: table, markdown (md), json or bmf.
-pub fn for_history(name: &str) -> Result<Box<dyn Exporter<History>>, Error> {
-    Ok(match name {
-        "table" => Box::new(Table { color: false }),
-        "markdown" | "md" => Box::new(Markdown),
-        "json" => Box::new(Json),
-        "bmf" => Box::new(Bmf),
-        f => {
-            return Err(usage(format!(
-                "--format must be table, markdown, json or bmf, not '{f}'"
-            )))
+impl std::str::FromStr for ComparisonFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "table" => ComparisonFormat::Table,
+            "markdown" | "md" => ComparisonFormat::Markdown,
+            "email" => ComparisonFormat::Email,
+            "json" => ComparisonFormat::Json,
+            "bmf" => ComparisonFormat::Bmf,
+            f => {
+                return Err(usage(format!(
+                    "--format must be table, markdown, email or json, not '{f}' (or bmf)"
+                )))
+            }
+        })
+    }
+}
+
+impl ComparisonFormat {
+    /// Its exporter; `color` for the table.
+    pub fn exporter(self, color: bool) -> Box<dyn Exporter<Comparison>> {
+        match self {
+            ComparisonFormat::Table => Box::new(Table { color }),
+            ComparisonFormat::Markdown => Box::new(Markdown),
+            ComparisonFormat::Email => Box::new(Email),
+            ComparisonFormat::Json => Box::new(Json),
+            ComparisonFormat::Bmf => Box::new(Bmf),
         }
-    })
+    }
+}
+
+/// `history --format`, parsed once by argh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryFormat {
+    #[default]
+    Table,
+    Markdown,
+    Json,
+    Bmf,
+}
+
+impl std::str::FromStr for HistoryFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "table" => HistoryFormat::Table,
+            "markdown" | "md" => HistoryFormat::Markdown,
+            "json" => HistoryFormat::Json,
+            "bmf" => HistoryFormat::Bmf,
+            f => {
+                return Err(usage(format!(
+                    "--format must be table, markdown, json or bmf, not '{f}'"
+                )))
+            }
+        })
+    }
+}
+
+impl HistoryFormat {
+    pub fn exporter(self) -> Box<dyn Exporter<History>> {
+        match self {
+            HistoryFormat::Table => Box::new(Table { color: false }),
+            HistoryFormat::Markdown => Box::new(Markdown),
+            HistoryFormat::Json => Box::new(Json),
+            HistoryFormat::Bmf => Box::new(Bmf),
+        }
+    }
 }
 
 /// Writes an export to `path`; the error names the path, and is the

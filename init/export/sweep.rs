@@ -409,18 +409,44 @@ impl Exporter<SweepReport> for Html {
     }
 }
 
-/// `sweep report --format`: table, markdown (md), email, json or html.
-pub fn for_sweep(name: &str) -> Result<Box<dyn Exporter<SweepReport>>, Error> {
-    Ok(match name {
-        "table" => Box::new(Table { color: false }),
-        "markdown" | "md" => Box::new(Markdown),
-        "email" => Box::new(Email),
-        "json" => Box::new(Json),
-        "html" => Box::new(Html(Default::default())),
-        f => {
-            return Err(usage(format!(
-                "--format must be table, markdown, email, json or html, not '{f}'"
-            )))
+/// `sweep report --format`, parsed once by argh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SweepFormat {
+    #[default]
+    Table,
+    Markdown,
+    Email,
+    Json,
+    Html,
+}
+
+impl std::str::FromStr for SweepFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "table" => SweepFormat::Table,
+            "markdown" | "md" => SweepFormat::Markdown,
+            "email" => SweepFormat::Email,
+            "json" => SweepFormat::Json,
+            "html" => SweepFormat::Html,
+            f => {
+                return Err(usage(format!(
+                    "--format must be table, markdown, email, json or html, not '{f}'"
+                )))
+            }
+        })
+    }
+}
+
+impl SweepFormat {
+    pub fn exporter(self) -> Box<dyn Exporter<SweepReport>> {
+        match self {
+            SweepFormat::Table => Box::new(Table { color: false }),
+            SweepFormat::Markdown => Box::new(Markdown),
+            SweepFormat::Email => Box::new(Email),
+            SweepFormat::Json => Box::new(Json),
+            SweepFormat::Html => Box::new(Html(Default::default())),
         }
-    })
+    }
 }

@@ -89,7 +89,7 @@ fn markdown_of_a_regression_opens_with_its_headline() {
 #[test]
 fn email_is_plain_text_within_72_columns() {
     let c = regressed_between_commits();
-    let mail = crate::for_comparison("email", true).unwrap().export(&c);
+    let mail = crate::ComparisonFormat::Email.exporter(true).export(&c);
     assert!(mail.lines().all(|l| l.chars().count() <= 72), "{mail}");
     assert!(!mail.contains('\x1b') && !mail.contains("**") && !mail.contains('|'));
     assert!(mail.starts_with("\u{2212}10."), "{mail}");
