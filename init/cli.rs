@@ -2,6 +2,7 @@
 
 use argh::FromArgs;
 use std::io::IsTerminal;
+use trig_analysis::compare::MetricChoice;
 use trig_boot::kernel::Arch;
 use trig_boot::vm::{AccelChoice, MeterChoice, Order};
 use trig_export::sweep::SweepFormat;
@@ -176,7 +177,7 @@ vm_commands! {
     /// interrupts or one of those three with -overhead, loads, stores,
     /// l1i-misses, l1d-misses, ll-misses or cycles (default both)
     #[argh(option)]
-    pub metric: Option<String>,
+    pub metric: Option<MetricChoice>,
     /// ab: smallest change of traps, syscalls, interrupts, loads, stores
     /// or misses per event that counts, an absolute figure: they are
     /// exact counts (default 0.5, so one trap more per event is flagged)
@@ -229,8 +230,8 @@ pub struct CompareCmd {
     /// stores, l1i-misses, l1d-misses or ll-misses (the kernel's, per
     /// event, of --cache'd results) or cycles (the event's estimated
     /// cycles, a model); default both
-    #[argh(option, default = "String::from(\"both\")")]
-    pub metric: String,
+    #[argh(option, default = "MetricChoice::default()")]
+    pub metric: MetricChoice,
     /// smallest change of traps, syscalls, interrupts, loads, stores
     /// or misses per event that counts, an absolute figure: they are
     /// exact counts (default 0.5, so one trap more per event is flagged)
@@ -305,8 +306,8 @@ pub struct HistoryCmd {
     /// stores, l1i-misses, l1d-misses or ll-misses (the kernel's, per
     /// event, of --cache'd results) or cycles (the event's estimated
     /// cycles, a model); default both
-    #[argh(option, default = "String::from(\"both\")")]
-    pub metric: String,
+    #[argh(option, default = "MetricChoice::default()")]
+    pub metric: MetricChoice,
     /// smallest change of traps, syscalls, interrupts, loads, stores
     /// or misses per event that counts, an absolute figure: they are
     /// exact counts (default 0.5, so one trap more per event is flagged)
@@ -353,7 +354,7 @@ pub struct ReportCmd {
     /// --metric (default: every metric the results have; the comparison
     /// on both)
     #[argh(option)]
-    pub metric: Option<String>,
+    pub metric: Option<MetricChoice>,
 }
 
 /// The decisions of scripts/bisect.sh under `git bisect run`, from
@@ -489,8 +490,8 @@ pub struct SweepReportCmd {
     #[argh(option)]
     pub threshold: Option<f64>,
     /// what a step is measured on, as compare's --metric (default both)
-    #[argh(option, default = "String::from(\"both\")")]
-    pub metric: String,
+    #[argh(option, default = "MetricChoice::default()")]
+    pub metric: MetricChoice,
     /// smallest change of traps, syscalls, interrupts, loads, stores
     /// or misses per event that counts, an absolute figure: they are
     /// exact counts (default 0.5, so one trap more per event is flagged)

@@ -27,7 +27,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         threshold_entries: threshold_entries(cmd.threshold_entries)?,
         alpha: cmd.alpha,
         cv_limit: cmd.cv_limit.map(|c| c / 100.0),
-        metrics: compare::Metric::parse_choice(&cmd.metric)?,
+        metrics: cmd.metric.0.clone(),
         force: cmd.force,
         unpaired: cmd.unpaired,
         ..compare::Settings::default()

@@ -4,7 +4,6 @@ use crate::cli::HistoryCmd;
 use std::path::Path;
 use std::process::ExitCode;
 use trig_analysis::changepoint;
-use trig_analysis::compare;
 use trig_analysis::history;
 use trig_export::kcidb::{self, HistoryRuns, Kcidb};
 use trig_export::{write_file, Exporter};
@@ -16,7 +15,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     {
         return Err(usage("--alpha must be in (0,1) and --min-change positive"));
     }
-    let metrics = compare::Metric::parse_choice(&cmd.metric)?;
+    let metrics = cmd.metric.0.clone();
     let kcidb = match &cmd.export_kcidb {
         Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env()?), path)),
         None => None,

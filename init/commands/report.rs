@@ -11,11 +11,7 @@ use trig_schema::error::Error;
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     // checked before the history is read
-    let chosen = cmd
-        .metric
-        .as_deref()
-        .map(compare::Metric::parse_choice)
-        .transpose()?;
+    let chosen = cmd.metric.as_ref().map(|m| m.0.clone());
     let mut settings = compare::Settings::default();
     if let Some(m) = &chosen {
         settings.metrics.clone_from(m);

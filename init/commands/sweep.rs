@@ -50,7 +50,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
         }
         SweepSub::Report(c) => {
             let settings = compare::Settings {
-                metrics: compare::Metric::parse_choice(&c.metric)?,
+                metrics: c.metric.0.clone(),
                 threshold_entries: super::threshold_entries(c.threshold_entries)?,
                 ..settings(c.threshold)?
             };

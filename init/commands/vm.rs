@@ -5,7 +5,7 @@ use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_analysis::compare::{self, Comparison, Metric};
+use trig_analysis::compare::{self, Comparison};
 use trig_analysis::input::Side;
 use trig_boot::kernel::Arch;
 use trig_boot::vm::{self as boot, VmOptions};
@@ -75,7 +75,7 @@ fn settings(cmd: &VmCmd, compare_after: bool) -> Result<compare::Settings, Error
     let metrics = match &cmd.metric {
         None => compare::Settings::default().metrics,
         Some(m) => {
-            let metrics = Metric::parse_choice(m)?;
+            let metrics = m.0.clone();
             // the comparison would find no figure, after every boot
             if !cmd.profile && !cmd.cache && metrics.iter().any(|m| m.needs_profile()) {
                 return Err(usage(format!(

@@ -238,6 +238,34 @@ pub fn unmeasured(metrics: &[Metric], boots: &[&[BenchResult]]) -> Option<String
     })
 }
 
+/// `--metric`, parsed once by argh: `both` (rate and overhead) or one
+/// metric.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricChoice(pub Vec<Metric>);
+
+impl Default for MetricChoice {
+    fn default() -> Self {
+        MetricChoice(vec![Metric::Rate, Metric::Overhead])
+    }
+}
+
+impl std::str::FromStr for MetricChoice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Metric::parse_choice(s).map(MetricChoice)
+    }
+}
+
+impl std::fmt::Display for MetricChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_slice() {
+            [m] => f.write_str(m.as_str()),
+            _ => f.write_str("both"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ mod side;
 mod verdict;
 
 pub use comparison::{BenchComparison, Comparison, MetricComparison, SideStats, TestKind};
-pub use metric::{unmeasured, Metric};
+pub use metric::{unmeasured, Metric, MetricChoice};
 pub use side::{differences, SideInfo};
 
 use movers::overhead_movers;
