@@ -107,14 +107,13 @@ pub fn parse_comparison(text: &str) -> Result<Vec<Change>, Error> {
         .collect())
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| error::input(format!("{}: {e}", path.display())))
 }
 
 /// Reads a comparison export; the error names the file.
 pub fn read_comparison(path: &Path) -> Result<Vec<Change>, Error> {
-    parse_comparison(&read(path).map_err(error::input)?)
-        .map_err(|e| error::input(format!("{}: {e}", path.display())))
+    parse_comparison(&read(path)?).map_err(|e| e.context(path.display()))
 }
 
 /// What BAD regressed: empty when nothing did.
@@ -129,7 +128,7 @@ pub fn effect(changes: &[Change]) -> Effect {
 /// Reads an effect file; an effect with no usable change is an error,
 /// since no commit could be judged against it.
 pub fn read_effect(path: &Path) -> Result<Effect, Error> {
-    let effect: Effect = serde_json::from_str(&read(path).map_err(error::input)?).map_err(|e| {
+    let effect: Effect = serde_json::from_str(&read(path)?).map_err(|e| {
         error::input(format!(
             "{}: not an effect (bisect effect): {e}",
             path.display()

@@ -132,33 +132,23 @@ struct Top {
 
 /// Parses one results document; the error says what is wrong with it.
 pub fn parse(text: &str) -> Result<Vec<RunSet>, Error> {
-    serde_json::from_str::<IgnoredAny>(text)
-        .map_err(|e| {
-            if e.is_eof() {
-                format!("truncated JSON ({e})")
-            } else {
-                format!("malformed JSON ({e})")
-            }
+    serde_json::from_str::<IgnoredAny>(text).map_err(|e| {
+        error::input(if e.is_eof() {
+            format!("truncated JSON ({e})")
+        } else {
+            format!("malformed JSON ({e})")
         })
-        .map_err(error::input)?;
+    })?;
     // read from the text, not a parsed value, so that an error names its line
-    let shape = |e: serde_json::Error| format!("not a trig-init results file: {e}");
+    let shape = |e: serde_json::Error| error::input(format!("not a trig-init results file: {e}"));
     let top = || serde_json::from_str::<Top>(text).ok();
     let mut sets: Vec<RunSet> = if text.trim_start().starts_with('[') {
-        serde_json::from_str(text)
-            .map_err(shape)
-            .map_err(error::input)?
+        serde_json::from_str(text).map_err(shape)?
     } else if top().is_some_and(|t| t.runs.is_some()) {
-        vec![serde_json::from_str(text)
-            .map_err(shape)
-            .map_err(error::input)?]
+        vec![serde_json::from_str(text).map_err(shape)?]
     } else if top().is_some_and(|t| t.results.is_some()) {
         // a plain run: one boot-less "run" on whatever kernel it ran on
-        vec![from_report(
-            serde_json::from_str(text)
-                .map_err(shape)
-                .map_err(error::input)?,
-        )]
+        vec![from_report(serde_json::from_str(text).map_err(shape)?)]
     } else {
         return Err(error::input("not a trig-init results file: neither `runs` (trig-init vm) nor `results` (trig-init run)"));
     };

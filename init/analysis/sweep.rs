@@ -89,14 +89,12 @@ impl Manifest {
 
     pub fn read(dir: &Path) -> Result<Manifest, Error> {
         let path = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| {
-                format!(
-                    "{}: {e} (not a sweep directory: scripts/sweep.sh writes it)",
-                    path.display()
-                )
-            })
-            .map_err(error::input)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            error::input(format!(
+                "{}: {e} (not a sweep directory: scripts/sweep.sh writes it)",
+                path.display()
+            ))
+        })?;
         serde_json::from_str(&text)
             .map_err(|e| error::input(format!("{}: not a sweep manifest: {e}", path.display())))
     }
@@ -104,8 +102,7 @@ impl Manifest {
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
         let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
         let path = dir.join(MANIFEST);
-        files::replace(&path, text.as_bytes())
-            .map_err(|e| error::infra(format!("{}: {e}", path.display())))
+        files::write(&path, text.as_bytes())
     }
 }
 
@@ -244,18 +241,15 @@ pub fn outcomes(dir: &Path, m: &Manifest) -> Result<Vec<CommitOutcome>, Error> {
                 path.display()
             )));
         }
-        let i = *index
-            .get(stem)
-            .ok_or_else(|| {
-                format!(
-                    "{}: not a commit of the range {} ({} commits from {})",
-                    path.display(),
-                    m.range,
-                    m.commits.len(),
-                    &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
-                )
-            })
-            .map_err(error::input)?;
+        let i = *index.get(stem).ok_or_else(|| {
+            error::input(format!(
+                "{}: not a commit of the range {} ({} commits from {})",
+                path.display(),
+                m.range,
+                m.commits.len(),
+                &m.commits[0].commit[..12.min(m.commits[0].commit.len())]
+            ))
+        })?;
         if out[i] != CommitOutcome::Missing {
             return Err(error::input(format!(
                 "{}: {stem} has both results and a skip",
@@ -616,9 +610,13 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, Error> {
             }
         }
         for (from, benches) in against {
-            let mut c = compare::compare(&sides[&from], &side, settings)
-                .map_err(|e| format!("{} against {}: {e}", manifest.stem(i), manifest.stem(from)))
-                .map_err(error::input)?;
+            let mut c = compare::compare(&sides[&from], &side, settings).map_err(|e| {
+                e.context(format!(
+                    "{} against {}",
+                    manifest.stem(i),
+                    manifest.stem(from)
+                ))
+            })?;
             c.benches.retain(|b| benches.contains(&&b.name));
             compared += 1;
             meter = Some(c.meter);

@@ -2,11 +2,13 @@
 
 use super::threshold_entries;
 use crate::cli::CompareCmd;
+use std::path::Path;
 use std::process::ExitCode;
 use trig_analysis::{compare, input};
 use trig_export::kcidb::{self, Kcidb};
-use trig_export::{write_file, ComparisonFormat};
+use trig_export::ComparisonFormat;
 use trig_schema::error::{usage, Error};
+use trig_schema::files;
 
 pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let (base, new) = match (&cmd.previous, cmd.paths.as_slice()) {
@@ -52,7 +54,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {
-        write_file(path, &exporter.export(&c))?;
+        files::write(Path::new(path), exporter.export(&c).as_bytes())?;
     }
     Ok(ExitCode::from(c.tally().status()))
 }

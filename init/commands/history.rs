@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use trig_analysis::changepoint;
 use trig_analysis::history;
 use trig_export::kcidb::{self, HistoryRuns, Kcidb};
-use trig_export::{write_file, Exporter};
+use trig_export::Exporter;
 use trig_schema::error::{usage, Error};
+use trig_schema::files;
 
 pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
     if !(cmd.alpha > 0.0 && cmd.alpha < 1.0)
@@ -49,7 +50,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
             entries,
             history: &h,
         };
-        write_file(path, &exporter.export(&doc))?;
+        files::write(Path::new(path), exporter.export(&doc).as_bytes())?;
     }
     if !cmd.alert {
         let new = h.found.iter().filter(|f| f.new && !f.pending);

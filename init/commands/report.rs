@@ -1,13 +1,15 @@
 //! `trig-init report`: one HTML page for a history directory.
 
 use crate::cli::ReportCmd;
+use std::path::Path;
 use std::process::ExitCode;
 use trig_analysis::compare;
 use trig_analysis::history;
 use trig_analysis::input::Side;
 use trig_export::html;
-use trig_export::{write_file, Exporter, Html, Page};
+use trig_export::{Exporter, Html, Page};
 use trig_schema::error::Error;
+use trig_schema::files;
 
 pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
     // checked before the history is read
@@ -46,7 +48,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         history: &h,
         latest: latest.as_ref(),
     };
-    write_file(&cmd.output, &page.export(&doc))?;
+    files::write(Path::new(&cmd.output), page.export(&doc).as_bytes())?;
     eprintln!(
         "trig-init report: wrote {} ({} results, {} change points)",
         cmd.output,

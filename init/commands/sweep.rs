@@ -2,12 +2,13 @@
 //! scripts/sweep.sh.
 
 use crate::cli::{SweepCmd, SweepSub};
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_analysis::{compare, search, sweep};
 use trig_export::sweep::SweepFormat;
-use trig_export::write_file;
 use trig_schema::error::{input, usage, Error};
+use trig_schema::files;
 
 pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
     match cmd {
@@ -69,7 +70,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             let s = sweep::analyse(c.dir.as_ref(), &settings)?;
             print!("{}", stdout.export(&s));
             for (exporter, path) in files {
-                write_file(path, &exporter.export(&s))?;
+                files::write(Path::new(path), exporter.export(&s).as_bytes())?;
             }
             // every build failed, say: "0 steps" would read as a pass
             if s.measured() < 2 {

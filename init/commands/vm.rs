@@ -3,6 +3,7 @@
 use super::{strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_analysis::compare::{self, Comparison};
@@ -10,9 +11,10 @@ use trig_analysis::input::Side;
 use trig_boot::kernel::Arch;
 use trig_boot::vm::{self as boot, VmOptions};
 use trig_export::kcidb::{self, AbRuns, Kcidb, Runs};
-use trig_export::{write_file, Exporter, Table};
+use trig_export::{Exporter, Table};
 use trig_schema::error::{usage, Error};
 use trig_schema::exit;
+use trig_schema::files;
 
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first. Every setting is checked before the first boot.
@@ -49,7 +51,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
             exporter.export(&runs)
         };
         // could not write: the boots' results are in --out all the same
-        if let Err(e) = write_file(&path, &text) {
+        if let Err(e) = files::write(Path::new(&path), text.as_bytes()) {
             eprintln!("trig-init: error: {e}");
             code = exit::gravest(code, exit::INFRA);
         }

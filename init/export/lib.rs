@@ -1,7 +1,7 @@
 //! What `compare`, `history` and `report` write, as hyperfine's exporters:
 //! one [`Exporter`] trait, one type per format, each implementing it for
 //! the documents it can write; the commands pick one by `--format` name
-//! and [`write_file`] puts the bytes where asked. Each format's text is
+//! and `trig_schema::files::write` puts the bytes where asked. Each format's text is
 //! made in a file of its own (table, markdown, email, json, bmf, kcidb, html;
 //! [`parts`] holds what the comparison's formats for people share). A new
 //! format is a type here, its file, and a name in the parser of each
@@ -28,7 +28,7 @@ pub mod vm_table;
 
 use trig_analysis::compare::Comparison;
 use trig_analysis::history::History;
-use trig_schema::error::{infra, usage, Error};
+use trig_schema::error::{usage, Error};
 
 /// Turns one kind of document (a comparison, a history, a report page)
 /// into the text of one format.
@@ -195,11 +195,4 @@ impl HistoryFormat {
             HistoryFormat::Bmf => Box::new(Bmf),
         }
     }
-}
-
-/// Writes an export to `path`; the error names the path, and is the
-/// host's (4: what could not be written).
-pub fn write_file(path: &str, text: &str) -> Result<(), Error> {
-    trig_schema::files::replace(std::path::Path::new(path), text.as_bytes())
-        .map_err(|e| infra(format!("{path}: {e}")))
 }

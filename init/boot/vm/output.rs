@@ -73,7 +73,6 @@ fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
         print!("{json}");
         Ok(())
     } else {
-        files::replace(std::path::Path::new(dest), json.as_bytes())
-            .map_err(|e| infra(format!("{dest}: {e}")))
+        files::write(std::path::Path::new(dest), json.as_bytes())
     }
 }
