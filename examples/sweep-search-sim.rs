@@ -5,7 +5,7 @@
 //! are exact (icount), so two commits differ where a step lies between
 //! them. For 1, 4 and 16 runners it prints the rounds and boots the
 //! search needed (the worst seed and the mean), after checking that it
-//! found every step at its commit. scripts/sweep-search-sim.sh holds the
+//! found every step at its commit. scripts/bench/sweep-search-sim.sh holds the
 //! targets.
 
 use std::collections::BTreeSet;

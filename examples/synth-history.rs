@@ -1,5 +1,5 @@
 //! Writes a synthetic history of the whole matrix, for
-//! scripts/bench-history.sh and for checking `history` and `report` by
+//! scripts/bench/bench-history.sh and for checking `history` and `report` by
 //! hand: `cargo run --release --example synth-history -- DIR NIGHTS [METER]`.
 //!
 //! Every night is one boot (icount unless METER is `time`) of every point of the default run, with

@@ -402,7 +402,7 @@ pub struct BisectVerdictCmd {
     pub comparison: String,
 }
 
-/// Analyse the ab run of scripts/ab-proof.sh in DIR (*-k1.json and
+/// Analyse the ab run of scripts/proofs/ab-proof.sh in DIR (*-k1.json and
 /// *-k2.json one kernel booted twice, *-k3.json on the same kernel with
 /// slowdowns injected, or other kernels): what compare flags in A/A,
 /// and each injected benchmark's change and verdict. Exit 0, or 2 when

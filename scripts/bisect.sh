@@ -32,8 +32,7 @@
 # No `set -u` or `-e`: git bisect run reads exit 1 as "bad", so a script
 # error must never end the script; every exit below is deliberate.
 set -o pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
+top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 benches=(); threshold=""; metric=""; runs=""; meter=icount; base=tinyconfig; state=""; run_opts=(); profile=auto
@@ -58,8 +57,6 @@ else
   runs=${runs:-1}
 fi
 [ -x "$trig" ] || { echo "bisect.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 255; }
-# shellcheck source=scripts/qemu-plugin.sh
-. "$here/qemu-plugin.sh"
 want=""
 if [ "$meter" = icount ] && [ "$profile" = auto ]; then
   case $metric in
@@ -68,35 +65,33 @@ if [ "$meter" = icount ] && [ "$profile" = auto ]; then
   esac
 fi
 # git bisect run: 255 stops the bisect (no --require-profile here: never)
-flag=$(profiling bisect.sh qemu-system-x86_64 "$want" 0 "${TRIG_INIT_PLUGIN:-$top/target/libtrig_plugin.so}") || exit 255
-profiling=()
-[ -z "$flag" ] || profiling=("$flag")
+profiling bisect.sh qemu-system-x86_64 "$want" 0 || exit 255
 tree=$(git rev-parse --show-toplevel) || exit 255
 state=${state:-$(git rev-parse --absolute-git-dir)/trig-bisect}
 mkdir -p "$state"
 build="$state/build"
 log="$state/steps.log"
-now() { date +%s; }
 
 # Builds the checked-out commit incrementally; prints the image path.
 build_here() {
-  "$here/build-kernel.sh" "$tree" --base "$base" --out "$build" 2>>"$state/build.log" | tail -n 1
+  build_commit "$tree" "$build" "$state/build.log" --base "$base"
 }
 
 # Boots GOOD's image and $1 interleaved and compares them paired; leaves
 # compare.json and compare.txt in runs/$2. Returns 125 when the new kernel
-# did not boot or report.
+# did not boot or report, 255 when trig-init vm refused the command line
+# (this script's options: no commit is to blame).
 judge() {
   local image=$1 name=$2
   local out="$state/runs/$name"
   rm -rf "$out"; mkdir -p "$out"
-  "$trig" vm -q -k "$state/good.img" -k "$image" --meter "$meter" --runs "$runs" --out "$out" "${profiling[@]}" \
+  "$trig" vm -q -k "$state/good.img" -k "$image" --meter "$meter" --runs "$runs" --out "$out" "${profile_flag[@]}" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/vm.err"
   local vm=$?
-  if [ $vm -ge 3 ]; then
-    echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2
-    return 125
-  fi
+  case $(vm_outcome $vm) in
+    usage) echo "bisect.sh: trig-init vm refused the options (exit 2): $(tail -n 2 "$out/vm.err")" >&2; return 255 ;;
+    noboot) echo "bisect.sh: $name did not boot or report (trig-init vm exit $vm): $(tail -n 2 "$out/vm.err")" >&2; return 125 ;;
+  esac
   "$trig" compare "$out"/*-k1.json "$out"/*-k2.json ${threshold:+--threshold "$threshold"} ${metric:+--metric "$metric"} --color never \
     -o "$out/compare.txt" --export-json "$out/compare.json" >&2
   [ $? -le 1 ] || return 125
@@ -149,7 +144,7 @@ if [ ! -f "$state/good.img" ]; then
   t0=$(now)
   for which in good bad; do
     git checkout -q --detach "${!which}" || exit 255
-    img=$(build_here) && [ -f "$img" ] || { echo "bisect.sh: ${which^^} (${!which:0:12}) does not build; see $state/build.log" >&2; exit 255; }
+    img=$(build_here) || { echo "bisect.sh: ${which^^} (${!which:0:12}) does not build; see $state/build.log" >&2; exit 255; }
     cp "$img" "$state/$which.img"
   done
   git checkout -q --detach "$head"
@@ -180,8 +175,7 @@ fi
 
 commit=$(git rev-parse HEAD)
 t0=$(now)
-img=$(build_here)
-if [ -z "$img" ] || [ ! -f "$img" ]; then
+if ! img=$(build_here); then
   echo "step ${commit:0:12}: build failed in $(( $(now) - t0 )) s -> skip" >>"$log"
   exit 125
 fi
@@ -189,6 +183,7 @@ cp "$img" "$state/current.img"
 t1=$(now)
 judge "$state/current.img" "${commit:0:12}"
 verdict=$?
+[ $verdict -ne 255 ] || exit 255
 why="did not boot"
 if [ $verdict -eq 0 ]; then
   why=$(classify "$state/runs/${commit:0:12}/compare.json")

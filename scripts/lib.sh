@@ -2,6 +2,12 @@
 # checkout), never run:
 #   $trig                 trig-init: TRIG_INIT, or this checkout's
 #                         target/trig-init, wherever the script runs from
+#   $plugin               the QEMU plugin behind vm --profile and --cache:
+#                         TRIG_INIT_PLUGIN, or beside $trig
+#   profiling ...         whether the boots are profiled
+#   build_commit ...      builds the commit a tree has checked out
+#   vm_outcome STATUS     what trig-init vm's exit status says
+#   now                   seconds since the epoch, for the logs' times
 #   proof_git ARGS...     git as the proofs' author (their commits of
 #                         planted histories)
 #   vmtest_config TREE    writes the fragments' config with
@@ -15,6 +21,60 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # used by the scripts that source this
 trig=${TRIG_INIT:-$top/target/trig-init}
+plugin=${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}
+# shellcheck source=scripts/qemu-plugin.sh
+. "$top/scripts/qemu-plugin.sh"
+
+now() { date +%s; }
+
+# profiling WHO BIN WANT REQUIRE: sets the array profile_flag to the vm
+# flag of the boots: WANT (--profile or --cache; empty when none is
+# wanted) when the plugin file $plugin is there and QEMU BIN can
+# load it; else to nothing, said once, and the boots measure unprofiled.
+# REQUIRE=1 refuses to go on unprofiled: returns 2 (the caller exits),
+# before any build. The one decision of bisect.sh, sweep.sh and nightly.sh.
+profiling() {
+  local who=$1 bin=$2 want=$3 require=$4
+  profile_flag=()
+  if [ -z "$want" ]; then
+    [ "$require" = 0 ] || { echo "$who: --require-profile, but these boots are not profiled: --no-profile, --meter time, or KVM without --meter icount" >&2; return 2; }
+  elif [ ! -f "$plugin" ]; then
+    [ "$require" = 0 ] || { echo "$who: --require-profile: no plugin at $plugin (scripts/build.sh, or TRIG_INIT_PLUGIN)" >&2; return 2; }
+  elif (profile_or_not "$who" "$bin" "$require"); then
+    profile_flag=("$want")
+  else
+    # profile_or_not exits 2 with REQUIRE=1, in its subshell
+    [ "$require" = 0 ] || return 2
+  fi
+  return 0
+}
+
+# build_commit TREE OUT LOG BUILD-KERNEL-ARGS...: builds the commit TREE
+# has checked out, incrementally in the build directory OUT
+# (scripts/build-kernel.sh), appending its messages to LOG; prints the
+# kernel image's path; returns 1 when it does not build. The one build of
+# bisect.sh, sweep.sh and nightly.sh.
+build_commit() {
+  local tree=$1 out=$2 log=$3 img
+  shift 3
+  img=$("$top/scripts/build-kernel.sh" "$tree" --out "$out" "$@" 2>>"$log" | tail -n 1)
+  [ -n "$img" ] && [ -f "$img" ] || return 1
+  echo "$img"
+}
+
+# vm_outcome STATUS: what trig-init vm's exit status STATUS says, as the
+# scripts act on it (README's table): measured (0), failed (1: a
+# benchmark failed or timed out, its results recorded), usage (2), or
+# noboot (3 and above: a kernel did not boot or report, or trig-init
+# itself died). The one reading of bisect.sh, sweep.sh and nightly.sh.
+vm_outcome() {
+  case $1 in
+    0) echo measured ;;
+    1) echo failed ;;
+    2) echo usage ;;
+    *) echo noboot ;;
+  esac
+}
 
 proof_git() {
   git -c user.name=trig -c user.email=trig@localhost "$@"

@@ -34,8 +34,7 @@
 # build or boot. Every step runs whatever the others found, so the history
 # and the report are complete when the job fails.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
+top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 usage="usage: $0 KERNEL-TREE [--history DIR] [--runs N] [--bench GLOB]... [--arch A] [--base B] [--build DIR] [--image FILE] [--fetch] [--bmf FILE] [--repo-url URL] [--meter M] [--no-profile] [--require-profile] [-- RUN-OPTIONS]"
@@ -76,15 +75,13 @@ case $meter in
   icount|time) vm_opts+=(--meter "$meter") ;;
   *) echo "nightly.sh: --meter must be icount or time, not '$meter'" >&2; exit 2 ;;
 esac
-# shellcheck source=scripts/qemu-plugin.sh
-. "$here/qemu-plugin.sh"
 # a profile counts instructions: under icount, given or vm's default
 want=""
 if [ "$profile" = 1 ] && [ "$meter" != time ] && { [ "$meter" = icount ] || [ ! -w /dev/kvm ]; }; then
   want=--profile
 fi
-flag=$(profiling nightly.sh "$qemu" "$want" "$require" "${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}") || exit 2
-[ -z "$flag" ] || vm_opts+=("$flag")
+profiling nightly.sh "$qemu" "$want" "$require" || exit 2
+vm_opts+=(${profile_flag[@]+"${profile_flag[@]}"})
 # history --git orders the nights by the tree's commits: a shallow clone
 # (CI's default) does not know them
 if [ "$(git -C "$tree" rev-parse --is-shallow-repository)" != false ]; then
@@ -97,17 +94,18 @@ if [ "$fetch" = 1 ]; then
 fi
 commit=$(git -C "$tree" rev-parse HEAD) || exit 2
 if [ -z "$image" ]; then
-  image=$("$here/build-kernel.sh" "$tree" --arch "$arch" --base "$base" --out "$build" | tail -n 1)
+  image=$(build_commit "$tree" "$build" /dev/stderr --arch "$arch" --base "$base") ||
+    { echo "nightly.sh: kernel at ${commit:0:12} does not build" >&2; exit 3; }
 fi
-[ -f "$image" ] || { echo "nightly.sh: kernel at ${commit:0:12} does not build (no image '$image')" >&2; exit 3; }
+[ -f "$image" ] || { echo "nightly.sh: no kernel image '$image'" >&2; exit 3; }
 
 "$trig" vm -k "$image" "${vm_opts[@]}" --runs "$runs" --commit "$commit" --out "$history" -- "${filters[@]}" "${run_opts[@]}"
 vm=$?
-case $vm in
-  0) status=0 ;;
-  1) status=1; echo "nightly.sh: some benchmark failed or timed out at ${commit:0:12}; its results are recorded" >&2 ;;
-  2) echo "nightly.sh: trig-init vm: usage error (exit 2)" >&2; exit 2 ;;
-  *) echo "nightly.sh: kernel at ${commit:0:12} did not boot or report (exit $vm)" >&2; exit 3 ;;
+case $(vm_outcome $vm) in
+  measured) status=0 ;;
+  failed) status=1; echo "nightly.sh: some benchmark failed or timed out at ${commit:0:12}; its results are recorded" >&2 ;;
+  usage) echo "nightly.sh: trig-init vm: usage error (exit 2)" >&2; exit 2 ;;
+  noboot) echo "nightly.sh: kernel at ${commit:0:12} did not boot or report (exit $vm)" >&2; exit 3 ;;
 esac
 
 # Each step's exit status: 0 fine, 1 a regression, anything else the

@@ -1,4 +1,4 @@
-# Sourced by setup.sh, bisect.sh, nightly.sh and sweep.sh: can this machine's QEMU
+# Sourced by setup.sh and lib.sh: can this machine's QEMU
 # load the profiling plugin? It needs TCG plugin API 4, QEMU 9.2 or newer
 # (Ubuntu 24.04 has 8.2, Debian bookworm 7.2): an older one fails every
 # profiled boot, so the scripts say so once, before the first build, and
@@ -37,25 +37,4 @@ profile_or_not() {
   fi
   echo "$who: measuring unprofiled (no kernel metric); --require-profile stops instead" >&2
   return 1
-}
-
-# profiling WHO BIN WANT REQUIRE PLUGIN: the vm flag of the boots, printed:
-# WANT (--profile or --cache; empty when none is wanted) when the plugin
-# file PLUGIN is there and QEMU BIN can load it; else nothing, said once,
-# and the boots measure unprofiled. REQUIRE=1 refuses to go on unprofiled:
-# returns 2 (the caller exits), before any build. The one decision of
-# bisect.sh, sweep.sh and nightly.sh.
-profiling() {
-  local who=$1 bin=$2 want=$3 require=$4 plugin=$5
-  if [ -z "$want" ]; then
-    [ "$require" = 0 ] || { echo "$who: --require-profile, but these boots are not profiled: --no-profile, --meter time, or KVM without --meter icount" >&2; return 2; }
-  elif [ ! -f "$plugin" ]; then
-    [ "$require" = 0 ] || { echo "$who: --require-profile: no plugin at $plugin (scripts/build.sh, or TRIG_INIT_PLUGIN)" >&2; return 2; }
-  elif (profile_or_not "$who" "$bin" "$require"); then
-    echo "$want"
-  else
-    # profile_or_not exits 2 with REQUIRE=1, in its subshell
-    [ "$require" = 0 ] || return 2
-  fi
-  return 0
 }

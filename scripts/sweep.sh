@@ -38,8 +38,7 @@
 # TREE is left on the commit it was on. Exit: 0 done (whatever was
 # skipped), 2 usage or a tree that cannot be swept.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
+top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 usage() { sed -n '3,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -73,16 +72,12 @@ if [ -n "$part" ]; then
     { echo "sweep.sh: --round must be K/N with 1 <= K <= N, with --search; not '$part'" >&2; exit 2; }
 fi
 [ -x "$trig" ] || { echo "sweep.sh: no trig-init at $trig (scripts/build.sh)" >&2; exit 2; }
-# shellcheck source=scripts/qemu-plugin.sh
-. "$here/qemu-plugin.sh"
 case $profile in
   no) want="" ;;
   cache) want=--cache ;;
   *) want=--profile ;;
 esac
-flag=$(profiling sweep.sh qemu-system-x86_64 "$want" "$require" "${TRIG_INIT_PLUGIN:-$top/target/libtrig_plugin.so}") || exit 2
-profiling=()
-[ -z "$flag" ] || profiling=("$flag")
+profiling sweep.sh qemu-system-x86_64 "$want" "$require" || exit 2
 name=${slice/\//-of-}
 [ "$search" = 1 ] && name=search
 out=${out:-$PWD/sweep-$name}
@@ -120,7 +115,6 @@ if [ -z "$plan" ]; then
 fi
 head=$(git -C "$tree" symbolic-ref -q --short HEAD || git -C "$tree" rev-parse HEAD) || exit 2
 trap 'git -C "$tree" checkout -q "$head"' EXIT
-now() { date +%s; }
 # the search: `sweep next` and measure, until it asks for nothing
 search_rounds() {
   local round=0 next
@@ -147,9 +141,10 @@ while read -r commit stem; do
     echo "not checked out (git checkout failed)" >"$out/$stem.skip"
     continue
   fi
-  img=$("$here/build-kernel.sh" "$tree" --base "$base" --out "$build" ${make_vars[@]+-- "${make_vars[@]}"} 2>>"$out/$stem.build.log" | tail -n 1)
+  img=$(build_commit "$tree" "$build" "$out/$stem.build.log" --base "$base" ${make_vars[@]+-- "${make_vars[@]}"})
+  built=$?
   t1=$(now)
-  if [ -z "$img" ] || [ ! -f "$img" ]; then
+  if [ $built -ne 0 ]; then
     echo "build failed ($(grep -m1 -E 'error|Error' "$out/$stem.build.log" | cut -c1-200))" >"$out/$stem.skip"
     echo "$stem: build failed in $((t1 - t0)) s -> skipped" | tee -a "$log" >&2
     continue
@@ -157,12 +152,16 @@ while read -r commit stem; do
   rm -f "$out/$stem.build.log"
   runs="$out/.vm-$stem"
   rm -rf "$runs"
-  "$trig" vm -q -k "$img" --commit "$commit" --meter icount --runs 1 --out "$runs" "${profiling[@]}" \
+  "$trig" vm -q -k "$img" --commit "$commit" --meter icount --runs 1 --out "$runs" "${profile_flag[@]}" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/$stem.vm.err"
   vm=$?
   t2=$(now)
   results=("$runs"/*.json)
-  if [ $vm -ge 3 ] || [ ! -f "${results[0]}" ]; then
+  if [ "$(vm_outcome $vm)" = usage ]; then
+    echo "sweep.sh: trig-init vm refused the options (exit 2): $(tail -n 2 "$out/$stem.vm.err")" | tee -a "$log" >&2
+    exit 2
+  fi
+  if [ "$(vm_outcome $vm)" = noboot ] || [ ! -f "${results[0]}" ]; then
     # the console logs stay in $runs
     echo "did not boot or report (trig-init vm exit $vm: $(tail -n 1 "$out/$stem.vm.err" | cut -c1-200))" >"$out/$stem.skip"
     echo "$stem: built in $((t1 - t0)) s, did not boot or report -> skipped" | tee -a "$log" >&2

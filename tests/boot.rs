@@ -5,11 +5,38 @@
 mod common;
 use common::{stderr, trig_init};
 use serde_json::Value;
-use std::sync::Mutex;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Boots run one at a time: the machines here have two cores, and two
-/// guests at once would skew each other's numbers.
-static BOOTS: Mutex<()> = Mutex::new(());
+/// Boots under the icount meter run side by side (cargo's test threads):
+/// their figures count instructions, which nothing beside them changes
+/// (the stress test below boots four beside a CPU hog). Any other boot
+/// runs alone: two guests at once would skew each other's wall-clock
+/// rates, and so would vm's default meter where KVM serves (time).
+static BOOTS: RwLock<()> = RwLock::new(());
+
+/// A boot's place on the machine, held while it runs.
+enum Slot {
+    Shared {
+        _beside: RwLockReadGuard<'static, ()>,
+    },
+    Alone {
+        _only: RwLockWriteGuard<'static, ()>,
+    },
+}
+
+/// The place of a boot with vm's (or ab's) options `extra`: shared when
+/// they name the icount meter.
+fn slot(extra: &[&str]) -> Slot {
+    if extra.windows(2).any(|w| w == ["--meter", "icount"]) {
+        Slot::Shared {
+            _beside: BOOTS.read().unwrap_or_else(|e| e.into_inner()),
+        }
+    } else {
+        Slot::Alone {
+            _only: BOOTS.write().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+}
 
 /// The kernel the boot tests use: Debian's newest 6.1 unless overridden.
 fn test_kernel() -> String {
@@ -17,7 +44,7 @@ fn test_kernel() -> String {
 }
 
 fn vm(extra: &[&str], run: &[&str]) -> (Option<i32>, String, Value) {
-    let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _slot = slot(extra);
     let kernel = test_kernel();
     let out = tempdir();
     let mut args = vec!["vm", "-k", &kernel, "--out", &out, "--json", "-"];
@@ -191,13 +218,18 @@ fn whole_matrix_on_debian_6_1() {
 /// an unprofiled boot counts what the profiled ones count.
 #[test]
 fn icount_flags_one_spin_and_nothing_else() {
-    let (code, err, plain) = vm(&[], &["--filter", "trig-base", "--filter", "rename-base"]);
+    let (code, err, plain) = vm(
+        &["--meter", "icount"],
+        &["--filter", "trig-base", "--filter", "rename-base"],
+    );
     assert_eq!(code, Some(0), "{err}");
-    let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _slot = slot(&["--meter", "icount"]);
     let kernel = test_kernel();
     let out = tempdir() + "-ab";
     let o = trig_init(&[
         "ab",
+        "--meter",
+        "icount",
         "--profile",
         "-k",
         &kernel,
@@ -330,7 +362,7 @@ fn icount_flags_one_spin_and_nothing_else() {
 /// verdicts on stderr.
 #[test]
 fn jobs_boot_side_by_side_with_the_figures_of_serial_boots() {
-    let _one_at_a_time = BOOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _slot = slot(&["--meter", "icount"]);
     let kernel = test_kernel();
     let ab = |jobs: &str| -> (Vec<Value>, String) {
         let out = format!("{}-jobs{jobs}", tempdir());
@@ -339,6 +371,8 @@ fn jobs_boot_side_by_side_with_the_figures_of_serial_boots() {
         std::fs::create_dir_all(&out).unwrap();
         let o = trig_init(&[
             "ab",
+            "--meter",
+            "icount",
             "--jobs",
             jobs,
             "-k",
@@ -420,7 +454,15 @@ fn arm64_matrix_on_debian_6_1() {
         "no {init}: build it with scripts/build.sh --arch aarch64"
     );
     let (code, err, doc) = vm(
-        &["--arch", "aarch64", "--init", init, "--profile"],
+        &[
+            "--meter",
+            "icount",
+            "--arch",
+            "aarch64",
+            "--init",
+            init,
+            "--profile",
+        ],
         &["--cmp-str-len", "8"],
     );
     assert_eq!(code, Some(0), "{err}");
@@ -513,7 +555,10 @@ fn producers_list_and_rename_rule() {
 
 #[test]
 fn hung_guest_is_killed_and_reported() {
-    let (code, err, doc) = vm(&["--timeout", "3"], &["--filter", "trig-base"]);
+    let (code, err, doc) = vm(
+        &["--meter", "icount", "--timeout", "3"],
+        &["--filter", "trig-base"],
+    );
     assert_eq!(code, Some(3), "{err}");
     assert_eq!(doc["runs"][0]["status"], "hung");
     assert!(err.contains("made no progress for 3 s"), "{err}");
@@ -523,7 +568,12 @@ fn hung_guest_is_killed_and_reported() {
 fn kernel_panic_is_quoted() {
     // no /init to run: the kernel falls back to a root that is not there
     let (code, err, doc) = vm(
-        &["--append", "rdinit=/nonexistent root=/dev/nonexistent"],
+        &[
+            "--meter",
+            "icount",
+            "--append",
+            "rdinit=/nonexistent root=/dev/nonexistent",
+        ],
         &["--filter", "trig-base"],
     );
     assert_eq!(code, Some(3), "{err}");
@@ -536,7 +586,7 @@ fn guest_watchdog_keeps_finished_results() {
     // a 1 s watchdog (guest time: instructions under icount) over two
     // 0.6 s benchmarks: the first is kept
     let (code, err, doc) = vm(
-        &[],
+        &["--meter", "icount"],
         &[
             "-w",
             "0",
@@ -562,7 +612,7 @@ fn guest_watchdog_keeps_finished_results() {
 #[test]
 fn results_carry_family_attach_and_baseline() {
     let (code, err, doc) = vm(
-        &[],
+        &["--meter", "icount"],
         &[
             "-w",
             "0",
@@ -634,7 +684,15 @@ fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
     let hog = Hog::start();
     let start = std::time::Instant::now();
     let (code, err, doc) = vm(
-        &["--profile", "--jobs", "4", "--runs", "4"],
+        &[
+            "--meter",
+            "icount",
+            "--profile",
+            "--jobs",
+            "4",
+            "--runs",
+            "4",
+        ],
         &["-d", "0.05", "-w", "0.02"],
     );
     drop(hog);
@@ -704,7 +762,7 @@ fn the_stress_of_four_profiled_boots_beside_a_cpu_hog_loses_no_report() {
 #[test]
 fn a_uprobe_is_one_trap_a_uretprobe_two_and_a_syscall_no_trap() {
     let (code, err, doc) = vm(
-        &["--profile"],
+        &["--meter", "icount", "--profile"],
         &[
             "--filter",
             "trig-base",
@@ -780,7 +838,7 @@ fn a_uprobe_is_one_trap_a_uretprobe_two_and_a_syscall_no_trap() {
 #[test]
 fn the_cache_model_counts_the_same_in_two_boots() {
     let (code, err, doc) = vm(
-        &["--cache", "--runs", "2"],
+        &["--meter", "icount", "--cache", "--runs", "2"],
         &["--filter", "trig-base", "--filter", "trig-uprobe-nop"],
     );
     assert_eq!(code, Some(0), "{err}");

@@ -187,7 +187,7 @@ fn the_workflows_build_and_boot_in_the_pinned_image_under_icount() {
                 "{file}: job {name}: the container runs as root, without sudo"
             );
             // what a local runner deletes with the job's directory, kept
-            // for scripts/wrkflw.sh to check (a green job proves nothing)
+            // for scripts/proofs/wrkflw.sh to check (a green job proves nothing)
             if local && ["slice", "bench"].contains(&name.as_str()) {
                 assert!(
                     body.contains("cp ") && body.contains("\"$LOCAL_KEEP/\""),

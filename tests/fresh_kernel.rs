@@ -1,4 +1,4 @@
-//! Kernels built from kconfigs/ (scripts/kernel-test.sh builds them and
+//! Kernels built from kconfigs/ (scripts/proofs/kernel-test.sh builds them and
 //! runs these): every benchmark a kernel's version and architecture support
 //! is `ok`, including the kprobe_multi and fmod_ret ones that Debian's 6.1
 //! lacks, and the binary runs as a plain command through vmtest, x86-64 and
@@ -12,7 +12,7 @@ use trig_guest::caps::Feature;
 use trig_guest::registry;
 
 fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| panic!("{name}: run scripts/kernel-test.sh"))
+    std::env::var(name).unwrap_or_else(|_| panic!("{name}: run scripts/proofs/kernel-test.sh"))
 }
 
 /// The feature a benchmark needs, from the registry.

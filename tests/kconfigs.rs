@@ -1,6 +1,6 @@
 //! The kernel config fragments: well-formed, consistent per architecture,
 //! covering what the matrix needs, free of performance-distorting debug
-//! options. (Building a kernel from them is scripts/kernel-test.sh.)
+//! options. (Building a kernel from them is scripts/proofs/kernel-test.sh.)
 
 use std::collections::BTreeMap;
 

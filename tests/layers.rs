@@ -16,6 +16,12 @@ fn top() -> &'static Path {
 
 /// The `.rs` files under `dir`, recursively, in a stable order.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_ending(dir, "rs")
+}
+
+/// The files under `dir` whose extension is `ext`, recursively, in a
+/// stable order.
+fn files_ending(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -24,8 +30,8 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            files.extend(rust_files(&p));
-        } else if p.extension().is_some_and(|x| x == "rs") {
+            files.extend(files_ending(&p, ext));
+        } else if p.extension().is_some_and(|x| x == ext) {
             files.push(p);
         }
     }
@@ -243,33 +249,91 @@ fn every_public_type_name_is_defined_once() {
 }
 
 /// What the scripts share lives in scripts/lib.sh: the proofs' git
-/// identity is written there alone, and no script reads compare's text
-/// (its headings are for people; scripts read `--export-json`).
+/// identity is written there alone; bisect.sh, sweep.sh and nightly.sh
+/// build a commit with its `build_commit` and read vm's exit status with
+/// its `vm_outcome`, not each their own way; and no script reads
+/// compare's text (its headings are for people; scripts read
+/// `--export-json`).
 #[test]
 fn scripts_share_lib_sh_and_read_no_compare_text() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
     let mut breaches = Vec::new();
-    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "sh"))
-        .collect();
-    scripts.sort();
-    for p in scripts {
+    for p in files_ending(&top().join("scripts"), "sh") {
         let text = std::fs::read_to_string(&p).unwrap();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let name = p.strip_prefix(top()).unwrap().display().to_string();
+        let measures = [
+            "scripts/bisect.sh",
+            "scripts/sweep.sh",
+            "scripts/nightly.sh",
+        ]
+        .contains(&name.as_str());
         for (i, line) in text.lines().enumerate() {
-            let identity = line.contains("user.email=") && name != "lib.sh";
+            let code = line.split('#').next().unwrap_or("");
+            let identity = line.contains("user.email=") && name != "scripts/lib.sh";
             let scraped = line.contains("Where the instructions went");
-            if identity || scraped {
-                breaches.push(format!("scripts/{name}:{}: {}", i + 1, line.trim()));
+            let own_build = measures && code.contains("build-kernel.sh");
+            let own_status = measures && code.contains("$vm -");
+            if identity || scraped || own_build || own_status {
+                breaches.push(format!("{name}:{}: {}", i + 1, line.trim()));
             }
         }
     }
     assert_none(
         breaches,
-        "the git identity only in scripts/lib.sh, and compare's JSON, not its text",
+        "the git identity, a commit's build and vm's exit status only in scripts/lib.sh, \
+         and compare's JSON, not its text",
     );
+}
+
+/// scripts/ is split by audience: the user's at its top (setup, build,
+/// test, bisect, sweep, nightly), the proofs and slow tests in
+/// scripts/proofs/, the development benchmarks in scripts/bench/. Every
+/// script a document, the CI, a workflow or the code names is where it
+/// says, so a move cannot leave a stale path behind.
+#[test]
+fn every_script_named_is_there() {
+    let mut texts: Vec<PathBuf> = ["README.md", "ARCHITECTURE.md", ".ci/run", "vmtest.toml"]
+        .iter()
+        .map(|p| top().join(p))
+        .collect();
+    for (dir, ext) in [
+        ("docs", "md"),
+        ("examples", "yml"),
+        ("examples", "rs"),
+        ("init", "rs"),
+        ("tests", "rs"),
+        ("scripts", "sh"),
+    ] {
+        texts.extend(files_ending(&top().join(dir), ext));
+    }
+    let mut missing = Vec::new();
+    for p in texts {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (at, _) in text.match_indices("scripts/") {
+            // this checkout's scripts/, not a kernel tree's ($src/scripts/)
+            let before = text[..at]
+                .rsplit(|c: char| c.is_whitespace() || "\"'`(".contains(c))
+                .next()
+                .unwrap_or("");
+            if !["", "./", "$top/"].contains(&before) && !before.ends_with("trig-init/") {
+                continue;
+            }
+            let named: String = text[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+                .collect();
+            let named = named.trim_end_matches('.');
+            if !named.ends_with(".sh") && !named.ends_with(".py") {
+                continue;
+            }
+            if !top().join(named).is_file() {
+                let file = p.strip_prefix(top()).unwrap().display();
+                missing.push(format!("{file}: {named}"));
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert_none(missing, "scripts named that are not there");
 }
 
 /// Errors get their class where they arise (`trig_schema::error`): no

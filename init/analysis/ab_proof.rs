@@ -1,4 +1,4 @@
-//! `trig-init ab-proof DIR`: what `scripts/ab-proof.sh` concludes from one
+//! `trig-init ab-proof DIR`: what `scripts/proofs/ab-proof.sh` concludes from one
 //! `ab` run in DIR, whose `*-k1.json` and `*-k2.json` are one kernel
 //! booted twice (A/A) and whose `*-k3.json` on are the same kernel with
 //! a known slowdown injected (`trig.inject=BENCH:SPINS,...`, a ladder of

@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_ring_larger_than_the_l1_misses_it_every_access() {
-        // the planted change of scripts/cache-proof.sh, in small: a ring of
+        // the planted change of scripts/proofs/cache-proof.sh, in small: a ring of
         // 32 lines through a 16-line L1 held by a 64-line last level
         let mut h = Hierarchy::new(L1, L1, LL);
         let ring: Vec<u64> = (0..32).map(|i| i * 64).collect();

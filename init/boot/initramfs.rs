@@ -7,7 +7,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-/// Undocumented, for scripts/upstream-bench.sh: a directory whose tree is
+/// Undocumented, for scripts/bench/upstream-bench.sh: a directory whose tree is
 /// added to the initramfs at the same paths (directories and regular files
 /// only). With it the guest's PID 1 runs `/.trig-extra/run`, if the tree
 /// has one, before the matrix (`guest::EXTRA_RUN`).

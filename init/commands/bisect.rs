@@ -1,5 +1,5 @@
 //! `trig-init bisect effect|verdict` and `ab-proof`: the decisions of
-//! scripts/bisect.sh and scripts/ab-proof.sh.
+//! scripts/bisect.sh and scripts/proofs/ab-proof.sh.
 
 use crate::cli::{AbProofCmd, BisectCmd, BisectSub};
 use std::process::ExitCode;

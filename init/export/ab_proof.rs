@@ -1,4 +1,4 @@
-//! `trig-init ab-proof DIR`'s text: what `scripts/ab-proof.sh` concludes
+//! `trig-init ab-proof DIR`'s text: what `scripts/proofs/ab-proof.sh` concludes
 //! from the comparisons of one `ab` run (`trig_analysis::ab_proof`):
 //!
 //! - A/A: how many benchmarks compare flags, paired and unpaired, the

@@ -21,7 +21,7 @@ pub const TOP: usize = 8;
 
 /// Smaller changes, of instructions or of calls per event, are not
 /// listed: two boots of one kernel move no function by more than this
-/// (docs/profile.md, the A/A of `scripts/profile-proof.sh`).
+/// (docs/profile.md, the A/A of `scripts/proofs/profile-proof.sh`).
 pub const MIN_MOVE: f64 = 0.05;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

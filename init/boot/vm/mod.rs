@@ -59,7 +59,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     let mut session = Session::new(opts, stem)?;
     let mut targets = session.targets(kernels)?;
     session.plugin = plugin(opts)?;
-    // undocumented: extra files for scripts/upstream-bench.sh
+    // undocumented: extra files for scripts/bench/upstream-bench.sh
     let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
     let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
         let root = extra.as_ref().map(|p| format!(" ({})", p.display()));

@@ -124,7 +124,7 @@ pub fn is_appliance(args: &[String], subcommands: &[&str]) -> bool {
 }
 
 /// Undocumented: the program that an initramfs built with extra files
-/// (`trig_boot::initramfs::EXTRA_ROOT_ENV`, scripts/upstream-bench.sh) has PID 1
+/// (`trig_boot::initramfs::EXTRA_ROOT_ENV`, scripts/bench/upstream-bench.sh) has PID 1
 /// run, on the console, after the mounts and before the matrix. A normal
 /// initramfs has none.
 pub const EXTRA_RUN: &str = "/.trig-extra/run";

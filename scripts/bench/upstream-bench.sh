@@ -3,7 +3,7 @@
 # linux-source-6.1 with the selftests Makefile) and trig-init in ONE icount
 # boot of the same kernel, then instructions per event side by side.
 #
-#   scripts/upstream-bench.sh [-k KERNEL] [--src TARBALL] [--work DIR]
+#   scripts/bench/upstream-bench.sh [-k KERNEL] [--src TARBALL] [--work DIR]
 #                             [--only NAME]... [--build-only] [--results DIR]
 #
 #   -k        the kernel (default debian:6.1.0, Debian's newest 6.1.0-N;
@@ -34,7 +34,10 @@
 # instructions, so 1000 / rate is instructions per event.
 # Needs: clang, make, gcc, libelf-dev, zlib1g-dev, busybox-static.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 kernel=debian:6.1.0
 src=/usr/src/linux-source-6.1.tar.xz
 work=target/upstream-bench
@@ -50,7 +53,6 @@ while [ $# -gt 0 ]; do
     *) echo "upstream-bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-trig=${TRIG_INIT:-target/trig-init}
 
 # upstream 6.1 name -> trig-init name, benchmarks both have and Debian 6.1
 # runs (fmod_ret and fentry.s need FUNCTION_ERROR_INJECTION); strncmp at
@@ -107,13 +109,13 @@ if [ -z "$results" ]; then
 
   # build upstream's bench
   mkdir -p "$work"
-  top=$(tar -tJf "$src" 2>/dev/null | head -n 1 || true); top=${top%%/*}
-  [ -n "$top" ] || { echo "upstream-bench: $src: not a tarball" >&2; exit 1; }
-  tree=$work/$top
+  srcdir=$(tar -tJf "$src" 2>/dev/null | head -n 1 || true); srcdir=${srcdir%%/*}
+  [ -n "$srcdir" ] || { echo "upstream-bench: $src: not a tarball" >&2; exit 1; }
+  tree=$work/$srcdir
   if [ ! -d "$tree/tools/testing/selftests/bpf" ]; then
     echo "upstream-bench: unpacking $src" >&2
-    tar -xJf "$src" -C "$work" "$top/tools" "$top/kernel/bpf" "$top/include" \
-      "$top/arch/x86" "$top/scripts" "$top/Makefile"
+    tar -xJf "$src" -C "$work" "$srcdir/tools" "$srcdir/kernel/bpf" "$srcdir/include" \
+      "$srcdir/arch/x86" "$srcdir/scripts" "$srcdir/Makefile"
   fi
   sb=$tree/tools/testing/selftests/bpf
   sed -i 's|SEC("fentry.s/|SEC("?fentry.s/|; s|SEC("fmod_ret/|SEC("?fmod_ret/|' "$sb/progs/trigger_bench.c"
@@ -133,7 +135,7 @@ if [ -z "$results" ]; then
   done
   {
     echo '#!/.trig-extra/busybox sh'
-    echo '# written by scripts/upstream-bench.sh'
+    echo '# written by scripts/bench/upstream-bench.sh'
     for p in "${pairs[@]}"; do
       u=${p%%:*}
       echo "echo 'upstream-bench: begin $u'"

@@ -4,7 +4,7 @@
 # kernel-overhead) carry a nightly history across a new trig-init build,
 # where the rate's series split.
 #
-#   scripts/update-proof.sh [--nights N] [--spin N] [KERNEL-A [KERNEL-B]]
+#   scripts/proofs/update-proof.sh [--nights N] [--spin N] [KERNEL-A [KERNEL-B]]
 #
 # Builds a second trig-init that differs from HEAD only in user space: a
 # fixed spin of N (16) iterations after every call of the producers' loop
@@ -17,7 +17,7 @@
 # nights of this checkout's build on KERNEL-A, N of the spun build on
 # KERNEL-A (the update), N of the spun build on KERNEL-B (the kernel step).
 # KERNEL-A and KERNEL-B default to the GOOD and BAD images that
-# scripts/bisect-proof.sh leaves (target/bisect-tree/.git/trig-bisect/
+# scripts/proofs/bisect-proof.sh leaves (target/bisect-tree/.git/trig-bisect/
 # good.img, bad.img: BAD has its slowdown planted in __set_task_comm).
 # KERNEL-B must be KERNEL-A with a few more instructions in
 # __set_task_comm, which every rename-* benchmark goes through: a step on
@@ -30,7 +30,7 @@
 # night's figures and what was found. Exit 0 when all holds, 1 when not, 2
 # on bad usage or missing kernels.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 nights=3; spin=16; kernels=()
@@ -48,12 +48,13 @@ b=${kernels[1]:-$pair/bad.img}
 for k in "$a" "$b"; do
   [ -f "$k" ] && continue
   echo "update-proof: no kernel $k. Give KERNEL-A and KERNEL-B, B the same tree with a slowdown in __set_task_comm:" \
-    "scripts/bisect-proof.sh leaves such a pair as $pair/good.img and bad.img" >&2
+    "scripts/proofs/bisect-proof.sh leaves such a pair as $pair/good.img and bad.img" >&2
   exit 2
 done
 work=$top/target/update-proof
 tree=$work/tree
 hist=$work/history
+# the checkout's build below, whatever TRIG_INIT names: its update is the proof
 trig=$top/target/trig-init
 cd "$top"
 git diff --quiet HEAD -- init bpf build.rs Cargo.toml Cargo.lock ||

@@ -3,9 +3,9 @@
 # `pristine`, for the proofs that plant histories on it (bisect-proof.sh,
 # sweep-proof.sh); does nothing when DIR is one already.
 #
-#   scripts/proof-tree.sh DIR
+#   scripts/proofs/proof-tree.sh DIR
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 tree=${1:?usage: $0 DIR}

@@ -5,13 +5,13 @@
 # screenshots it with headless Chromium, and checks that the PNG is a
 # picture of the page rather than a blank one.
 #
-#   scripts/html-screenshot.sh [OUT-DIR]     (default target/html-screenshot)
+#   scripts/proofs/html-screenshot.sh [OUT-DIR]     (default target/html-screenshot)
 #
 # Needs chromium (apt-get install chromium) and python3. Leaves
 # OUT-DIR/report.html and OUT-DIR/report.png. Exit 0 when the screenshot
 # passes, 1 when it does not, 2 when a tool is missing.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 out=${1:-$top/target/html-screenshot}

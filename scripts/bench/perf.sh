@@ -7,17 +7,19 @@
 # nothing, in the same guest (--harness; target ratio >= 0.98). Under the
 # icount meter (the default under TCG) the wall time of the run is the
 # figure to watch: whole x86-64 matrix <= 4 minutes, 10 benchmarks <= 90 s.
-# Usage: scripts/perf.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0)
+# Usage: scripts/bench/perf.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 kernel=${1:-debian:6.1.0}; shift || true
 [ "${1:-}" = "--" ] && shift
 ./scripts/build.sh >/dev/null
-bin=target/trig-init
 out=$(mktemp -d)
-strip -o "$out/stripped" "$bin"
-echo "binary: $(stat -L -c %s "$bin") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
-"$bin" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- --harness "$@" || true
+strip -o "$out/stripped" "$trig"
+echo "binary: $(stat -L -c %s "$trig") bytes, stripped $(stat -c %s "$out/stripped") bytes (target <= 3 MB)"
+"$trig" vm -k "$kernel" --out "$out" --quiet --json "$out/set.json" -- --harness "$@" || true
 python3 - "$out/set.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -45,5 +47,5 @@ for b in r["results"]:
     if b.get("summary"):
         print(f"{b['name']:<30} {b['summary']['mean']:>10.5f} {100 * b['summary']['cv']:>7.3f}")
 PY
-echo "initramfs: $(stat -L -c %s "$bin") bytes of /init plus about 1 KiB of cpio headers and nodes (target < 4 MB)"
+echo "initramfs: $(stat -L -c %s "$trig") bytes of /init plus about 1 KiB of cpio headers and nodes (target < 4 MB)"
 rm -rf "$out"

@@ -10,21 +10,23 @@
 # depend on the host and its load (the load average is printed); the
 # counts do not.
 #
-#   scripts/cache-cost.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0,
+#   scripts/bench/cache-cost.sh [KERNEL] [-- RUN-OPTIONS]   (default debian:6.1.0,
 #                                                      the default benchmark set)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 kernel=debian:6.1.0
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then kernel=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
-bin=${TRIG_INIT:-target/trig-init}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for mode in plain profile cache; do
   flag=(); [ "$mode" != plain ] && flag=("--$mode")
   mkdir -p "$out/$mode"
   echo "cache-cost: booting $kernel ($mode), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  "$bin" vm -k "$kernel" --jobs 1 "${flag[@]}" --out "$out/$mode" -q -- "$@" >/dev/null
+  "$trig" vm -k "$kernel" --jobs 1 "${flag[@]}" --out "$out/$mode" -q -- "$@" >/dev/null
 done
 python3 - "$out"/plain/*.json "$out"/profile/*.json "$out"/cache/*.json <<'PY'
 import json, sys

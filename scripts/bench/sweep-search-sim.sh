@@ -5,9 +5,9 @@
 # worst seed: at most 200 boots with any of them, at most 6 rounds with 16.
 # Exit 1 when missed.
 #
-#   scripts/sweep-search-sim.sh [COMMITS STEPS SEEDS]
+#   scripts/bench/sweep-search-sim.sh [COMMITS STEPS SEEDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=$(cargo run -q --release --example sweep-search-sim -- "$@")
 echo "$out"
 # the table's rows: runners, rounds (worst, mean), boots (worst, mean)

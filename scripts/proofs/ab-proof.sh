@@ -10,11 +10,11 @@
 #   - the ladder: for each injected benchmark and size, the measured change
 #     of rate and overhead and its verdict, and the smallest change flagged.
 #
-#   scripts/ab-proof.sh [KERNEL] [--meter icount|time] [--runs N] [--ladder S,S,...]
+#   scripts/proofs/ab-proof.sh [KERNEL] [--meter icount|time] [--runs N] [--ladder S,S,...]
 #                       [--also KERNEL]... [--inject BENCH,...] [--profile]
 #                       [--results DIR] [-- RUN-OPTIONS]
 #     e.g. a short run of a few benchmarks:
-#       scripts/ab-proof.sh --ladder 1 -- --filter trig-base --filter trig-kprobe
+#       scripts/proofs/ab-proof.sh --ladder 1 -- --filter trig-base --filter trig-kprobe
 #     icount (the default): debian:6.1.0, 1 boot a kernel, ladder 1,2,4
 #       spins, the whole matrix at the icount defaults;
 #     time: 6 interleaved runs, ladder 2,8,32, RUN-OPTIONS
@@ -30,7 +30,10 @@
 # `trig-init ab-proof DIR` (init/analysis/ab_proof.rs); DIR/c1N.txt keep
 # compare's table of the first kernel against each other.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 kernel=debian:6.1.0; meter=icount; runs=""; results=""; also=(); ladder=""
 run_opts=(); opts_given=0; ab_opts=()
 injected=(trig-rawtp trig-kprobe trig-fentry rename-rawtp rename-kprobe)
@@ -56,7 +59,6 @@ else
   # one boot decides under icount; one spin is the smallest slowdown
   runs=${runs:-1}; ladder=${ladder:-1,2,4}
 fi
-trig=${TRIG_INIT:-target/trig-init}
 if [ -z "$results" ]; then
   results=results/ab-proof-$(date +%Y%m%dT%H%M%S)
   mkdir -p "$results"

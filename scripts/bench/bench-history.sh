@@ -5,9 +5,9 @@
 # 2,000 nights, or of the NIGHTS given, and prints the seconds of each
 # command. Time should grow linearly with the nights.
 #
-#   scripts/bench-history.sh [--meter icount|time] [NIGHTS...]
+#   scripts/bench/bench-history.sh [--meter icount|time] [NIGHTS...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 meter=icount
 if [ "${1:-}" = --meter ]; then meter=$2; shift 2; fi
 nights=("$@")

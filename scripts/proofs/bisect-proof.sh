@@ -2,7 +2,7 @@
 # Proves scripts/bisect.sh on a real kernel history with a planted
 # regression (issue "bisect proof"):
 #
-#   scripts/bisect-proof.sh [--commits N] [--spins N | --delay-ns NS] [--plant K]
+#   scripts/proofs/bisect-proof.sh [--commits N] [--spins N | --delay-ns NS] [--plant K]
 #                           [--break K] [--unmeasured] [--seed S] [--tree DIR]
 #                           [--meter icount|time] [--runs R] [--bench GLOB]
 #                           [--reduced] [--vmtest] [-- RUN-OPTIONS]
@@ -22,10 +22,10 @@
 # --reduced is the CI variant: 3 commits and rename-base alone (with
 # --meter time a 2 us delay and 1-second runs).
 # --vmtest builds every commit with kconfigs/vmtest.config too, so that
-# scripts/kernel-test.sh --out can build its kernel in this build
+# scripts/proofs/kernel-test.sh --out can build its kernel in this build
 # directory incrementally (CI) instead of from scratch.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 commits=8; delay=""; spins=1; plant=""; brk=""; unmeasured=0; seed=$RANDOM; tree=$top/target/bisect-tree
@@ -68,7 +68,7 @@ if [ "$brk" = "$plant" ]; then
 fi
 echo "bisect-proof: $commits commits, $what planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
-"$top/scripts/proof-tree.sh" "$tree"
+"$top/scripts/proofs/proof-tree.sh" "$tree"
 cd "$tree"
 git bisect reset >/dev/null 2>&1 || true
 git checkout -q -f pristine

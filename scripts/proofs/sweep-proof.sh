@@ -2,7 +2,7 @@
 # Proves scripts/sweep.sh and `trig-init sweep merge|report` on a real
 # kernel history (issue 24):
 #
-#   scripts/sweep-proof.sh [--reduced | --long] [--search] [--vmtest] [--tree DIR] [--spins N] [--work DIR]
+#   scripts/proofs/sweep-proof.sh [--reduced | --long] [--search] [--vmtest] [--tree DIR] [--spins N] [--work DIR]
 #
 # Makes a history from Debian's linux-source-6.1: BASE, which slows
 # kprobe_dispatcher() down (every kprobe BPF program runs through it),
@@ -39,7 +39,7 @@
 # bisect-proof.sh --vmtest does (CI: its build then seeds BASE's without
 # a config change).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 reduced=0; long=0; search=0; vmtest=0; tree=""; spins=5; work=""
@@ -72,7 +72,7 @@ benches=(--bench trig-base --bench trig-kprobe --bench rename-base --bench strnc
 run_opts=(-- --cmp-str-len 64)
 now() { date +%s; }
 
-"$top/scripts/proof-tree.sh" "$tree"
+"$top/scripts/proofs/proof-tree.sh" "$tree"
 tree=$(cd "$tree" && pwd)
 work=$(realpath -m "$work")
 cd "$tree"

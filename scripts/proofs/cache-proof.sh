@@ -12,9 +12,9 @@
 #     into __x64_sys_getpgid).
 # Prints both comparisons; exit 1 when a check fails.
 #
-#   scripts/cache-proof.sh [--tree DIR] [--build DIR]
+#   scripts/proofs/cache-proof.sh [--tree DIR] [--build DIR]
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 tree=$top/target/cache-tree; build=$top/target/cache-build
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 images=$build/../cache-proof-images
 mkdir -p "$images"
-"$top/scripts/proof-tree.sh" "$tree"
+"$top/scripts/proofs/proof-tree.sh" "$tree"
 cd "$tree"
 git checkout -q -f pristine
 git branch -f cache-plant pristine

@@ -5,14 +5,14 @@
 # benchmark the version and architecture support must be ok), and run the
 # binary through vmtest on each (x86-64 with the TCG wrapper, arm64 on the
 # root of scripts/vmtest-rootfs-arm64.sh). Prints the build times.
-#   scripts/kernel-test.sh [--arch x86_64|arm64] [--out DIR] [SRC]
+#   scripts/proofs/kernel-test.sh [--arch x86_64|arm64] [--out DIR] [SRC]
 #                          (default both; SRC: Debian's linux-source-6.1)
 # --out DIR (one --arch) builds in DIR instead of target/kernel-vmtest-ARCH,
 # which then links to it (vmtest.toml names the kernel there): a DIR that
 # holds a build of SRC rebuilds only what the vmtest options change, as
 # in CI, which passes bisect-proof's build of its pristine tree.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 arches=(); src=target/linux-source-6.1; out=""
 while [ $# -gt 0 ]; do
   case $1 in

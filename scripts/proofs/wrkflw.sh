@@ -3,7 +3,7 @@
 # its emulation runtime (no containers: steps run on this machine), as far
 # as it executes them (docs/sweep.md lists what it does not):
 #
-#   scripts/wrkflw.sh [--tree DIR]
+#   scripts/proofs/wrkflw.sh [--tree DIR]
 #
 # - nightly-kernel.yml, jobs build and bench: the 4 cells of the matrix,
 #   each booting Debian's 6.1 kernel of its architecture (fetched by
@@ -11,7 +11,7 @@
 # - sweep-range.yml, jobs build and slice: trig-init built in wrkflw's copy
 #   of the tree, and 4 slices of the last 2 commits of the reduced sweep
 #   proof's range (DIR, default target/bisect-tree, after
-#   scripts/sweep-proof.sh --reduced) booting one benchmark each; the
+#   scripts/proofs/sweep-proof.sh --reduced) booting one benchmark each; the
 #   slices build in that proof's build directory with its config
 #   (LOCAL_BUILD, LOCAL_CONFIG), so incrementally. Slices 1/4 and 2/4
 #   measure a commit each; slice 3/4 (with no commit left, as 4/4) has a
@@ -29,7 +29,7 @@
 # which cargo then takes as built: touch such sources after a local run
 # (docs/sweep.md).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 tree=$top/target/bisect-tree
@@ -40,7 +40,7 @@ command -v "$wrkflw" >/dev/null || { echo "wrkflw.sh: no $wrkflw (cargo install 
 # started from it), and the config it was built with (--vmtest's, or the
 # fragments' on tinyconfig)
 sweep_build=$(sweep_build "$tree/.git/trig-sweep")
-[ -d "$sweep_build" ] || { echo "wrkflw.sh: no $sweep_build: run scripts/sweep-proof.sh --reduced first" >&2; exit 2; }
+[ -d "$sweep_build" ] || { echo "wrkflw.sh: no $sweep_build: run scripts/proofs/sweep-proof.sh --reduced first" >&2; exit 2; }
 config=$(vmtest_dir "$tree")/.config
 [ -f "$config" ] || config=tinyconfig
 

@@ -10,10 +10,13 @@
 #     against the measured one (for rename-base 6.1 -> 6.12, within 2%).
 # Exit 1 when a target is missed.
 #
-#   scripts/profile-proof.sh [--arch aarch64] [A [B]] [-- RUN-OPTIONS]
+#   scripts/proofs/profile-proof.sh [--arch aarch64] [A [B]] [-- RUN-OPTIONS]
 #   (default debian:6.1.0 debian:6.12, 10 benchmarks)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 arch=()
 if [ "${1:-}" = "--arch" ]; then arch=(--arch "$2"); shift 2; fi
 a=${1:-debian:6.1.0}; b=${2:-debian:6.12}
@@ -22,15 +25,14 @@ shift $(( $# < 2 ? $# : 2 )) || true
 run=("$@")
 [ ${#run[@]} -eq 0 ] && for f in trig-base trig-tp trig-rawtp trig-kprobe trig-kretprobe trig-fentry \
   trig-uprobe-nop rename-base rename-kprobe strncmp-no-helper; do run+=(--filter "$f"); done
-bin=${TRIG_INIT:-target/trig-init}
 host=target/x86_64-unknown-linux-gnu/release/trig-init
-[ -x "$host" ] || host=$bin
+[ -x "$host" ] || host=$trig
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 boot() { # NAME KERNEL [vm options]
   local name=$1 kernel=$2; shift 2
   mkdir -p "$out/$name"
-  "$bin" vm "${arch[@]}" -k "$kernel" --out "$out/$name" -q "$@" -- "${run[@]}" >/dev/null
+  "$trig" vm "${arch[@]}" -k "$kernel" --out "$out/$name" -q "$@" -- "${run[@]}" >/dev/null
   ls "$out/$name"/*.json
 }
 plain=$(boot plain "$a")
