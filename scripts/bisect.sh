@@ -150,7 +150,7 @@ if [ ! -f "$state/good.img" ]; then
   git checkout -q --detach "$head"
   trap - EXIT
   t1=$(now)
-  judge "$state/bad.img" bad-check || { echo "bisect.sh: BAD does not boot or report" >&2; exit 255; }
+  judge "$state/bad.img" bad-check || { echo "bisect.sh: BAD cannot be measured against GOOD (above); stopping" >&2; exit 255; }
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json" ||
     { echo "bisect.sh: cannot read BAD's comparison ($state/runs/bad-check/compare.json)" >&2; exit 255; }
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"

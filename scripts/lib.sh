@@ -3,7 +3,8 @@
 #   $trig                 trig-init: TRIG_INIT, or this checkout's
 #                         target/trig-init, wherever the script runs from
 #   $plugin               the QEMU plugin behind vm --profile and --cache:
-#                         TRIG_INIT_PLUGIN, or beside $trig
+#                         TRIG_INIT_PLUGIN, or beside $trig, or this
+#                         checkout's target/libtrig_plugin.so
 #   profiling ...         whether the boots are profiled
 #   build_commit ...      builds the commit a tree has checked out
 #   vm_outcome STATUS     what trig-init vm's exit status says
@@ -21,7 +22,10 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # used by the scripts that source this
 trig=${TRIG_INIT:-$top/target/trig-init}
+# beside trig-init (a build elsewhere, TRIG_INIT), else this checkout's
+# (TRIG_INIT a wrapper script)
 plugin=${TRIG_INIT_PLUGIN:-$(dirname "$trig")/libtrig_plugin.so}
+[ -n "${TRIG_INIT_PLUGIN:-}" ] || [ -f "$plugin" ] || plugin=$top/target/libtrig_plugin.so
 # shellcheck source=scripts/qemu-plugin.sh
 . "$top/scripts/qemu-plugin.sh"
 
@@ -51,13 +55,18 @@ profiling() {
 
 # build_commit TREE OUT LOG BUILD-KERNEL-ARGS...: builds the commit TREE
 # has checked out, incrementally in the build directory OUT
-# (scripts/build-kernel.sh), appending its messages to LOG; prints the
-# kernel image's path; returns 1 when it does not build. The one build of
-# bisect.sh, sweep.sh and nightly.sh.
+# (scripts/build-kernel.sh), appending its messages to the file LOG, or
+# to stderr when LOG is empty (not reopened: stderr may be a socket);
+# prints the kernel image's path; returns 1 when it does not build. The
+# one build of bisect.sh, sweep.sh and nightly.sh.
 build_commit() {
   local tree=$1 out=$2 log=$3 img
   shift 3
-  img=$("$top/scripts/build-kernel.sh" "$tree" --out "$out" "$@" 2>>"$log" | tail -n 1)
+  if [ -n "$log" ]; then
+    img=$("$top/scripts/build-kernel.sh" "$tree" --out "$out" "$@" 2>>"$log" | tail -n 1)
+  else
+    img=$("$top/scripts/build-kernel.sh" "$tree" --out "$out" "$@" | tail -n 1)
+  fi
   [ -n "$img" ] && [ -f "$img" ] || return 1
   echo "$img"
 }

@@ -94,7 +94,7 @@ if [ "$fetch" = 1 ]; then
 fi
 commit=$(git -C "$tree" rev-parse HEAD) || exit 2
 if [ -z "$image" ]; then
-  image=$(build_commit "$tree" "$build" /dev/stderr --arch "$arch" --base "$base") ||
+  image=$(build_commit "$tree" "$build" "" --arch "$arch" --base "$base") ||
     { echo "nightly.sh: kernel at ${commit:0:12} does not build" >&2; exit 3; }
 fi
 [ -f "$image" ] || { echo "nightly.sh: no kernel image '$image'" >&2; exit 3; }

@@ -340,3 +340,30 @@ fn a_qemu_older_than_9_2_is_said_once_and_the_night_runs_unprofiled() {
         "{err}"
     );
 }
+
+/// stderr a socket (journald, some CI agents): the kernel's build was
+/// sent to /dev/stderr, which cannot be reopened on a socket, so
+/// nightly.sh said "does not build" without building. The build now
+/// writes to the stderr it was given.
+#[test]
+fn a_socket_as_stderr_gets_the_build_and_its_messages() {
+    use std::io::Read;
+    let n = Nightly::new("socket", 1, 0);
+    let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let status = Command::new(NIGHTLY)
+        .arg(&n.tree)
+        .arg("--history")
+        .arg(&n.history)
+        .env("TRIG_INIT", n.dir.join("trig-init"))
+        .stderr(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs,
+        )))
+        .status()
+        .expect("nightly.sh");
+    let mut err = String::new();
+    ours.read_to_string(&mut err).unwrap();
+    // the tree is no kernel: make ran and said so, on that socket
+    assert_eq!(status.code(), Some(3), "{err}");
+    assert!(err.contains("No rule to make target"), "{err}");
+    assert!(err.contains("does not build"), "{err}");
+}

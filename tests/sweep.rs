@@ -420,6 +420,48 @@ fn a_qemu_older_than_9_2_is_said_once_before_the_slice() {
     assert!(!stopped.join("sweep.json").exists());
 }
 
+/// TRIG_INIT a wrapper script (wrkflw.sh plants a failure with one): the
+/// plugin is not beside it but in the checkout's target/, where sweep.sh
+/// looked before lib.sh's default took only "beside trig-init", and
+/// `--require-profile` then stopped every slice. It is found there again.
+#[test]
+fn the_plugin_is_found_in_the_checkout_when_trig_init_is_a_wrapper() {
+    let dir = scratch("wrapper");
+    let (tree, commits) = history(&dir, 1);
+    let range = format!("{}..HEAD", commits[0]);
+    // a checkout of the scripts, its plugin built
+    let checkout = dir.join("checkout");
+    std::fs::create_dir_all(checkout.join("target")).unwrap();
+    std::fs::write(checkout.join("target/libtrig_plugin.so"), "a plugin").unwrap();
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let cp = Command::new("cp")
+        .arg("-r")
+        .arg(&scripts)
+        .arg(&checkout)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let wrapper = dir.join("bin/trig-init");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let real = env!("CARGO_BIN_EXE_trig-init");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {real} \"$@\"\n")).unwrap();
+    let exec = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755);
+    std::fs::set_permissions(&wrapper, exec).unwrap();
+    let out = dir.join("slice");
+    let o = Command::new(checkout.join("scripts/sweep.sh"))
+        .args([s(&tree), &range, "--out", s(&out), "--require-profile"])
+        .env("TRIG_INIT", &wrapper)
+        .env_remove("TRIG_INIT_PLUGIN")
+        .env("PATH", synth::qemu_of_version(&dir, "10.0.2"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    // past the profiling decision: each commit's build fails (no kernel)
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(!e.contains("no plugin"), "{e}");
+    assert_eq!(e.matches("build failed").count(), 2, "{e}");
+}
+
 /// A sweep with fewer than two commits measured (every build failed)
 /// compared nothing: exit 2, saying so, after the report of what was
 /// not measured, where it said "0 steps" and exited 0.
