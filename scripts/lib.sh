@@ -11,6 +11,8 @@
 #   now                   seconds since the epoch, for the logs' times
 #   proof_git ARGS...     git as the proofs' author (their commits of
 #                         planted histories)
+#   proof_branch TREE BRANCH VMTEST
+#                         the proofs' start on the tree they plant on
 #   vmtest_config TREE    writes the fragments' config with
 #                         kconfigs/vmtest.config's for TREE (in its .git)
 #                         and prints its path: the proofs' kernels then
@@ -87,6 +89,26 @@ vm_outcome() {
 
 proof_git() {
   git -c user.name=trig -c user.email=trig@localhost "$@"
+}
+
+# proof_branch TREE BRANCH VMTEST: makes TREE the proofs' tree of
+# linux-source-6.1 (scripts/proofs/proof-tree.sh) and enters it, BRANCH
+# started afresh at its pristine commit and checked out, no bisect left
+# running; sets the array base to the builds' base: with VMTEST=1 the
+# fragments' config with vmtest's (vmtest_config), else none (tinyconfig)
+proof_branch() {
+  local tree=$1 branch=$2 vmtest=$3 conf
+  "$top/scripts/proofs/proof-tree.sh" "$tree"
+  cd "$tree" || return 1
+  git bisect reset >/dev/null 2>&1 || true
+  git checkout -q -f pristine
+  base=()
+  if [ "$vmtest" = 1 ]; then
+    conf=$(vmtest_config "$PWD") || return 1
+    base=(--base "$conf")
+  fi
+  git branch -f "$branch" pristine
+  git checkout -q "$branch"
 }
 
 vmtest_dir() {

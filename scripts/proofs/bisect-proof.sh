@@ -68,18 +68,9 @@ if [ "$brk" = "$plant" ]; then
 fi
 echo "bisect-proof: $commits commits, $what planted at commit $plant$([ "$unmeasured" = 1 ] && echo ' (unmeasured path)')${brk:+, build broken at commit $brk}, seed $seed"
 
-"$top/scripts/proofs/proof-tree.sh" "$tree"
-cd "$tree"
-git bisect reset >/dev/null 2>&1 || true
-git checkout -q -f pristine
 # --vmtest: the fragments' config with vmtest's, as bisect.sh's base
-base=()
-if [ "$vmtest" = 1 ]; then
-  conf=$(vmtest_config "$tree")
-  base=(--base "$conf")
-fi
-git branch -f proof pristine
-git checkout -q proof
+proof_branch "$tree" proof "$vmtest"
+tree=$PWD
 # a fresh bisect state, but the build directory stays: rebuilds are incremental
 st="$(git rev-parse --git-dir)/trig-bisect"
 rm -rf "$st/good.img" "$st/bad.img" "$st/current.img" "$st/runs" "$st/steps.log"

@@ -72,20 +72,10 @@ benches=(--bench trig-base --bench trig-kprobe --bench rename-base --bench strnc
 run_opts=(-- --cmp-str-len 64)
 now() { date +%s; }
 
-"$top/scripts/proofs/proof-tree.sh" "$tree"
-tree=$(cd "$tree" && pwd)
 work=$(realpath -m "$work")
-cd "$tree"
-git bisect reset >/dev/null 2>&1 || true
-git checkout -q -f pristine
 # --vmtest: the fragments' config with vmtest's, as every build's base
-base=()
-if [ "$vmtest" = 1 ]; then
-  conf=$(vmtest_config "$tree")
-  base=(--base "$conf")
-fi
-git branch -f sweep-proof pristine
-git checkout -q sweep-proof
+proof_branch "$tree" sweep-proof "$vmtest"
+tree=$PWD
 commit() { proof_git commit -qam "$1"; }
 nop='asm volatile("nop");'
 slow="{ static volatile unsigned long trig_sink; unsigned int trig_i; for (trig_i = 0; trig_i < $spins; trig_i++) trig_sink++; }"
