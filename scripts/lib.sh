@@ -94,7 +94,7 @@ proof_git() {
 # proof_branch TREE BRANCH VMTEST: makes TREE the proofs' tree of
 # linux-source-6.1 (scripts/proofs/proof-tree.sh) and enters it, BRANCH
 # started afresh at its pristine commit and checked out, no bisect left
-# running; sets the array base to the builds' base: with VMTEST=1 the
+# running; sets the array proof_base to the builds' base: with VMTEST=1 the
 # fragments' config with vmtest's (vmtest_config), else none (tinyconfig)
 proof_branch() {
   local tree=$1 branch=$2 vmtest=$3 conf
@@ -102,10 +102,10 @@ proof_branch() {
   cd "$tree" || return 1
   git bisect reset >/dev/null 2>&1 || true
   git checkout -q -f pristine
-  base=()
+  proof_base=()
   if [ "$vmtest" = 1 ]; then
     conf=$(vmtest_config "$PWD") || return 1
-    base=(--base "$conf")
+    proof_base=(--base "$conf")
   fi
   git branch -f "$branch" pristine
   git checkout -q "$branch"

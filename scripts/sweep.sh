@@ -155,13 +155,14 @@ while read -r commit stem; do
   "$trig" vm -q -k "$img" --commit "$commit" --meter icount --runs 1 --out "$runs" "${profile_flag[@]}" \
     -- "${benches[@]}" "${run_opts[@]}" >/dev/null 2>"$out/$stem.vm.err"
   vm=$?
+  outcome=$(vm_outcome $vm)
   t2=$(now)
   results=("$runs"/*.json)
-  if [ "$(vm_outcome $vm)" = usage ]; then
+  if [ "$outcome" = usage ]; then
     echo "sweep.sh: trig-init vm refused the options (exit 2): $(tail -n 2 "$out/$stem.vm.err")" | tee -a "$log" >&2
     exit 2
   fi
-  if [ "$(vm_outcome $vm)" = noboot ] || [ ! -f "${results[0]}" ]; then
+  if [ "$outcome" = noboot ] || [ ! -f "${results[0]}" ]; then
     # the console logs stay in $runs
     echo "did not boot or report (trig-init vm exit $vm: $(tail -n 1 "$out/$stem.vm.err" | cut -c1-200))" >"$out/$stem.skip"
     echo "$stem: built in $((t1 - t0)) s, did not boot or report -> skipped" | tee -a "$log" >&2

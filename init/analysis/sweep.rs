@@ -102,7 +102,7 @@ impl Manifest {
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
         let text = serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n";
         let path = dir.join(MANIFEST);
-        files::write(&path, text.as_bytes())
+        files::write(&path, text)
     }
 }
 

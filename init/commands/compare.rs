@@ -2,7 +2,6 @@
 
 use super::threshold_entries;
 use crate::cli::CompareCmd;
-use std::path::Path;
 use std::process::ExitCode;
 use trig_analysis::{compare, input};
 use trig_export::kcidb::{self, Kcidb};
@@ -54,7 +53,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
     let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {
-        files::write(Path::new(path), exporter.export(&c).as_bytes())?;
+        files::write(path, exporter.export(&c))?;
     }
     Ok(ExitCode::from(c.tally().status()))
 }

@@ -50,7 +50,7 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
             entries,
             history: &h,
         };
-        files::write(Path::new(path), exporter.export(&doc).as_bytes())?;
+        files::write(path, exporter.export(&doc))?;
     }
     if !cmd.alert {
         let new = h.found.iter().filter(|f| f.new && !f.pending);

@@ -1,7 +1,6 @@
 //! `trig-init report`: one HTML page for a history directory.
 
 use crate::cli::ReportCmd;
-use std::path::Path;
 use std::process::ExitCode;
 use trig_analysis::compare;
 use trig_analysis::history;
@@ -48,7 +47,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         history: &h,
         latest: latest.as_ref(),
     };
-    files::write(Path::new(&cmd.output), page.export(&doc).as_bytes())?;
+    files::write(&cmd.output, page.export(&doc))?;
     eprintln!(
         "trig-init report: wrote {} ({} results, {} change points)",
         cmd.output,

@@ -2,7 +2,6 @@
 //! scripts/sweep.sh.
 
 use crate::cli::{SweepCmd, SweepSub};
-use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_analysis::{compare, search, sweep};
@@ -70,7 +69,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
             let s = sweep::analyse(c.dir.as_ref(), &settings)?;
             print!("{}", stdout.export(&s));
             for (exporter, path) in files {
-                files::write(Path::new(path), exporter.export(&s).as_bytes())?;
+                files::write(path, exporter.export(&s))?;
             }
             // every build failed, say: "0 steps" would read as a pass
             if s.measured() < 2 {

@@ -3,7 +3,6 @@
 use super::{strs, threshold_entries};
 use crate::cli::{RunCmd, VmCmd};
 use argh::FromArgs;
-use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use trig_analysis::compare::{self, Comparison};
@@ -51,7 +50,7 @@ pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
             exporter.export(&runs)
         };
         // could not write: the boots' results are in --out all the same
-        if let Err(e) = files::write(Path::new(&path), text.as_bytes()) {
+        if let Err(e) = files::write(&path, text) {
             eprintln!("trig-init: error: {e}");
             code = exit::gravest(code, exit::INFRA);
         }

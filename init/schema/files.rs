@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 /// [`replace`] for what a command writes as its output (results, an
 /// export, a manifest, alerts): the error names the path and is the
 /// host's (4: what could not be written).
-pub fn write(path: &Path, bytes: &[u8]) -> Result<(), crate::error::Error> {
-    replace(path, bytes).map_err(|e| crate::error::infra(format!("{}: {e}", path.display())))
+pub fn write(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(), crate::error::Error> {
+    let path = path.as_ref();
+    replace(path, bytes.as_ref())
+        .map_err(|e| crate::error::infra(format!("{}: {e}", path.display())))
 }
 
 /// A temporary file, removed when dropped: on success, on an error

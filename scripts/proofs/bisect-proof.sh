@@ -117,7 +117,7 @@ start=$(date +%s)
 git bisect start HEAD pristine >/dev/null
 set +e
 threshold=(); [ "$meter" = time ] && threshold=(--threshold 5)
-git bisect run "$top/scripts/bisect.sh" --bench "$bench" --meter "$meter" "${threshold[@]}" --runs "$runs" "${base[@]}" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
+git bisect run "$top/scripts/bisect.sh" --bench "$bench" --meter "$meter" "${threshold[@]}" --runs "$runs" "${proof_base[@]}" ${run_opts[@]+-- "${run_opts[@]}"} 2>&1 | tee "$top/target/bisect-proof.log"
 rc=${PIPESTATUS[0]}
 set -e
 total=$(( $(date +%s) - start ))

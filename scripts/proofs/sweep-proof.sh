@@ -150,7 +150,7 @@ else
 fi
 git checkout -q "sweep-proof~$commits"
 t0=$(now)
-"$top/scripts/build-kernel.sh" "$tree" "${base[@]}" --out "$build" >/dev/null 2>"$state/seed.log" ||
+"$top/scripts/build-kernel.sh" "$tree" "${proof_base[@]}" --out "$build" >/dev/null 2>"$state/seed.log" ||
   { echo "sweep-proof: BASE does not build; see $state/seed.log" >&2; exit 1; }
 seed_s=$(( $(now) - t0 ))
 git checkout -q sweep-proof
@@ -167,7 +167,7 @@ search_sweep() {
   rm -rf "$build"
   cp -a "$seed" "$build"
   "$top/scripts/sweep.sh" "$tree" "$range" --search --out "$work/search" --build "$build" \
-    "${base[@]}" "${benches[@]}" "${run_opts[@]}"
+    "${proof_base[@]}" "${benches[@]}" "${run_opts[@]}"
   echo "search $(( $(now) - t0 ))" >>"$work/times"
 }
 # --long searches first: its figures come before the longer exhaustive
@@ -179,7 +179,7 @@ sweep() {
   rm -rf "$build"
   cp -a "$seed" "$build"
   "$top/scripts/sweep.sh" "$tree" "$range" --slice "$2" --out "$work/$1" --build "$build" \
-    "${base[@]}" "${benches[@]}" "${run_opts[@]}"
+    "${proof_base[@]}" "${benches[@]}" "${run_opts[@]}"
   echo "$1 $(( $(now) - t0 ))" >>"$work/times"
 }
 for k in $(seq 1 "$slices"); do

@@ -66,7 +66,7 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, Error> {
 pub fn save_alerts(dir: &Path, alerts: &[Alert]) -> Result<(), Error> {
     let path = dir.join(ALERTS_FILE);
     let text = serde_json::to_string_pretty(alerts).expect("alerts serialize") + "\n";
-    trig_schema::files::write(&path, text.as_bytes())
+    trig_schema::files::write(&path, text)
 }
 
 /// Marks the change points alerted on before (`Found::alerted`): same

@@ -73,6 +73,6 @@ fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
         print!("{json}");
         Ok(())
     } else {
-        files::write(std::path::Path::new(dest), json.as_bytes())
+        files::write(dest, json)
     }
 }
