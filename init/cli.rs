@@ -12,7 +12,9 @@ use trig_schema::error::{usage, Error};
 /// BPF trigger/rename/strncmp benchmarks for kernel regression hunting.
 /// With no subcommand, runs the whole matrix in the running kernel with
 /// the defaults of `trig-init run` (how `vmtest -k bzImage ./trig-init`
-/// and a PID 1 call it), and says so on stderr.
+/// and a PID 1 call it), and says so on stderr. `trig-init bench ...`, or
+/// trig-init linked as `bench`, takes upstream's bench command line and
+/// prints what it prints (`bench --help`).
 #[derive(FromArgs, Debug)]
 pub struct TrigInit {
     /// print the version and git revision, and exit

@@ -1,12 +1,13 @@
 //! `trig-init`: PID 1 of a benchmark VM, or a command on a running kernel
 //! or on the host.
 
+mod bench_cli;
 mod cli;
 mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{bisect, compare, history, list, report, run, strs, sweep, vm};
+use commands::{bench, bisect, compare, history, list, report, run, strs, sweep, vm};
 use std::process::ExitCode;
 use trig_guest::pid1;
 use trig_schema::exit;
@@ -24,6 +25,14 @@ fn main() -> ExitCode {
         .collect();
     if nix::unistd::getpid().as_raw() == 1 && pid1::is_appliance(&lossy, &subcommands) {
         pid1::pid1_main();
+    }
+    // upstream's bench's command line: under its name, or as `bench`
+    let program = std::env::args_os().next().map(std::path::PathBuf::from);
+    if program.as_deref().and_then(|p| p.file_name()) == Some("bench".as_ref()) {
+        return bench::bench(argv_os);
+    }
+    if argv_os.first().is_some_and(|a| a == "bench") {
+        return bench::bench(argv_os[1..].to_vec());
     }
     if let Some(bad) = argv_os.iter().find(|a| a.to_str().is_none()) {
         eprintln!(

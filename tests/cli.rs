@@ -3,6 +3,7 @@
 mod common;
 mod synth;
 use common::{assert_kcidb_valid, stderr, trig_init};
+use std::process::Command;
 
 #[test]
 fn list_shows_all_three_matrices() {
@@ -948,4 +949,214 @@ fn a_newest_result_without_kernel_figures_is_named() {
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A directory holding `bench`, a link to trig-init as upstream's binary
+/// is named, and a `sudo` that runs its arguments where the machine has
+/// none (upstream's scripts call `sudo ./bench`).
+fn bench_dir(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_trig-init"), dir.join("bench")).unwrap();
+    let has_sudo = Command::new("sh")
+        .args(["-c", "command -v sudo"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sudo {
+        std::fs::write(dir.join("sudo"), "#!/bin/sh\nexec \"$@\"\n").unwrap();
+        std::fs::set_permissions(
+            dir.join("sudo"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// `./bench ARGS` in `dir`.
+fn bench(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new("./bench")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run ./bench")
+}
+
+/// upstream's summary: `Summary: hits X ± YM/s (ZM/prod), drops ...`
+fn is_upstream_summary(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("Summary: hits ") else {
+        return false;
+    };
+    let (total, tail) = rest.split_once(" \u{b1} ").unwrap_or_default();
+    total.trim().parse::<f64>().is_ok_and(|t| t > 0.0)
+        && tail.contains("M/s (")
+        && tail.contains("M/prod), drops    0.000 \u{b1} 0.000M/s, total operations ")
+}
+
+#[test]
+fn bench_takes_upstreams_command_line_and_prints_its_lines() {
+    // trig-syscall-count (our trig-base) needs no BPF: any machine runs it
+    let dir = bench_dir("bench-cli");
+    let o = bench(&dir, &["-w0.1", "-d0.2", "trig-syscall-count"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "Setting up benchmark 'trig-syscall-count'...");
+    assert_eq!(lines[1], "Benchmark 'trig-syscall-count' started.");
+    // a sample every 50 ms of 0.3 s, warm-up ones too, numbered from 0
+    let iters: Vec<&&str> = lines.iter().filter(|l| l.starts_with("Iter ")).collect();
+    assert_eq!(iters.len(), 6, "{out}");
+    assert!(iters[5].starts_with("Iter   5 ("), "{out}");
+    assert!(iters
+        .iter()
+        .all(|l| l.contains("M/prod), drops    0.000M/s, total operations ")));
+    assert!(is_upstream_summary(lines.last().unwrap()), "{out}");
+    assert_eq!(lines.len(), 9, "nothing else on stdout: {out}");
+    // -q drops the setup lines; trig-init bench is the same command
+    let json = dir.join("report.json");
+    let o = trig_init(&[
+        "bench",
+        "-q",
+        "-w0",
+        "-d0.2",
+        "--json",
+        json.to_str().unwrap(),
+        "trig-base",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("Iter ") || is_upstream_summary(l)),
+        "{out}"
+    );
+    // the JSON report where asked, and the baseline not run unasked
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let names: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["trig-base"]);
+    // upstream's list
+    let o = bench(&dir, &["--list"]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("Available benchmarks:\n- "), "{out}");
+    assert!(out.contains("\n- trig-uprobe-nop\n"), "{out}");
+}
+
+#[test]
+fn bench_refuses_as_upstream_does_naming_the_cause() {
+    let dir = bench_dir("bench-refusals");
+    for (args, status, says) in [
+        (&["trig-nosuch"][..], 1, "benchmark 'trig-nosuch' not found"),
+        (&["-w1"][..], 1, "benchmark name is not specified"),
+        (
+            &["-c1", "trig-base"][..],
+            1,
+            "benchmark doesn't support consumers!",
+        ),
+        // argp's usage errors exit 64 (EX_USAGE)
+        (
+            &["--bogus", "trig-base"][..],
+            64,
+            "invalid option '--bogus'",
+        ),
+        (
+            &["-p", "x", "trig-base"][..],
+            64,
+            "-p 'x': not a whole number",
+        ),
+        (&["-d0", "trig-base"][..], 64, "duration 0"),
+        (
+            &["trig-base", "-w"][..],
+            64,
+            "missing argument for option '-w'",
+        ),
+    ] {
+        let o = bench(&dir, args);
+        assert_eq!(o.status.code(), Some(status), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// Whether uprobes can be attached here: root, on a kernel with them.
+fn uprobes_here() -> bool {
+    let o = trig_init(&["bench", "-q", "-w0", "-d0.05", "trig-uprobe-nop"]);
+    o.status.success()
+}
+
+#[test]
+fn upstreams_bench_scripts_run_unchanged() {
+    if !uprobes_here() {
+        eprintln!("skipped: no uprobes here (run as root on a kernel with uprobes)");
+        return;
+    }
+    let dir = bench_dir("bench-scripts");
+    let sh = |script: &str| {
+        let path = format!(
+            "{}:{}",
+            dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let o = Command::new("bash")
+            .args(["-c", script])
+            .env("PATH", path)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{script}\n{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // run_bench_trigger.sh and run_bench_uprobes.sh, with what this host
+    // attaches (no fentry or kprobes on it) and shorter runs
+    let trigger = sh(r#"set -eufo pipefail
+for t in usermode-count kernel-count syscall-count rawtp tp; do
+	summary=$(sudo ./bench -w0.1 -d0.2 -a -p${PROD_CNT:-1} trig-$t | tail -n1 | cut -d'(' -f1 | cut -d' ' -f3-)
+	printf "%-15s: %s\n" $t "$summary"
+done"#);
+    let uprobes = sh(r#"set -eufo pipefail
+for i in usermode-count syscall-count {uprobe,uretprobe}-{nop,push,ret} usdt-nop
+do
+	summary=$(sudo ./bench -w0.1 -d0.2 -a trig-$i | tail -n1 | cut -d'(' -f1 | cut -d' ' -f3-)
+	printf "%-15s: %s\n" $i "$summary"
+done"#);
+    for (out, lines) in [(&trigger, 5), (&uprobes, 9)] {
+        assert_eq!(out.lines().count(), lines, "{out}");
+        for line in out.lines() {
+            // "uprobe-nop     :    2.068 ± 0.202M/s "
+            let figure = line
+                .split(": ")
+                .nth(1)
+                .and_then(|f| f.split(" \u{b1} ").next());
+            assert!(
+                figure.is_some_and(|f| f.trim().parse::<f64>().is_ok_and(|f| f > 0.0)),
+                "{line}"
+            );
+        }
+    }
+    // the loop of the commit that added the multi-uprobe benchmarks, as it
+    // stands there (docs/upstream-bench.md shows its table on this machine)
+    let table = sh(r#"for p in 1 8 16 32; do
+    for i in uprobe-nop uretprobe-nop uprobe-multi-nop uretprobe-multi-nop; do
+        summary=$(sudo ./bench -w1 -d3 -p$p -a trig-$i | tail -n1)
+        total=$(echo "$summary" | cut -d'(' -f1 | cut -d' ' -f3-)
+        percpu=$(echo "$summary" | cut -d'(' -f2 | cut -d')' -f1 | cut -d'/' -f1)
+        printf "%-21s (%2d cpus): %s (%s/s/cpu)\n" $i $p "$total" "$percpu"
+    done
+done"#);
+    eprintln!("{table}");
+    assert_eq!(table.lines().count(), 16, "{table}");
+    for line in table.lines() {
+        // "uprobe-nop            ( 8 cpus):    4.706 ± 0.044M/s  (  0.588M/s/cpu)"
+        let (_, figures) = line.split_once("cpus): ").unwrap_or_default();
+        let total = figures.split(" \u{b1} ").next().unwrap_or_default().trim();
+        let percpu = figures
+            .rsplit_once('(')
+            .map(|(_, p)| p.trim_start())
+            .unwrap_or_default();
+        assert!(total.parse::<f64>().is_ok_and(|t| t > 0.0), "{line}");
+        let percpu = percpu.strip_suffix("M/s/cpu)").unwrap_or_default().trim();
+        assert!(percpu.parse::<f64>().is_ok_and(|p| p > 0.0), "{line}");
+    }
 }

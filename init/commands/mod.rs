@@ -1,6 +1,7 @@
 //! One module per subcommand: each takes its parsed command line and
 //! returns the exit status, or an error that [`exit_on_error`] reports.
 
+pub mod bench;
 pub mod bisect;
 pub mod compare;
 pub mod history;

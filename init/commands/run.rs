@@ -4,15 +4,22 @@ use crate::cli::RunCmd;
 use std::process::ExitCode;
 use trig_guest::pid1;
 use trig_guest::recorder::Sink;
+use trig_guest::registry;
 use trig_schema::error::Error;
 use trig_schema::exit;
 
 pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
     let opts = cmd.options()?;
     let mounts = pid1::mounts::mount_all(false);
-    let ok = pid1::execute(&opts, Sink::Plain(cmd.json.clone()), mounts, false, || {
-        std::process::exit(i32::from(exit::NO_BOOT))
-    })?;
+    let selection = registry::select(&opts.filter);
+    let ok = pid1::execute(
+        &opts,
+        selection,
+        Sink::Plain(cmd.json.clone()),
+        mounts,
+        false,
+        || std::process::exit(i32::from(exit::NO_BOOT)),
+    )?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {

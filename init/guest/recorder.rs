@@ -5,7 +5,8 @@ use crate::caps;
 use crate::matrix;
 use crate::options::RunOptions;
 use crate::registry::RunPoint;
-use crate::sampler;
+use crate::sampler::{self, Progress};
+use crate::upstream;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use trig_schema::{
@@ -21,6 +22,14 @@ pub enum Sink {
     Console,
     /// The whole report as JSON to this file, or stdout for "-".
     Plain(String),
+    /// Upstream's bench's lines on stdout (`bench`, `trig-init bench`),
+    /// each point named as it was asked for (`names`, by point), and the
+    /// JSON report only where asked.
+    Upstream {
+        names: Vec<String>,
+        quiet: bool,
+        json: Option<String>,
+    },
 }
 
 /// The report being built, shared with the watchdog so that whatever ends
@@ -115,14 +124,20 @@ impl Recorder {
         }
         let n = points.len();
         for (i, point) in points.iter().enumerate() {
-            if matches!(self.sink, Sink::Console) {
-                console_lines(&[frame::progress_line(i + 1, n, &point.name)]);
-            } else {
-                eprintln!("[{}/{n}] {}", i + 1, point.name);
-            }
+            let progress = self.announce(i, n, point, opts);
             self.start(matrix::new_result(point, opts));
-            let result = matrix::run_point(point, opts, &caps, opts.verbose);
-            eprintln!("{}", summary_line(&result));
+            let result = matrix::run_point(point, opts, &caps, &progress);
+            match (&progress, &result.summary) {
+                (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
+                    println!("{}", upstream::summary(s))
+                }
+                (Progress::Upstream { bench, .. }, _) => eprintln!(
+                    "benchmark '{bench}' {}: {}",
+                    result.status.as_str(),
+                    result.reason.as_deref().unwrap_or("")
+                ),
+                _ => eprintln!("{}", summary_line(&result)),
+            }
             if matches!(self.sink, Sink::Console) {
                 let json = serde_json::to_string(&result).expect("results serialize");
                 console_lines(&frame::encode(frame::BENCH, &json));
@@ -137,6 +152,30 @@ impl Recorder {
         // uprobe counts move with its layout
         if opts.profile && matches!(self.sink, Sink::Console) {
             emit_symbols();
+        }
+    }
+
+    /// Says which point `i` of `n` starts, as the sink's reader expects,
+    /// and what the sampler is to print while it runs.
+    fn announce(&self, i: usize, n: usize, point: &RunPoint, opts: &RunOptions) -> Progress {
+        match &self.sink {
+            Sink::Console => console_lines(&[frame::progress_line(i + 1, n, &point.name)]),
+            Sink::Plain(_) => eprintln!("[{}/{n}] {}", i + 1, point.name),
+            Sink::Upstream { names, quiet, .. } => {
+                let bench = names.get(i).unwrap_or(&point.name).clone();
+                if !quiet {
+                    println!("{}", upstream::setting_up(&bench));
+                }
+                return Progress::Upstream {
+                    bench,
+                    quiet: *quiet,
+                };
+            }
+        }
+        if opts.verbose {
+            Progress::Stderr
+        } else {
+            Progress::Silent
         }
     }
 
@@ -223,7 +262,11 @@ impl Recorder {
                 console_lines(&lines);
                 console_lines(&lines);
             }
-            Sink::Plain(path) => {
+            Sink::Upstream { json: None, .. } => {}
+            Sink::Plain(path)
+            | Sink::Upstream {
+                json: Some(path), ..
+            } => {
                 let json = serde_json::to_string_pretty(&report).expect("report serializes") + "\n";
                 if path == "-" {
                     console_lines(&[json]);
@@ -257,10 +300,7 @@ fn emit_symbols() {
 /// Upstream's summary line, prefixed with the benchmark.
 pub fn summary_line(r: &BenchResult) -> String {
     match (&r.status, &r.summary) {
-        (Status::Ok, Some(s)) => format!(
-            "{:<28} Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
-            r.name, s.mean, s.stddev, s.per_producer
-        ),
+        (Status::Ok, Some(s)) => format!("{:<28} {}", r.name, upstream::hits(s)),
         _ => format!(
             "{:<28} {}: {}",
             r.name,

@@ -516,6 +516,34 @@ pub fn find(name: &str) -> Option<&'static Bench> {
     all().find(|b| b.name == name)
 }
 
+/// The benchmark that upstream's bench of kernel `version` runs for
+/// `name`: its name there first (6.10 gave the batched benchmarks the
+/// syscall-driven ones' names), then its name in any other version's bench
+/// (`trig-syscall-count`, `trig-uprobe-with-nop`), then ours.
+pub fn by_upstream_name(name: &str, version: Version) -> Option<&'static Bench> {
+    let any_version = |b: &&Bench| {
+        b.upstream
+            .iter()
+            .any(|(v, _)| b.upstream_name(*v) == Some(name))
+    };
+    all()
+        .find(|b| b.upstream_name(version) == Some(name))
+        .or_else(|| all().find(any_version))
+        .or_else(|| find(name))
+}
+
+/// The names `bench --list` shows for kernel `version`: each benchmark by
+/// the name that [`by_upstream_name`] resolves to it, in table order.
+pub fn upstream_names(version: Version) -> Vec<&'static str> {
+    all()
+        .filter_map(|b| {
+            let name = b.upstream_name(version).unwrap_or(b.name);
+            let reaches = by_upstream_name(name, version).is_some_and(|r| r.name == b.name);
+            reaches.then_some(name)
+        })
+        .collect()
+}
+
 /// One run of one benchmark.
 #[derive(Debug, Clone)]
 pub struct RunPoint {
@@ -751,6 +779,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn upstream_names_resolve_as_the_bench_of_each_kernel() {
+        let on = |name, v| by_upstream_name(name, v).map(|b| b.name);
+        // 6.10 moved the names to the batched design
+        assert_eq!(on("trig-kprobe", (6, 1)), Some("trig-kprobe"));
+        assert_eq!(on("trig-kprobe", (6, 12)), Some("trig-batch-kprobe"));
+        assert_eq!(on("trig-syscall-count", (6, 12)), Some("trig-base"));
+        // another version's name, and ours, still reach a benchmark
+        assert_eq!(on("trig-syscall-count", (6, 1)), Some("trig-base"));
+        assert_eq!(on("trig-uprobe-with-nop", (6, 12)), Some("trig-uprobe-nop"));
+        assert_eq!(on("trig-base", (6, 12)), Some("trig-base"));
+        assert_eq!(on("trig-batch-fentry", (6, 1)), Some("trig-batch-fentry"));
+        assert_eq!(
+            on("trig-uprobe-multi-nop", (6, 18)),
+            Some("trig-uprobe-multi-nop")
+        );
+        assert_eq!(on("trig-nosuch", (6, 12)), None);
+        // every name listed resolves to a benchmark of its own
+        for v in [(6, 1), (6, 12), (7, 2)] {
+            let names = upstream_names(v);
+            let mut benches: Vec<&str> = names.iter().filter_map(|n| on(n, v)).collect();
+            assert_eq!(benches.len(), names.len(), "{v:?}");
+            benches.dedup();
+            assert_eq!(benches.len(), names.len(), "{v:?}");
+        }
+        // listed by upstream's names, once each: 6.12's trig-kprobe is the
+        // batched one, and the syscall-driven one is not reachable there
+        let names = upstream_names((6, 12));
+        assert!(!names.contains(&"trig-base") && names.contains(&"trig-syscall-count"));
+        assert_eq!(names.iter().filter(|n| **n == "trig-kprobe").count(), 1);
     }
 
     #[test]

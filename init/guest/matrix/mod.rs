@@ -10,7 +10,7 @@ pub mod utarget;
 use crate::bpf::{Failure, Targets};
 use crate::options::RunOptions;
 use crate::registry::{Attach, Bench, Producers, RunPoint, Runner, Trigger, Version};
-use crate::sampler::{self, counters::BpfSlots, Body, Measured, Sampling};
+use crate::sampler::{self, counters::BpfSlots, Body, Measured, Progress, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ pub struct Ctx<'a> {
     pub point: &'a RunPoint,
     pub opts: &'a RunOptions,
     pub caps: &'a BTreeMap<String, Capability>,
-    pub verbose: bool,
+    pub progress: &'a Progress,
 }
 
 impl Ctx<'_> {
@@ -64,7 +64,7 @@ impl Ctx<'_> {
                 .collect(),
             on_main,
             count_bpf: self.bench().counts_in_bpf(),
-            verbose: self.verbose,
+            progress: self.progress.clone(),
             profile: self.opts.profile,
         };
         sampler::measure(&plan, bpf, body)
@@ -305,14 +305,14 @@ pub fn run_point(
     point: &RunPoint,
     opts: &RunOptions,
     caps: &BTreeMap<String, Capability>,
-    verbose: bool,
+    progress: &Progress,
 ) -> BenchResult {
     let mut result = new_result(point, opts);
     let ctx = Ctx {
         point,
         opts,
         caps,
-        verbose,
+        progress,
     };
     match measure_point(&ctx) {
         Ok(measured) => record(&mut result, measured, point),

@@ -8,7 +8,7 @@ pub mod power;
 use crate::matrix;
 use crate::options::RunOptions;
 use crate::recorder::{Recorder, Sink};
-use crate::registry;
+use crate::registry::{self, Bench};
 use nix::fcntl::{open, OFlag};
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
 use nix::sys::signal::SigSet;
@@ -44,15 +44,18 @@ fn raise_memlock() -> Result<(), String> {
 /// Selects, runs and emits. The watchdog ends the run after the options'
 /// timeout whatever is happening, emitting what was measured; `on_timeout`
 /// then ends the process (power-off as PID 1, an exit status otherwise).
+/// `selection` is what to run: [`registry::select`] of the options'
+/// filters, or the benchmarks named one by one (`bench`).
 pub fn execute(
     opts: &RunOptions,
+    selection: Result<Vec<&'static Bench>, Error>,
     sink: Sink,
     mounts: Vec<MountOutcome>,
     pid1: bool,
     on_timeout: fn() -> !,
 ) -> Result<bool, Error> {
     crate::bpf::capture_libbpf_log();
-    let selection = registry::select(&opts.filter).and_then(|s| {
+    let selection = selection.and_then(|s| {
         opts.validate()?;
         Ok(s)
     });
@@ -157,7 +160,15 @@ pub fn pid1_main() -> ! {
             run.finish(RunEnd::Error, Some(format!("kernel command line: {e}")));
             return;
         }
-        let _ = execute(&opts, Sink::Console, mounts.clone(), true, power::power_off);
+        let selection = registry::select(&opts.filter);
+        let _ = execute(
+            &opts,
+            selection,
+            Sink::Console,
+            mounts.clone(),
+            true,
+            power::power_off,
+        );
     });
     if let Err(panic) = outcome {
         let msg = matrix::panic_message(&*panic);

@@ -4,6 +4,7 @@
 pub mod counters;
 pub mod marker;
 
+use crate::upstream;
 use counters::{BpfSlots, UserSlots};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
@@ -26,10 +27,22 @@ pub struct Sampling {
     pub on_main: bool,
     /// Whether BPF's counter is the benchmark's count (else the producers').
     pub count_bpf: bool,
-    /// Print upstream-style progress lines to stderr.
-    pub verbose: bool,
+    /// What is printed as samples are taken.
+    pub progress: Progress,
     /// Mark the measured window for the profiling plugin ([`Window`]).
     pub profile: bool,
+}
+
+/// What the sampler prints as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// Nothing: the report carries every sample.
+    Silent,
+    /// An `Iter` line a sample on stderr, warm-up ones marked (`run -v`).
+    Stderr,
+    /// As upstream's bench: `Benchmark 'NAME' started.` (unless `quiet`)
+    /// and an `Iter` line a sample, on stdout.
+    Upstream { bench: String, quiet: bool },
 }
 
 pub struct Measured {
@@ -192,6 +205,13 @@ fn sample_loop(
     // start from zero: nothing counted during setup is measured
     take_bpf();
     user.take();
+    if let Progress::Upstream {
+        bench,
+        quiet: false,
+    } = &plan.progress
+    {
+        println!("{}", upstream::started(bench));
+    }
     go.wait();
     let start = Instant::now();
     let mut last = start;
@@ -212,13 +232,13 @@ fn sample_loop(
         last = now;
         let counted = if plan.count_bpf { b } else { u };
         let mps = counted as f64 / interval / 1e6;
-        if plan.verbose {
+        if plan.progress != Progress::Silent {
             let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
-            eprintln!(
-                "Iter {i:3} ({late_us:7.3}us): hits {mps:8.3}M/s ({:7.3}M/prod){}",
-                mps / plan.producers as f64,
-                if warmup { " (warm-up)" } else { "" }
-            );
+            let line = upstream::iter(i, late_us, mps, plan.producers);
+            match plan.progress {
+                Progress::Upstream { .. } => println!("{line}"),
+                _ => eprintln!("{line}{}", if warmup { " (warm-up)" } else { "" }),
+            }
         }
         samples.push(Sample {
             t_s: now.duration_since(start).as_secs_f64(),
@@ -311,7 +331,7 @@ mod tests {
             pins: vec![0, 1],
             on_main: false,
             count_bpf: false,
-            verbose: false,
+            progress: Progress::Silent,
             profile: false,
         };
         let m = measure(&plan, None, body);
@@ -358,7 +378,7 @@ mod tests {
             pins: Vec::new(),
             on_main: true,
             count_bpf: false,
-            verbose: false,
+            progress: Progress::Silent,
             profile: false,
         };
         let m = measure(&plan, None, body);

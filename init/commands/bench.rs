@@ -1,0 +1,93 @@
+//! `bench` (trig-init linked or copied under upstream's binary's name) and
+//! `trig-init bench`: upstream's command line, its lines on stdout, its
+//! exit statuses, so that its scripts run unchanged.
+
+use crate::bench_cli::{self, BadBenchLine, BenchCall, BenchRun};
+use std::ffi::OsString;
+use std::process::ExitCode;
+use trig_guest::recorder::Sink;
+use trig_guest::registry::{self, Bench};
+use trig_guest::{pid1, upstream};
+use trig_schema::exit;
+
+/// argp's status for a command line it refuses (sysexits.h's EX_USAGE).
+const EX_USAGE: u8 = 64;
+
+/// Runs upstream's command line `args` (without the program's name).
+pub fn bench(args: Vec<OsString>) -> ExitCode {
+    match bench_cli::parse(args) {
+        Ok(BenchCall::Run(run)) => run_named(*run),
+        Ok(BenchCall::List) => list(),
+        Ok(BenchCall::Help) => {
+            print!("{}", bench_cli::HELP);
+            ExitCode::SUCCESS
+        }
+        Ok(BenchCall::Version) => {
+            println!(
+                "trig-init {} ({})",
+                env!("CARGO_PKG_VERSION"),
+                trig_guest::GIT_REV
+            );
+            ExitCode::SUCCESS
+        }
+        Err(BadBenchLine(why)) => {
+            eprintln!("bench: {why}\nTry `bench --help' for more information.");
+            ExitCode::from(EX_USAGE)
+        }
+    }
+}
+
+/// Upstream's failure: its words on stderr, exit 1.
+fn fail(why: impl std::fmt::Display) -> ExitCode {
+    eprintln!("{why}");
+    ExitCode::from(exit::FAILED)
+}
+
+fn list() -> ExitCode {
+    match registry::running_version() {
+        Ok(version) => {
+            println!("Available benchmarks:");
+            for name in registry::upstream_names(version) {
+                println!("- {name}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn run_named(run: BenchRun) -> ExitCode {
+    if run.names.is_empty() {
+        return fail("benchmark name is not specified");
+    }
+    let version = match registry::running_version() {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut benches: Vec<&'static Bench> = Vec::new();
+    for name in &run.names {
+        match registry::by_upstream_name(name, version) {
+            Some(b) => benches.push(b),
+            None => return fail(format!("benchmark '{name}' not found")),
+        }
+    }
+    if run.consumers > 0 {
+        // upstream says so after its setup line, and stops
+        if !run.quiet {
+            println!("{}", upstream::setting_up(&run.names[0]));
+        }
+        return fail("benchmark doesn't support consumers!");
+    }
+    let sink = Sink::Upstream {
+        names: run.names,
+        quiet: run.quiet,
+        json: run.json,
+    };
+    let mounts = pid1::mounts::mount_all(false);
+    let on_timeout = || std::process::exit(i32::from(exit::NO_BOOT));
+    match pid1::execute(&run.opts, Ok(benches), sink, mounts, false, on_timeout) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(exit::FAILED),
+        Err(e) => fail(e),
+    }
+}
