@@ -71,6 +71,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<BenchCall, BadB
         ..RunOptions::default()
     };
     let (mut names, mut consumers, mut quiet, mut json) = (Vec::new(), 0, false, None);
+    let mut list = false;
     while let Some(arg) = parser.next()? {
         // the options' own checks, named as upstream's flags are
         let mut set = |key: &str, flag: &str, value: String| {
@@ -94,9 +95,17 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<BenchCall, BadB
                 )?;
                 opts.affinity = true;
             }
-            // no benchmark here has consumers: the set only implies -a
+            // no benchmark here has consumers: the set, checked as
+            // upstream's is, only implies -a
             Long("cons-affinity") => {
-                parser.value()?;
+                let cpus = parser.value()?.string()?;
+                RunOptions::default()
+                    .set("prod_affinity", &cpus)
+                    .map_err(|_| {
+                        BadBenchLine(format!(
+                            "--cons-affinity {cpus}: not a CPU set such as 0-3,6"
+                        ))
+                    })?;
                 opts.affinity = true;
             }
             Short('s') | Long("stacktrace") => opts.stacktrace = true,
@@ -111,12 +120,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<BenchCall, BadB
             Short('q') | Long("quiet") => quiet = true,
             Short('v') | Long("verbose") => opts.verbose = true,
             Long("json") => json = Some(parser.value()?.string()?),
-            Short('l') | Long("list") => return Ok(BenchCall::List),
+            // after the whole line is read: argp refuses a bad one first
+            Short('l') | Long("list") => list = true,
             Short('h') | Long("help") | Long("usage") => return Ok(BenchCall::Help),
             Short('V') | Long("version") => return Ok(BenchCall::Version),
             Value(name) => names.push(name.string()?),
             _ => return Err(arg.unexpected().into()),
         }
+    }
+    if list {
+        return Ok(BenchCall::List);
     }
     opts.validate().map_err(|e| BadBenchLine(e.message))?;
     Ok(BenchCall::Run(Box::new(BenchRun {

@@ -19,17 +19,19 @@ fn main() -> ExitCode {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let subcommands: Vec<&str> = <Cmd as argh::SubCommands>::COMMANDS
-        .iter()
-        .map(|c| c.name)
-        .collect();
-    if nix::unistd::getpid().as_raw() == 1 && pid1::is_appliance(&lossy, &subcommands) {
-        pid1::pid1_main();
-    }
-    // upstream's bench's command line: under its name, or as `bench`
+    // upstream's bench's command line, under its name: never the
+    // appliance, which the kernel starts as /init
     let program = std::env::args_os().next().map(std::path::PathBuf::from);
     if program.as_deref().and_then(|p| p.file_name()) == Some("bench".as_ref()) {
         return bench::bench(argv_os);
+    }
+    let mut subcommands: Vec<&str> = <Cmd as argh::SubCommands>::COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    subcommands.push("bench");
+    if nix::unistd::getpid().as_raw() == 1 && pid1::is_appliance(&lossy, &subcommands) {
+        pid1::pid1_main();
     }
     if argv_os.first().is_some_and(|a| a == "bench") {
         return bench::bench(argv_os[1..].to_vec());

@@ -112,6 +112,7 @@ fn non_kernel_file_is_named() {
 fn plain_run_writes_json_even_without_bpf() {
     // trig-base and trig-usermode-count need no BPF program to count
     let out = std::env::temp_dir().join("trig-init-plain.json");
+    let _alone = host_bench();
     let o = trig_init(&[
         "run",
         "--filter",
@@ -951,6 +952,15 @@ fn a_newest_result_without_kernel_figures_is_named() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Held by every test that runs benchmarks on this host: a BPF program
+/// counts every process's events (all PIDs, as upstream's), so another
+/// test's getpgid or uprobe loop beside it breaks its hit check.
+static HOST_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn host_bench() -> std::sync::MutexGuard<'static, ()> {
+    HOST_BENCH.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A directory holding `bench`, a link to trig-init as upstream's binary
 /// is named, and a `sudo` that runs its arguments where the machine has
 /// none (upstream's scripts call `sudo ./bench`).
@@ -994,6 +1004,7 @@ fn is_upstream_summary(line: &str) -> bool {
 
 #[test]
 fn bench_takes_upstreams_command_line_and_prints_its_lines() {
+    let _alone = host_bench();
     // trig-syscall-count (our trig-base) needs no BPF: any machine runs it
     let dir = bench_dir("bench-cli");
     let o = bench(&dir, &["-w0.1", "-d0.2", "trig-syscall-count"]);
@@ -1054,7 +1065,12 @@ fn bench_refuses_as_upstream_does_naming_the_cause() {
         (
             &["-c1", "trig-base"][..],
             1,
-            "benchmark doesn't support consumers!",
+            "benchmark doesn't support consumer!",
+        ),
+        (
+            &["-p2", "rename-base"][..],
+            1,
+            "benchmark doesn't support multi-producer!",
         ),
         // argp's usage errors exit 64 (EX_USAGE)
         (
@@ -1062,37 +1078,156 @@ fn bench_refuses_as_upstream_does_naming_the_cause() {
             64,
             "invalid option '--bogus'",
         ),
+        (&["-l", "--bogus"][..], 64, "invalid option '--bogus'"),
         (
             &["-p", "x", "trig-base"][..],
             64,
             "-p 'x': not a whole number",
         ),
+        (&["-p", "99999999999", "trig-base"][..], 64, "producers"),
         (&["-d0", "trig-base"][..], 64, "duration 0"),
         (
             &["trig-base", "-w"][..],
             64,
             "missing argument for option '-w'",
         ),
+        (
+            &["--cons-affinity", "x", "trig-base"][..],
+            64,
+            "--cons-affinity x",
+        ),
+        (
+            &["--json", "/nonexistent/r.json", "trig-base"][..],
+            64,
+            "/nonexistent/r.json",
+        ),
+        (&["--json", "/tmp", "trig-base"][..], 64, "--json /tmp"),
     ] {
         let o = bench(&dir, args);
         assert_eq!(o.status.code(), Some(status), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        // refused before anything ran
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            !out.contains("Iter") && !out.contains("started"),
+            "{args:?}: {out}"
+        );
     }
 }
 
-/// Whether uprobes can be attached here: root, on a kernel with them.
+#[test]
+fn bench_faults_end_as_upstreams_would() {
+    let _alone = host_bench();
+    let dir = bench_dir("bench-faults");
+    let sh = |script: &str| {
+        Command::new("bash")
+            .args(["-c", script])
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    // a reader that goes away ends the run quietly, as SIGPIPE ends
+    // upstream's: no panic, no failed benchmark
+    let o = sh("set -o pipefail; ./bench -w0 -d0.2 trig-syscall-count | head -n1");
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "Setting up benchmark 'trig-syscall-count'...\n"
+    );
+    // a hangup that the caller ignores (nohup, a background job) is
+    // ignored, as it is by upstream's
+    let o =
+        sh("trap '' HUP; ./bench -w0 -d1 trig-syscall-count & sleep 0.5; kill -HUP $!; wait $!");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.lines().last().is_some_and(is_upstream_summary), "{out}");
+    // a benchmark this kernel cannot attach ends the run with status 1
+    let o = bench(&dir, &["-w0", "-d0.1", "trig-kprobe"]);
+    if stderr(&o).contains("unsupported") {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    } else {
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}
+
+/// `bench` as PID 1 of a PID namespace (a container's entry point) is
+/// still upstream's bench, not the appliance.
+#[test]
+fn bench_as_pid_1_of_a_namespace_runs_what_it_is_asked() {
+    let _alone = host_bench();
+    let dir = bench_dir("bench-pid1");
+    let can = Command::new("unshare").args(["-p", "-f", "true"]).output();
+    if !can.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no PID namespaces here (unshare -p needs root)");
+        return;
+    }
+    let o = Command::new("unshare")
+        .args([
+            "-p",
+            "-f",
+            "--mount-proc",
+            // no option: what the kernel would pass an init
+            "./bench",
+            "trig-syscall-count",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !out.contains("@@TRIG") && !stderr(&o).contains("as PID 1"),
+        "{out}"
+    );
+    assert!(out.lines().last().is_some_and(is_upstream_summary), "{out}");
+}
+
+/// Whether uprobes can be attached here: root, on a kernel with them. CI
+/// runs as root on such a kernel: there a test that needs them never
+/// skips.
 fn uprobes_here() -> bool {
     let o = trig_init(&["bench", "-q", "-w0", "-d0.05", "trig-uprobe-nop"]);
+    assert!(
+        o.status.success() || std::env::var_os("CI").is_none(),
+        "CI runs as root with uprobes: {}",
+        stderr(&o)
+    );
+    if !o.status.success() {
+        eprintln!("skipped: no uprobes here (run as root on a kernel with uprobes)");
+    }
     o.status.success()
 }
 
 #[test]
 fn upstreams_bench_scripts_run_unchanged() {
+    let _alone = host_bench();
     if !uprobes_here() {
-        eprintln!("skipped: no uprobes here (run as root on a kernel with uprobes)");
         return;
     }
     let dir = bench_dir("bench-scripts");
+    // -v: libbpf's debug messages on stderr, stdout as without
+    let o = bench(&dir, &["-q", "-v", "-w0", "-d0.05", "trig-uprobe-nop"]);
+    assert!(stderr(&o).contains("libbpf: "), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("Iter ") || is_upstream_summary(l)),
+        "{out}"
+    );
+    // two runs at once: each program counts the other's hits too, and the
+    // failed hit check says so
+    let o = Command::new("bash")
+        .args([
+            "-c",
+            "./bench -w0 -d1 trig-uprobe-nop & ./bench -w0 -d1 trig-uprobe-nop; wait",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&o).contains("another process hit the same attach point"),
+        "{}",
+        stderr(&o)
+    );
     let sh = |script: &str| {
         let path = format!(
             "{}:{}",

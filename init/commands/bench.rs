@@ -3,18 +3,24 @@
 //! exit statuses, so that its scripts run unchanged.
 
 use crate::bench_cli::{self, BadBenchLine, BenchCall, BenchRun};
+use nix::sys::signal::{signal, SigHandler, Signal};
 use std::ffi::OsString;
+use std::path::Path;
 use std::process::ExitCode;
 use trig_guest::recorder::Sink;
-use trig_guest::registry::{self, Bench};
+use trig_guest::registry::{self, Bench, Producers};
 use trig_guest::{pid1, upstream};
-use trig_schema::exit;
+use trig_schema::{exit, files};
 
 /// argp's status for a command line it refuses (sysexits.h's EX_USAGE).
 const EX_USAGE: u8 = 64;
 
 /// Runs upstream's command line `args` (without the program's name).
 pub fn bench(args: Vec<OsString>) -> ExitCode {
+    // a reader that goes away ends the run as it ends upstream's C
+    // program, not in a panic on the next line (Rust ignores SIGPIPE)
+    // SAFETY: no handler of ours is replaced; the default is async-safe.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
     match bench_cli::parse(args) {
         Ok(BenchCall::Run(run)) => run_named(*run),
         Ok(BenchCall::List) => list(),
@@ -30,11 +36,14 @@ pub fn bench(args: Vec<OsString>) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Err(BadBenchLine(why)) => {
-            eprintln!("bench: {why}\nTry `bench --help' for more information.");
-            ExitCode::from(EX_USAGE)
-        }
+        Err(BadBenchLine(why)) => refuse(why),
     }
+}
+
+/// argp's refusal of a command line.
+fn refuse(why: impl std::fmt::Display) -> ExitCode {
+    eprintln!("bench: {why}\nTry `bench --help' for more information.");
+    ExitCode::from(EX_USAGE)
 }
 
 /// Upstream's failure: its words on stderr, exit 1.
@@ -71,12 +80,25 @@ fn run_named(run: BenchRun) -> ExitCode {
             None => return fail(format!("benchmark '{name}' not found")),
         }
     }
-    if run.consumers > 0 {
-        // upstream says so after its setup line, and stops
+    if let Some(path) = &run.json {
+        if let Err(e) = files::check_writable(Path::new(path)) {
+            return refuse(format!("--json {path}: {e}"));
+        }
+    }
+    // upstream's benchmarks check these in their setup, after its line
+    let one_producer = |b: &&Bench| b.family.producers == Producers::One;
+    let refusal = if run.consumers > 0 {
+        Some("benchmark doesn't support consumer!")
+    } else if run.opts.producers.iter().any(|&p| p > 1) && benches.iter().any(one_producer) {
+        Some("benchmark doesn't support multi-producer!")
+    } else {
+        None
+    };
+    if let Some(why) = refusal {
         if !run.quiet {
             println!("{}", upstream::setting_up(&run.names[0]));
         }
-        return fail("benchmark doesn't support consumers!");
+        return fail(why);
     }
     let sink = Sink::Upstream {
         names: run.names,
@@ -86,8 +108,10 @@ fn run_named(run: BenchRun) -> ExitCode {
     let mounts = pid1::mounts::mount_all(false);
     let on_timeout = || std::process::exit(i32::from(exit::NO_BOOT));
     match pid1::execute(&run.opts, Ok(benches), sink, mounts, false, on_timeout) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(exit::FAILED),
+        // upstream exits 1 when a benchmark cannot attach: so does a
+        // benchmark unsupported here, not only a failed one
+        Ok(recorder) if recorder.all_measured() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(exit::FAILED),
         Err(e) => fail(e),
     }
 }

@@ -12,7 +12,7 @@ pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
     let opts = cmd.options()?;
     let mounts = pid1::mounts::mount_all(false);
     let selection = registry::select(&opts.filter);
-    let ok = pid1::execute(
+    let recorder = pid1::execute(
         &opts,
         selection,
         Sink::Plain(cmd.json.clone()),
@@ -20,7 +20,7 @@ pub fn run(cmd: RunCmd) -> Result<ExitCode, Error> {
         false,
         || std::process::exit(i32::from(exit::NO_BOOT)),
     )?;
-    Ok(if ok {
+    Ok(if recorder.all_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(exit::FAILED)

@@ -7,6 +7,7 @@ use crate::registry::{Attach, Bench, Trigger};
 use libbpf_rs::skel::OpenSkel;
 use libbpf_rs::{Link, Object, PrintLevel, ProgramMut, UprobeMultiOpts};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use trig_schema::Capability;
 
@@ -38,7 +39,7 @@ static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 const LOG_KEEP: usize = 200;
 
 fn on_libbpf_message(level: PrintLevel, msg: String) {
-    if level == PrintLevel::Debug || std::env::var_os("TRIG_LIBBPF_DEBUG").is_some() {
+    if level == PrintLevel::Debug || SHOW_LOG.load(Ordering::Relaxed) {
         eprint!("libbpf: {msg}");
     }
     let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
@@ -48,9 +49,16 @@ fn on_libbpf_message(level: PrintLevel, msg: String) {
     log.drain(..excess);
 }
 
-/// Routes libbpf's messages into the log above.
-pub fn capture_libbpf_log() {
-    let level = if std::env::var_os("TRIG_LIBBPF_DEBUG").is_some() {
+/// Whether libbpf's messages are shown on stderr as they come.
+static SHOW_LOG: AtomicBool = AtomicBool::new(false);
+
+/// Routes libbpf's messages into the log above; with `debug` (`-v`, or
+/// TRIG_LIBBPF_DEBUG in the environment) all of them, its debug messages
+/// too, on stderr as well.
+pub fn capture_libbpf_log(debug: bool) {
+    let debug = debug || std::env::var_os("TRIG_LIBBPF_DEBUG").is_some();
+    SHOW_LOG.store(debug, Ordering::Relaxed);
+    let level = if debug {
         PrintLevel::Debug
     } else {
         PrintLevel::Warn

@@ -15,6 +15,9 @@ pub const MAX_STR_LEN: u32 = 4095;
 pub const MAX_SECONDS: f64 = 3600.0;
 /// Below a millisecond the sampling thread's own wake-ups dominate.
 pub const MIN_DURATION: f64 = 0.001;
+/// A thread each: more than the kernel's largest CPU count (NR_CPUS) is
+/// a typo, not a scaling run.
+pub const MAX_PRODUCERS: usize = MAX_CPU + 1;
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -313,8 +316,8 @@ run_options! {
         key producers;
         emit Emit::Always;
         check |p| {
-            if p.is_empty() || p.contains(&0) {
-                Err("producers must be a list of counts of at least 1".into())
+            if p.is_empty() || p.iter().any(|&n| n == 0 || n > MAX_PRODUCERS) {
+                Err(format!("producers must be a list of counts from 1 to {MAX_PRODUCERS}"))
             } else {
                 Ok(())
             }

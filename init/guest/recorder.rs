@@ -283,6 +283,11 @@ impl Recorder {
     pub fn all_ok(&self) -> bool {
         self.lock().all_ok()
     }
+
+    /// Whether every benchmark was measured (none unsupported either).
+    pub fn all_measured(&self) -> bool {
+        self.lock().results.iter().all(|r| r.status == Status::Ok)
+    }
 }
 
 /// The kernel's symbols as a `kallsyms` frame, for `--profile`; without

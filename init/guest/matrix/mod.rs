@@ -293,8 +293,15 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
     } else if result.hits.as_ref().is_some_and(|h| !h.agree) {
         let h = result.hits.as_ref().expect("checked above");
         result.status = Status::Failed;
+        // a program counts every process's events: more than ours were
+        // someone else's
+        let why = if h.bpf > h.user {
+            " (another process hit the same attach point: a second run at once?)"
+        } else {
+            ""
+        };
         result.reason = Some(format!(
-            "BPF counted {} events but producers triggered {}",
+            "BPF counted {} events but producers triggered {}{why}",
             h.bpf, h.user
         ));
     }

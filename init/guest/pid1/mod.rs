@@ -11,7 +11,7 @@ use crate::recorder::{Recorder, Sink};
 use crate::registry::{self, Bench};
 use nix::fcntl::{open, OFlag};
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
-use nix::sys::signal::SigSet;
+use nix::sys::signal::{signal, SigHandler, SigSet, Signal};
 use nix::sys::stat::Mode;
 use std::time::Duration;
 use trig_schema::error::Error;
@@ -53,8 +53,8 @@ pub fn execute(
     mounts: Vec<MountOutcome>,
     pid1: bool,
     on_timeout: fn() -> !,
-) -> Result<bool, Error> {
-    crate::bpf::capture_libbpf_log();
+) -> Result<Recorder, Error> {
+    crate::bpf::capture_libbpf_log(opts.verbose);
     let selection = selection.and_then(|s| {
         opts.validate()?;
         Ok(s)
@@ -81,7 +81,10 @@ pub fn execute(
         on_timeout();
     });
     if let Err(e) = raise_memlock() {
-        eprintln!("trig-init: {e}");
+        // since 5.11 BPF memory is charged to the cgroup, not the limit
+        if registry::running_version().is_ok_and(|v| v < (5, 11)) {
+            eprintln!("trig-init: {e}");
+        }
     }
     let body = std::panic::AssertUnwindSafe(|| run.run(&points, opts));
     match std::panic::catch_unwind(body) {
@@ -94,14 +97,16 @@ pub fn execute(
             )),
         ),
     };
-    Ok(run.all_ok())
+    Ok(run)
 }
 
 /// A plain run told to stop (SIGINT, SIGTERM, SIGHUP) emits what it
 /// measured so far, then exits 128 + the signal, as a shell reports it.
 fn emit_on_signal(run: Recorder) {
     let mut set = SigSet::empty();
-    for sig in exit::SIGNALS {
+    // one that the caller ignores (nohup, a background job's SIGINT) stays
+    // ignored: waiting for it would take it
+    for sig in exit::SIGNALS.into_iter().filter(|&s| !ignored(s)) {
         set.add(sig);
     }
     // blocked here and so in every thread started later: only the waiter
@@ -115,6 +120,19 @@ fn emit_on_signal(run: Recorder) {
             std::process::exit(i32::from(exit::exit_status(sig)));
         }
     });
+}
+
+/// Whether `sig` is ignored, as inherited.
+fn ignored(sig: Signal) -> bool {
+    // SAFETY: the disposition read is put back at once; no handler of
+    // ours exists yet to be lost
+    unsafe {
+        let was = signal(sig, SigHandler::SigIgn);
+        if let Ok(was) = was {
+            let _ = signal(sig, was);
+        }
+        matches!(was, Ok(SigHandler::SigIgn))
+    }
 }
 
 /// Whether a PID 1 is the appliance: started by the kernel, which passes
