@@ -9,7 +9,7 @@
 # target/libtrig_plugin.so.
 #
 # x86-64: x86_64-unknown-linux-musl with libbpf, libelf and zlib built from
-# source (feature `vendored`), ~3.2 MB. When the musl target or musl-gcc is
+# source (feature `vendored`), 3.4 MB stripped. When the musl target or musl-gcc is
 # missing, or that build fails, falls back to glibc static
 # (x86_64-unknown-linux-gnu +crt-static, .cargo/config.toml) and says so.
 # Every target is linked static and not position-independent
@@ -47,6 +47,14 @@ build_plugin() {
 }
 build_plugin
 
+# strip_shipped BIN: no symbols or debug info in what ships (the initramfs
+# packs it whole), but the USDT notes, which libbpf reads from
+# /proc/self/exe to attach the trig-usdt benchmarks
+strip_shipped() {
+  llvm-strip --strip-all --keep-section=.note.stapsdt "$1"
+  readelf -S "$1" | grep -q '\.note\.stapsdt' || { echo "build: $1 lost its USDT notes" >&2; exit 1; }
+}
+
 if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   target=aarch64-unknown-linux-musl
   # pip --user puts cargo-zigbuild there
@@ -54,13 +62,13 @@ if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   command -v cargo-zigbuild >/dev/null || { echo "build: no cargo-zigbuild (scripts/setup.sh installs it)" >&2; exit 1; }
   mkdir -p "$t/zig-support/stub"
   cp scripts/musl/argp.h "$t/zig-support/stub/argp.h"
-  # zig's linker turns rustc's default debuginfo strip into strip-all;
-  # build unstripped and drop only debug info below
+  # zig's linker turns rustc's default debuginfo strip into strip-all,
+  # USDT notes too: build unstripped and strip below
   env CFLAGS_aarch64_unknown_linux_musl="-idirafter $t/zig-support/stub" \
     CARGO_PROFILE_RELEASE_STRIP=false \
     cargo zigbuild --release --bin trig-init --target "$target" --no-default-features --features vendored
   land "$target"
-  llvm-strip --strip-debug "$bin"
+  strip_shipped "$bin"
   file "$bin" | grep -q "ARM aarch64.*statically linked" || { echo "build: $bin is not a static arm64 binary" >&2; exit 1; }
   echo "build: $target, $(stat -c %s "$bin") bytes -> $bin"
   exit 0
@@ -96,6 +104,7 @@ else
   target=$gnu
 fi
 land "$target"
+strip_shipped "$bin"
 file "$bin" | grep -q "static" || { echo "build: $bin is not statically linked" >&2; exit 1; }
 ln -sfn "$target/release/trig-init" target/trig-init
 echo "build: $target, $(stat -c %s "$bin") bytes -> target/trig-init"
