@@ -122,11 +122,12 @@ impl Recorder {
             let json = serde_json::to_string(&*self.lock()).expect("report serializes");
             console_lines(&frame::encode(frame::HEADER, &json));
         }
+        let loaded = matrix::Loaded::load(points, opts, &caps);
         let n = points.len();
         for (i, point) in points.iter().enumerate() {
             let progress = self.announce(i, n, point, opts);
             self.start(matrix::new_result(point, opts));
-            let result = matrix::run_point(point, opts, &caps, &progress);
+            let result = matrix::run_point(point, opts, &caps, &progress, &loaded);
             match (&progress, &result.summary) {
                 (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
                     println!("{}", upstream::summary(s))

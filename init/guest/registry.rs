@@ -325,7 +325,7 @@ impl Bench {
 }
 
 /// The section of program `prog` in `family`'s object, as compiled.
-fn section_of(family: &Family, prog: &str) -> Option<&'static str> {
+pub(crate) fn section_of(family: &Family, prog: &str) -> Option<&'static str> {
     SECTIONS
         .iter()
         .find(|(obj, p, _)| *obj == family.name && *p == prog)

@@ -44,6 +44,28 @@ pub struct Ctx<'a> {
     pub opts: &'a RunOptions,
     pub caps: &'a BTreeMap<String, Capability>,
     pub progress: &'a Progress,
+    /// What is loaded once a run for the points it serves.
+    pub loaded: &'a Loaded,
+}
+
+/// What is loaded once a run and serves several points: the trigger
+/// object (its family is two thirds of the matrix, and its load the most
+/// costly, [`trigger::TriggerObject`]).
+#[derive(Default)]
+pub struct Loaded {
+    trigger: Option<trigger::TriggerObject>,
+}
+
+impl Loaded {
+    pub fn load(
+        points: &[RunPoint],
+        opts: &RunOptions,
+        caps: &BTreeMap<String, Capability>,
+    ) -> Loaded {
+        Loaded {
+            trigger: trigger::TriggerObject::load(points, opts, caps),
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -76,20 +98,30 @@ impl Ctx<'_> {
         self.bench().program(self.opts.stacktrace)
     }
 
-    /// Loads the program under test and the benchmark's `others` from
-    /// `open`, attaches, and measures with the hit slots that `slots`
-    /// finds in the loaded skeleton.
+    /// Loads `progs` (the program under test among them) from `open` and
+    /// measures with the hit slots that `slots` finds in the loaded
+    /// skeleton.
     pub fn load_and_measure<'o, S: OpenSkel<'o>>(
         &self,
         open: S,
-        others: &[&str],
+        progs: &[&str],
         uprobe_offset: Option<usize>,
         slots: impl FnOnce(&mut S::Output) -> Result<BpfSlots, Failure>,
     ) -> Result<Measured, Failure> {
+        let mut skel = crate::bpf::load(open, progs, self.bench(), self.caps)?;
+        let slots = slots(&mut skel)?;
+        self.attach_and_measure(skel.object(), uprobe_offset, slots)
+    }
+
+    /// Attaches the program under test in the loaded `obj`, measures with
+    /// its hit `slots`, and detaches.
+    pub fn attach_and_measure(
+        &self,
+        obj: &Object,
+        uprobe_offset: Option<usize>,
+        slots: BpfSlots,
+    ) -> Result<Measured, Failure> {
         let bench = self.bench();
-        let prog = self.program();
-        let progs: Vec<&str> = prog.into_iter().chain(others.iter().copied()).collect();
-        let mut skel = crate::bpf::load(open, &progs, bench, self.caps)?;
         let targets = Targets {
             uprobe_offset,
             everywhere: match bench.attach {
@@ -99,9 +131,8 @@ impl Ctx<'_> {
                 _ => Vec::new(),
             },
         };
-        let _links = crate::bpf::attach(skel.object(), bench, prog, targets, self.caps)?;
-        let body = self.producer(skel.object())?;
-        let slots = slots(&mut skel)?;
+        let _links = crate::bpf::attach(obj, bench, self.program(), targets, self.caps)?;
+        let body = self.producer(obj)?;
         Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
     }
 
@@ -232,7 +263,7 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
 /// Opens the family's BPF object, sets its knobs, and measures one point.
 fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     match ctx.bench().family.runner {
-        Runner::Trigger => trigger::run(ctx),
+        Runner::Trigger => trigger::run(ctx, ctx.loaded.trigger.as_ref()),
         Runner::Rename => rename::run(ctx),
         Runner::Strncmp => strncmp::run(ctx),
     }
@@ -313,6 +344,7 @@ pub fn run_point(
     opts: &RunOptions,
     caps: &BTreeMap<String, Capability>,
     progress: &Progress,
+    loaded: &Loaded,
 ) -> BenchResult {
     let mut result = new_result(point, opts);
     let ctx = Ctx {
@@ -320,6 +352,7 @@ pub fn run_point(
         opts,
         caps,
         progress,
+        loaded,
     };
     match measure_point(&ctx) {
         Ok(measured) => record(&mut result, measured, point),
