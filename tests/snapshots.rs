@@ -67,6 +67,31 @@ fn vm_summary_table() {
     insta::assert_snapshot!("vm_table", trig_export::vm_table::summary(&set));
 }
 
+/// Where the boots' time went: the mean over the boots that have a
+/// timeline, by family, from the host's clock.
+#[test]
+fn vm_summary_says_where_a_boots_time_went() {
+    let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 2, 0.0);
+    for (k, run) in doc["runs"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let k = k as f64;
+        run["wall_s"] = (20.0 + 2.0 * k).into();
+        run["timeline"] = serde_json::json!({
+            "starts": [["trig-base", 8.0 + k], ["trig-kprobe", 10.0 + k]],
+            "report_s": 19.5 + 2.0 * k,
+        });
+        run["report"]["results"][1]["group"] = "rename".into();
+    }
+    let set = serde_json::from_value(doc).unwrap();
+    let table = trig_export::vm_table::summary(&set);
+    let line = table.lines().last().unwrap();
+    assert_eq!(
+        line,
+        "time a boot (mean of 2): 21.0 s: 8.5 s to the first benchmark, \
+         trigger 1 in 2.0 s, rename 1 in 10.0 s, 0.5 s report and power-off",
+        "{table}"
+    );
+}
+
 #[test]
 fn compare_in_every_format() {
     let dir = inputs("compare");

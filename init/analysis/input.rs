@@ -242,6 +242,7 @@ fn from_report(report: Report) -> RunSet {
             boot_s: None,
             pairing: None,
             report: Some(report),
+            timeline: None,
         }],
     }
 }

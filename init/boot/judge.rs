@@ -71,6 +71,7 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
         boot_s: b.boot_s,
         pairing: None,
         report,
+        timeline: Some(b.timeline.clone()),
     }
 }
 
@@ -303,6 +304,7 @@ mod tests {
             boot_s: None,
             pairing: None,
             report: Some(report.clone()),
+            timeline: None,
         };
         let dir = std::env::temp_dir().join(format!("trig-profile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -375,6 +377,7 @@ mod tests {
             interrupted: None,
             wall: 1.0,
             boot_s: None,
+            timeline: Default::default(),
             qemu_stderr: String::new(),
             qemu_exit: None,
         };
@@ -409,6 +412,7 @@ mod tests {
                 interrupted: None,
                 wall: 1.0,
                 boot_s: None,
+                timeline: Default::default(),
                 qemu_stderr: qemu_stderr.into(),
                 qemu_exit,
             }

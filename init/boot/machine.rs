@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use trig_schema::frame;
-use trig_schema::BootStatus;
+use trig_schema::{BootStatus, Timeline};
 
 /// How long the host waits after a panic line for the rest of the oops
 /// before it kills QEMU (the guest may have been booted with `panic=0`).
@@ -77,6 +77,7 @@ pub struct Boot {
     pub interrupted: Option<Signal>,
     pub wall: f64,
     pub boot_s: Option<f64>,
+    pub timeline: Timeline,
     pub qemu_stderr: String,
     /// How QEMU ended (None: it could not be waited for).
     pub qemu_exit: Option<ExitStatus>,
@@ -230,6 +231,7 @@ struct Watch<'a> {
     label: &'a str,
     start: Instant,
     boot_s: Option<f64>,
+    timeline: Timeline,
     /// When a line of trig-init's last came (or QEMU started).
     progressed: Instant,
 }
@@ -247,6 +249,9 @@ impl Watch<'_> {
             let _ = self.events.send(e);
         };
         for f in &self.console.frames[frames..] {
+            if f.kind == frame::REPORT && self.timeline.report_s.is_none() {
+                self.timeline.report_s = Some(self.start.elapsed().as_secs_f64());
+            }
             send(BootEvent::Frame {
                 kind: f.kind.clone(),
             });
@@ -257,6 +262,7 @@ impl Watch<'_> {
         if let Some((i, n, name)) = progress.filter(|_| live) {
             let t = self.start.elapsed().as_secs_f64();
             self.boot_s.get_or_insert(t);
+            self.timeline.starts.push((name.clone(), t));
             send(BootEvent::Progress {
                 label: self.label.to_string(),
                 i,
@@ -302,6 +308,7 @@ pub(crate) fn boot(spec: &BootSpec, events: &Sender<BootEvent>) -> Result<Boot, 
         label: spec.label,
         start,
         boot_s: None,
+        timeline: Timeline::default(),
         progressed: start,
     };
     let end = watch_until_end(&mut watch, &lines, &mut qemu, &ended, spec)?;
@@ -315,6 +322,7 @@ pub(crate) fn boot(spec: &BootSpec, events: &Sender<BootEvent>) -> Result<Boot, 
         interrupted: end.interrupted,
         wall,
         boot_s: watch.boot_s,
+        timeline: watch.timeline,
         qemu_stderr: err_reader.join().unwrap_or_default(),
         qemu_exit: end.exit,
     })

@@ -3,7 +3,7 @@
 use crate::text::words;
 use std::fmt::Write;
 use trig_schema::stats;
-use trig_schema::{Meter, Report, RunSet, Status};
+use trig_schema::{Meter, Report, RunRecord, RunSet, Status};
 
 /// Benchmark, runs, mean ± stddev (across boots when there are several,
 /// else within the boot), status.
@@ -21,7 +21,76 @@ pub fn summary(set: &RunSet) -> String {
     for name in names {
         row(&mut out, name, &reports, set.vm.meter);
     }
+    if let Some(line) = time_line(set) {
+        out.push_str(&line);
+    }
     out
+}
+
+/// A boot's wall time by part: to the first benchmark, each family's
+/// benchmarks (group, count, seconds), the report and power-off.
+struct BootParts {
+    wall: f64,
+    first: f64,
+    groups: Vec<(String, usize, f64)>,
+    end: f64,
+}
+
+/// Where a boot's time went, from its timeline (the host's clock).
+fn boot_parts(run: &RunRecord) -> Option<BootParts> {
+    let timeline = run.timeline.as_ref()?;
+    let first = timeline.starts.first()?.1;
+    let matrix_end = timeline.report_s.unwrap_or(run.wall_s);
+    let group = |name: &str| {
+        let results = run.report.as_ref().map(|r| r.results.as_slice());
+        let found = results.unwrap_or_default().iter().find(|b| b.name == name);
+        found.map_or_else(|| "other".to_string(), |b| b.group.clone())
+    };
+    let mut groups: Vec<(String, usize, f64)> = Vec::new();
+    for (k, (name, t)) in timeline.starts.iter().enumerate() {
+        let until = timeline.starts.get(k + 1).map_or(matrix_end, |next| next.1);
+        let g = group(name);
+        match groups.iter_mut().find(|(have, _, _)| *have == g) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += until - t;
+            }
+            None => groups.push((g, 1, until - t)),
+        }
+    }
+    Some(BootParts {
+        wall: run.wall_s,
+        first,
+        groups,
+        end: run.wall_s - matrix_end,
+    })
+}
+
+/// `time a boot: 64.7 s: 11.8 s to the first benchmark, trigger 47 in
+/// 40.1 s, ..., 0.4 s report and power-off`, the mean over the boots that
+/// have a timeline (the host's clock: where a boot's time goes).
+fn time_line(set: &RunSet) -> Option<String> {
+    let boots: Vec<BootParts> = set.runs.iter().filter_map(boot_parts).collect();
+    let n = boots.len() as f64;
+    let mean = |f: &dyn Fn(&BootParts) -> f64| boots.iter().map(f).sum::<f64>() / n;
+    let first_boot = boots.first()?;
+    let groups: Vec<String> = first_boot
+        .groups
+        .iter()
+        .map(|(g, count, _)| {
+            let secs =
+                mean(&|b: &BootParts| b.groups.iter().filter(|x| &x.0 == g).map(|x| x.2).sum());
+            format!("{} {count} in {secs:.1} s", words(g, 16))
+        })
+        .collect();
+    Some(format!(
+        "time a boot{}: {:.1} s: {:.1} s to the first benchmark, {}, {:.1} s report and power-off\n",
+        if boots.len() > 1 { format!(" (mean of {})", boots.len()) } else { String::new() },
+        mean(&|b| b.wall),
+        mean(&|b| b.first),
+        groups.join(", "),
+        mean(&|b| b.end)
+    ))
 }
 
 /// The kernel's line, the meter's note and the column heads.

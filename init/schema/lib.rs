@@ -615,6 +615,21 @@ pub struct RunRecord {
     pub pairing: Option<Pairing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<Report>,
+    /// Where the boot's time went, as the host saw its console.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+}
+
+/// When each benchmark of a boot started and when its report began, in
+/// seconds of the host's clock from QEMU's start.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Timeline {
+    /// Each benchmark's point (`trig-kprobe`, `strncmp-helper/len=8`) and
+    /// when it started.
+    pub starts: Vec<(String, f64)>,
+    /// When the report after the last benchmark came whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]

@@ -94,6 +94,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                         message: None,
                     },
                 }),
+                timeline: None,
             }
         })
         .collect();
