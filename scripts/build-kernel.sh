@@ -16,7 +16,8 @@
 # FPROBE, so no kprobe_multi: those benchmarks are then unsupported).
 # MAKE-VARIABLES go to every make call: `-- LLVM=1` builds with clang,
 # `-- CC="ccache gcc"` through ccache (the kernel's Makefile sets CC, so
-# only the command line overrides it). SRC must not be configured in tree
+# only the command line overrides it; TRIG_CCACHE, below, shares the
+# cache between trees in other places). SRC must not be configured in tree
 # (a .config in SRC makes O= builds refuse): `make mrproper` there first.
 # The build is reproducible: the kernel's banner carries the commit's time
 # and fixed user, host and build count (KBUILD_BUILD_* from the
@@ -61,6 +62,30 @@ if [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
 fi
 # BTF encoded in one thread, the same every build (scripts/pahole-serial)
 make_args+=(PAHOLE="$top/scripts/pahole-serial")
+# TRIG_CCACHE=DIR (.ci/run sets it): the kernel's C and assembly compiled
+# through ccache, its cache in DIR, shared by build directories and by
+# trees in other places (another clone's target/bisect-tree): ccache
+# rewrites the paths under SRC relative to the build directory (base_dir)
+# and leaves the build directory out of the hash (hash_dir false). The
+# image stays the one a plain build makes: the Makefile's
+# -fmacro-prefix-map strips SRC's absolute path from __FILE__, and the
+# relative form ccache passes is stripped the same way here (KCPPFLAGS);
+# only DWARF's compile directory may then name another build's. Left out
+# when MAKE-VARIABLES choose the compiler (CC, LLVM) or KCPPFLAGS. A
+# build directory built without it is rebuilt whole once (kbuild sees a
+# new command line), so keep it on or off for a directory.
+if [ -n "${TRIG_CCACHE:-}" ] &&
+   ! printf '%s\n' ${make_vars[@]+"${make_vars[@]}"} | grep -qE '^(CC|LLVM|KCPPFLAGS)='; then
+  command -v ccache >/dev/null ||
+    { echo "build-kernel: TRIG_CCACHE is set, but there is no ccache (scripts/setup.sh --kernel-tools installs it)" >&2; exit 2; }
+  # the Makefile names SRC by its real path (a workflow's kernel/ is a link)
+  CCACHE_BASEDIR=$(cd "$src" && pwd -P)
+  export CCACHE_DIR=$TRIG_CCACHE CCACHE_BASEDIR CCACHE_NOHASHDIR=1
+  cross=""
+  [ "$arch" = arm64 ] && [ "$(uname -m)" != aarch64 ] && cross=aarch64-linux-gnu-
+  make_args+=(CC="ccache ${cross}gcc"
+              KCPPFLAGS="${KCPPFLAGS:+$KCPPFLAGS }-fmacro-prefix-map=$(realpath -m --relative-to="$out" "$src")/=")
+fi
 make_args+=(${make_vars[@]+"${make_vars[@]}"})
 frags=("$top/kconfigs/common.config" "$top/kconfigs/$frag.config")
 [ "$vmtest" = 1 ] && frags+=("$top/kconfigs/vmtest.config")
