@@ -5,6 +5,8 @@
 //! recurses through the probe itself), and less the attach point, which
 //! the program under test probes.
 
+use std::sync::OnceLock;
+
 /// Functions that upstream's bench leaves unprobed, and why: the idle
 /// loop and RCU's own (suspicious RCU usage), XDP's dispatcher, and the
 /// helpers every probe's entry calls (their probes would fire inside the
@@ -29,8 +31,15 @@ const LISTS: &[&str] = &[
     "/sys/kernel/debug/tracing/available_filter_functions",
 ];
 
-/// The functions to probe, from the kernel's list.
+/// The functions to probe, from the kernel's list: read once a run (tens
+/// of thousands of lines, which each `-all` benchmark reads twice, to
+/// count and to attach).
 pub(crate) fn functions() -> Result<Vec<String>, String> {
+    static FUNCTIONS: OnceLock<Result<Vec<String>, String>> = OnceLock::new();
+    FUNCTIONS.get_or_init(read_functions).clone()
+}
+
+fn read_functions() -> Result<Vec<String>, String> {
     let text = LISTS
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())
