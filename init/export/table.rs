@@ -3,6 +3,7 @@
 //! request.
 
 use super::parts::{explained, header, headlines, rows, totals, unsupported};
+use crate::text::{pad, visible, width};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 
@@ -11,7 +12,7 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
     let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(&r.cells) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(width(cell));
         }
     }
     let last = widths.len() - 1;
@@ -20,14 +21,16 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
             .iter()
             .enumerate()
             .map(|(i, cell)| match i {
-                0 => format!("{cell:<w$}", w = widths[0]),
-                i if i == last => cell.clone(),
-                _ => format!("{cell:>w$}", w = widths[i]),
+                0 => pad(cell, widths[0], true),
+                i if i == last => pad(cell, 0, true),
+                _ => pad(cell, widths[i], false),
             })
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let mut out = headlines(c).join("\n") + "\n\n" + &header(c).join("\n") + "\n\n";
+    // every line but the rows (padded, so shown, above) holds outside text
+    let shown = |lines: Vec<String>| visible(&lines.join("\n")).into_owned();
+    let mut out = shown(headlines(c)) + "\n\n" + &shown(header(c)) + "\n\n";
     out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     out.push('\n');
     for r in &rows {
@@ -45,10 +48,10 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
         }
     }
     for l in unsupported(c) {
-        let _ = writeln!(out, "{l}");
+        let _ = writeln!(out, "{}", visible(&l));
     }
     for l in explained(c, usize::MAX) {
-        let _ = write!(out, "\n{l}");
+        let _ = write!(out, "\n{}", visible(&l));
     }
     out + "\n" + &totals(c) + "\n"
 }

@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::text::words;
+use crate::text::{pad, visible, words};
 use std::fmt::Write;
 use trig_schema::stats;
 use trig_schema::{Meter, Report, RunSet, Status};
@@ -21,7 +21,8 @@ pub fn summary(set: &RunSet) -> String {
     for name in names {
         row(&mut out, name, &reports, set.vm.meter);
     }
-    out
+    // the release is a patch's, the reasons a kernel's
+    visible(&out).into_owned()
 }
 
 /// The kernel's line, the meter's note and the column heads.
@@ -119,7 +120,8 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "{name:<30} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
+        "{} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
+        pad(name, 30, true),
         means.len(),
         status.as_str()
     );
