@@ -141,12 +141,17 @@ pub fn parse(text: &str) -> Result<Vec<RunSet>, Error> {
     })?;
     // read from the text, not a parsed value, so that an error names its line
     let shape = |e: serde_json::Error| error::input(format!("not a trig-init results file: {e}"));
-    let top = || serde_json::from_str::<Top>(text).ok();
+    let top = if text.trim_start().starts_with('{') {
+        // an object whose top level cannot be read (a key twice) says why
+        Some(serde_json::from_str::<Top>(text).map_err(shape)?)
+    } else {
+        None
+    };
     let mut sets: Vec<RunSet> = if text.trim_start().starts_with('[') {
         serde_json::from_str(text).map_err(shape)?
-    } else if top().is_some_and(|t| t.runs.is_some()) {
+    } else if top.as_ref().is_some_and(|t| t.runs.is_some()) {
         vec![serde_json::from_str(text).map_err(shape)?]
-    } else if top().is_some_and(|t| t.results.is_some()) {
+    } else if top.as_ref().is_some_and(|t| t.results.is_some()) {
         // a plain run: one boot-less "run" on whatever kernel it ran on
         vec![from_report(serde_json::from_str(text).map_err(shape)?)]
     } else {
