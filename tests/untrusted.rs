@@ -13,39 +13,16 @@
 mod common;
 mod synth;
 
+use common::Ran;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, TestRng, TestRunner};
 use pulldown_cmark::{Event, Options, Parser, Tag};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use unicode_width::UnicodeWidthChar;
 
-struct Ran {
-    code: i32,
-    out: String,
-    err: String,
-}
-
-/// The real binary under `timeout`: a hang fails the test instead of
-/// hanging it.
 fn run(args: &[&Path]) -> Ran {
-    let o = Command::new("timeout")
-        .args(["-k", "2", "20"])
-        .arg(env!("CARGO_BIN_EXE_trig-init"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("TRIG_INIT_KCIDB_ORIGIN")
-        .env_remove("TRIG_INIT_KCIDB_CONFIG")
-        .env_remove("TRIG_INIT_KCIDB_TREE")
-        .env_remove("TRIG_INIT_KCIDB_REPO")
-        .output()
-        .expect("run timeout(1)");
-    Ran {
-        code: o.status.code().unwrap_or(-1),
-        out: String::from_utf8_lossy(&o.stdout).into_owned(),
-        err: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    common::bounded(20, args)
 }
 
 /// `run` of plain words and paths.
@@ -68,6 +45,31 @@ fn write(path: &Path, doc: &Value) {
 /// `kprobe`), three boots under the time meter.
 fn results(release: &str, commit: &str, kprobe: f64) -> Value {
     synth::results(release, commit, "20261101T000000Z", kprobe, 3, 0.01)
+}
+
+/// [`results`] with trig-kprobe named `name`, failed with `reason`
+/// when it has one.
+fn named(release: &str, commit: &str, kprobe: f64, name: &str, reason: Option<&str>) -> Value {
+    let mut doc = results(release, commit, kprobe);
+    rename(&mut doc, name, reason);
+    doc
+}
+
+/// `base.json` and `new.json` in `dir`, as the paths written.
+fn pair(dir: &Path, base: &Value, new: &Value) -> (PathBuf, PathBuf) {
+    let paths = (dir.join("base.json"), dir.join("new.json"));
+    write(&paths.0, base);
+    write(&paths.1, new);
+    paths
+}
+
+/// [`pair`] of trig-kprobe named `name`, 25% slower in NEW.
+fn slower(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    pair(
+        dir,
+        &named("6.1.0", "aaaa", 0.8, name, None),
+        &named("6.1.0", "bbbb", 0.6, name, None),
+    )
 }
 
 /// Renames trig-kprobe to `name` in every boot of `doc`, failed with
@@ -217,11 +219,21 @@ fn a_sweep_of_commits_that_are_no_object_names_is_refused_naming_the_field() {
     for args in [
         vec![Path::new("sweep"), Path::new("report"), &dir],
         vec![Path::new("sweep"), Path::new("next"), &dir],
-        vec![Path::new("sweep"), Path::new("merge"), Path::new("-o"), &dir.join("out"), &dir],
+        vec![
+            Path::new("sweep"),
+            Path::new("merge"),
+            Path::new("-o"),
+            &dir.join("out"),
+            &dir,
+        ],
     ] {
         let r = run(&args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.err);
-        assert!(r.err.contains("commits[0]") && r.err.contains("not a git object name"), "{}", r.err);
+        assert!(
+            r.err.contains("commits[0]") && r.err.contains("not a git object name"),
+            "{}",
+            r.err
+        );
     }
 }
 
@@ -229,17 +241,20 @@ fn a_sweep_of_commits_that_are_no_object_names_is_refused_naming_the_field() {
 fn names_longer_than_a_format_width_panic_nothing() {
     let dir = scratch("long");
     let long = "trig-".to_string() + &"k".repeat(70_000);
-    let base = dir.join("base.json");
-    let new = dir.join("new.json");
-    let mut b = results("6.1.0", "aaaa", 0.8);
-    let mut n = results("6.1.0", "bbbb", 0.6);
-    rename(&mut b, &long, None);
-    rename(&mut n, &long, None);
-    write(&base, &b);
-    write(&new, &n);
+    let (base, new) = slower(&dir, &long);
     let (md, js) = (dir.join("c.md"), dir.join("c.json"));
     for format in ["table", "markdown", "email"] {
-        let r = run!("compare", &base, &new, "--format", format, "--export-markdown", &md, "--export-json", &js);
+        let r = run!(
+            "compare",
+            &base,
+            &new,
+            "--format",
+            format,
+            "--export-markdown",
+            &md,
+            "--export-json",
+            &js
+        );
         assert_eq!(r.code, 1, "{format}: {}", &r.err[..r.err.len().min(2000)]);
         assert!(format == "email" || r.out.contains(&long), "{format}");
     }
@@ -248,19 +263,20 @@ fn names_longer_than_a_format_width_panic_nothing() {
 #[test]
 fn what_reaches_a_terminal_acts_on_nothing() {
     let dir = scratch("term");
-    let base = dir.join("base.json");
-    let new = dir.join("new.json");
-    let mut b = results("6.1.0\x1b]0;owned\x07", "aaaa", 0.8);
-    let mut n = results("6.1.0\x1b[2J", "bbbb", 0.8);
-    rename(&mut b, "trig-kprobe\rFAKE", None);
-    rename(&mut n, "trig-kprobe\rFAKE", Some("\x1b]8;;https://e.com\x1b\\click\x1b]8;;\x1b\\\0"));
-    write(&base, &b);
-    write(&new, &n);
+    let name = "trig-kprobe\rFAKE";
+    let reason = "\x1b]8;;https://e.com\x1b\\click\x1b]8;;\x1b\\\0";
+    let mut b = named("6.1.0\x1b]0;owned\x07", "aaaa", 0.8, name, None);
+    let mut n = named("6.1.0\x1b[2J", "bbbb", 0.8, name, Some(reason));
+    let (base, new) = pair(&dir, &b, &n);
     for format in ["table", "email"] {
         let r = run!("compare", &base, &new, "--format", format);
         assert_eq!(r.code, 1, "{}", r.err);
         assert_eq!(acting(&r.out), None, "{format}: {:?}", r.out);
-        assert!(format == "email" || r.out.contains("trig-kprobe\\rFAKE"), "{}", r.out);
+        assert!(
+            format == "email" || r.out.contains("trig-kprobe\\rFAKE"),
+            "{}",
+            r.out
+        );
     }
     // another QEMU (of an icount result's identity): the refusal names
     // it, on stderr
@@ -268,8 +284,7 @@ fn what_reaches_a_terminal_acts_on_nothing() {
     b["vm"]["qemu"] = "QEMU 9.2".into();
     n["vm"]["meter"] = "icount".into();
     b["vm"]["meter"] = "icount".into();
-    write(&base, &b);
-    write(&new, &n);
+    pair(&dir, &b, &n);
     let r = run!("compare", &base, &new);
     assert_eq!(r.code, 2, "{}", r.err);
     assert_eq!(acting(&r.err), None, "{:?}", r.err);
@@ -292,7 +307,9 @@ fn what_reaches_a_terminal_acts_on_nothing() {
 /// with `skip`, the subjects given; returns its commits.
 fn sweep_dir(dir: &Path, subjects: &[&str], skip: &str) -> Vec<String> {
     std::fs::create_dir_all(dir).unwrap();
-    let commits: Vec<String> = (0..subjects.len()).map(|i| format!("{i:x}").repeat(40)).collect();
+    let commits: Vec<String> = (0..subjects.len())
+        .map(|i| format!("{i:x}").repeat(40))
+        .collect();
     write(
         &dir.join("sweep.json"),
         &json!({"range": format!("{}..{}", commits[0], commits[commits.len() - 1]),
@@ -305,7 +322,10 @@ fn sweep_dir(dir: &Path, subjects: &[&str], skip: &str) -> Vec<String> {
             std::fs::write(dir.join(format!("{stem}.skip")), skip).unwrap();
         } else {
             let kprobe = if i == 0 { 0.8 } else { 0.7 };
-            write(&dir.join(format!("{stem}.json")), &synth::icount(c, "20261201T000000Z", kprobe));
+            write(
+                &dir.join(format!("{stem}.json")),
+                &synth::icount(c, "20261201T000000Z", kprobe),
+            );
         }
     }
     commits
@@ -316,7 +336,11 @@ fn a_sweep_report_in_markdown_renders_nothing_live() {
     let dir = scratch("md").join("sweep");
     sweep_dir(
         &dir,
-        &["base", "<details><img src=x onerror=alert(1)>", "[approve](https://e.com) <b>x</b>\n# head"],
+        &[
+            "base",
+            "<details><img src=x onerror=alert(1)>",
+            "[approve](https://e.com) <b>x</b>\n# head",
+        ],
         "error: <img src=y> [x](https://e.com)\x1b[2J\n",
     );
     let r = run!("sweep", "report", &dir, "--format", "markdown");
@@ -329,61 +353,73 @@ fn a_sweep_report_in_markdown_renders_nothing_live() {
 
 #[test]
 fn a_newline_or_bar_in_a_name_splits_no_markdown_row() {
-    let dir = scratch("md-cell");
-    let base = dir.join("base.json");
-    let new = dir.join("new.json");
-    let mut b = results("6.1.0", "aaaa", 0.8);
-    let mut n = results("6.1.0", "bbbb", 0.6);
-    rename(&mut b, "trig-kprobe\n| x | y |\\", None);
-    rename(&mut n, "trig-kprobe\n| x | y |\\", None);
-    write(&base, &b);
-    write(&new, &n);
-    let r = run!("compare", &base, &new, "--format", "markdown");
+    let out = regressed("md-cell", "trig-kprobe\n| x | y |\\", "markdown");
+    assert_eq!(live(&out), None, "{out}");
+}
+
+/// What compare prints in `format` of trig-kprobe named `name`, 25%
+/// slower in NEW (exit 1).
+fn regressed(test: &str, name: &str, format: &str) -> String {
+    let dir = scratch(test);
+    let (base, new) = slower(&dir, name);
+    let r = run!("compare", &base, &new, "--format", format);
     assert_eq!(r.code, 1, "{}", r.err);
-    assert_eq!(live(&r.out), None, "{}", r.out);
+    r.out
 }
 
 #[test]
 fn every_output_path_is_checked_before_the_work() {
     let dir = scratch("outputs");
     let (base, new) = synth::regressed_pair(&dir);
-    let r = run!("compare", &base, &new, "-o", &dir.join("nodir/x.txt"));
-    assert_eq!(r.code, 4, "{}", r.err);
-    assert_eq!(r.out, "", "the result printed before the failure");
-    let kept = dir.join("kept.json");
-    std::fs::write(&kept, "old").unwrap();
-    let r = run!("compare", &base, &new, "--export-json", &kept, "--export-markdown", &dir.join("nodir/x.md"));
-    assert_eq!(r.code, 4, "{}", r.err);
-    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old", "replaced before a later path failed");
     let sweep = dir.join("sweep");
     sweep_dir(&sweep, &["a", "b", "c"], "build failed\n");
-    let r = run!("sweep", "report", &sweep, "--export-json", &kept, "--export-html", &dir.join("nodir/x.html"));
-    assert_eq!(r.code, 4, "{}", r.err);
-    assert_eq!(r.out, "");
-    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
     let hist = dir.join("hist");
     std::fs::create_dir_all(&hist).unwrap();
     std::fs::copy(&base, hist.join("a.json")).unwrap();
     std::fs::copy(&new, hist.join("b.json")).unwrap();
-    let r = run!("history", &hist, "--export-kcidb", &dir.join("nodir/k.json"));
-    assert_eq!(r.code, 4, "{}", r.err);
-    assert_eq!(r.out, "");
+    let kept = dir.join("kept.json");
+    let nowhere = dir.join("nodir/x");
+    let (c, e, k) = (Path::new("compare"), Path::new("--export-json"), &kept);
+    for args in [
+        vec![c, &base, &new, Path::new("-o"), &nowhere],
+        vec![
+            c,
+            &base,
+            &new,
+            e,
+            k,
+            Path::new("--export-markdown"),
+            &nowhere,
+        ],
+        vec![
+            Path::new("sweep"),
+            Path::new("report"),
+            &sweep,
+            e,
+            k,
+            Path::new("--export-html"),
+            &nowhere,
+        ],
+        vec![
+            Path::new("history"),
+            &hist,
+            Path::new("--export-kcidb"),
+            &nowhere,
+        ],
+    ] {
+        std::fs::write(&kept, "old").unwrap();
+        let r = run(&args);
+        assert_eq!(r.code, 4, "{args:?}: {}", r.err);
+        assert_eq!(r.out, "", "{args:?}: printed before the failure");
+        let old = std::fs::read_to_string(&kept).unwrap();
+        assert_eq!(old, "old", "{args:?}: replaced before a later path failed");
+    }
 }
 
 #[test]
 fn columns_align_by_display_width() {
-    let dir = scratch("width");
-    let base = dir.join("base.json");
-    let new = dir.join("new.json");
-    let mut b = results("6.1.0", "aaaa", 0.8);
-    let mut n = results("6.1.0", "bbbb", 0.6);
-    rename(&mut b, "trig-全角の名前😀e\u{301}\u{200b}", None);
-    rename(&mut n, "trig-全角の名前😀e\u{301}\u{200b}", None);
-    write(&base, &b);
-    write(&new, &n);
-    let r = run!("compare", &base, &new);
-    assert_eq!(r.code, 1, "{}", r.err);
-    assert_eq!(misaligned(&r.out), None, "{}", r.out);
+    let out = regressed("width", "trig-全角の名前😀e\u{301}\u{200b}", "table");
+    assert_eq!(misaligned(&out), None, "{out}");
 }
 
 #[test]
@@ -407,10 +443,43 @@ fn text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         any::<char>().prop_map(String::from),
         prop::sample::select(vec![
-            "\x1b[2J", "\x1b]0;title\x07", "\x1b]8;;https://e.com\x1b\\", "\r", "\n", "\0", "\t",
-            "\u{9b}31m", "\u{202e}", "\u{2067}", "\u{200b}", "e\u{301}", "全角", "😀", "ß", "ü",
-            "<img src=x>", "<script>", "<details>", "[a](https://e.com)", "![i](x)", "`", "```",
-            "|", "\\", "*", "_", "#", "> ", "- ", "1. ", "&amp;", "<", "---", " ", "..", "/",
+            "\x1b[2J",
+            "\x1b]0;title\x07",
+            "\x1b]8;;https://e.com\x1b\\",
+            "\r",
+            "\n",
+            "\0",
+            "\t",
+            "\u{9b}31m",
+            "\u{202e}",
+            "\u{2067}",
+            "\u{200b}",
+            "e\u{301}",
+            "全角",
+            "😀",
+            "ß",
+            "ü",
+            "<img src=x>",
+            "<script>",
+            "<details>",
+            "[a](https://e.com)",
+            "![i](x)",
+            "`",
+            "```",
+            "|",
+            "\\",
+            "*",
+            "_",
+            "#",
+            "> ",
+            "- ",
+            "1. ",
+            "&amp;",
+            "<",
+            "---",
+            " ",
+            "..",
+            "/",
         ])
         .prop_map(String::from),
         "[a-z0-9.-]{1,8}",
@@ -442,9 +511,22 @@ fn texts() -> impl Strategy<Value = Texts> {
         (text(), text(), text(), text(), text()),
         (text(), text(), text(), text(), text()),
     )
-        .prop_map(|((release, commit, bench, reason, spec), (qemu, subject, skip, range, kernel))| {
-            Texts { release, commit, bench, reason, spec, qemu, subject, skip, range, kernel }
-        })
+        .prop_map(
+            |((release, commit, bench, reason, spec), (qemu, subject, skip, range, kernel))| {
+                Texts {
+                    release,
+                    commit,
+                    bench,
+                    reason,
+                    spec,
+                    qemu,
+                    subject,
+                    skip,
+                    range,
+                    kernel,
+                }
+            },
+        )
 }
 
 /// One results file of the forged fields: trig-kprobe (renamed) at
@@ -462,7 +544,12 @@ fn forged(t: &Texts, commit: &str, kprobe: f64, failed: bool, created: &str) -> 
 fn said(what: &str, r: &Ran, terminal: bool) -> Result<(), TestCaseError> {
     prop_assert!(r.code != 101, "{what} panicked: {}", r.err);
     prop_assert!(r.code != 124 && r.code != 137 && r.code >= 0, "{what} hung");
-    prop_assert!([0, 1, 2, 4].contains(&r.code), "{what}: exit {}: {}", r.code, r.err);
+    prop_assert!(
+        [0, 1, 2, 4].contains(&r.code),
+        "{what}: exit {}: {}",
+        r.code,
+        r.err
+    );
     prop_assert_eq!(acting(&r.err), None, "{} stderr: {:?}", what, r.err);
     if terminal {
         prop_assert_eq!(acting(&r.out), None, "{}: {:?}", what, r.out);
@@ -490,12 +577,29 @@ fn html(what: &str, page: &str) -> Result<(), TestCaseError> {
 fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
     let (base, new) = (dir.join("base.json"), dir.join("new.json"));
     write(&base, &forged(t, &t.commit, 0.8, false, "20261101T000000Z"));
-    write(&new, &forged(t, &format!("{}2", t.commit), 0.6, false, "20261102T000000Z"));
+    write(
+        &new,
+        &forged(t, &format!("{}2", t.commit), 0.6, false, "20261102T000000Z"),
+    );
     let c_json = dir.join("c.json");
     let kcidb = dir.join("kcidb.json");
     for format in ["table", "email", "markdown", "json", "bmf"] {
-        let r = run!("compare", &base, &new, "--format", format, "--export-json", &c_json, "--export-kcidb", &kcidb);
-        said(&format!("compare --format {format}"), &r, matches!(format, "table" | "email"))?;
+        let r = run!(
+            "compare",
+            &base,
+            &new,
+            "--format",
+            format,
+            "--export-json",
+            &c_json,
+            "--export-kcidb",
+            &kcidb
+        );
+        said(
+            &format!("compare --format {format}"),
+            &r,
+            matches!(format, "table" | "email"),
+        )?;
         if r.code > 1 {
             continue;
         }
@@ -520,11 +624,24 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
     std::fs::create_dir_all(&hist).unwrap();
     for i in 0..4 {
         let created = format!("2026110{}T000000Z", i + 1);
-        let doc = forged(t, &format!("{}{i}", t.commit), if i < 2 { 0.8 } else { 0.6 }, i == 3, &created);
+        let doc = forged(
+            t,
+            &format!("{}{i}", t.commit),
+            if i < 2 { 0.8 } else { 0.6 },
+            i == 3,
+            &created,
+        );
         write(&hist.join(format!("{i}.json")), &doc);
     }
     for format in ["table", "markdown", "json", "bmf"] {
-        let r = run!("history", &hist, "--format", format, "--export-kcidb", &kcidb);
+        let r = run!(
+            "history",
+            &hist,
+            "--format",
+            format,
+            "--export-kcidb",
+            &kcidb
+        );
         said(&format!("history --format {format}"), &r, format == "table")?;
         if r.code <= 1 {
             match format {
@@ -536,7 +653,14 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
         }
     }
     let page = dir.join("page.html");
-    let r = run!("report", &hist, "-o", &page, "--repo-url", "https://git.example/linux");
+    let r = run!(
+        "report",
+        &hist,
+        "-o",
+        &page,
+        "--repo-url",
+        "https://git.example/linux"
+    );
     said("report", &r, true)?;
     if r.code == 0 {
         html("report", &std::fs::read_to_string(&page).unwrap())?;
@@ -551,13 +675,23 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
     manifest["range"] = t.range.as_str().into();
     write(&sweep.join("sweep.json"), &manifest);
     for (i, c) in commits.iter().enumerate().filter(|(i, _)| *i != 1) {
-        let mut doc = forged(t, c, if i == 0 { 0.8 } else { 0.7 }, false, "20261201T000000Z");
+        let mut doc = forged(
+            t,
+            c,
+            if i == 0 { 0.8 } else { 0.7 },
+            false,
+            "20261201T000000Z",
+        );
         doc["vm"]["meter"] = "icount".into();
         write(&sweep.join(format!("{i:03}-{}.json", &c[..12])), &doc);
     }
     for format in ["table", "email", "markdown", "json", "html"] {
         let r = run!("sweep", "report", &sweep, "--format", format);
-        said(&format!("sweep report --format {format}"), &r, matches!(format, "table" | "email"))?;
+        said(
+            &format!("sweep report --format {format}"),
+            &r,
+            matches!(format, "table" | "email"),
+        )?;
         if r.code <= 1 {
             match format {
                 "markdown" => markdown("sweep report", &r.out)?,
@@ -601,7 +735,10 @@ fn outside_text_through_every_reader_and_format() {
     let n = std::sync::atomic::AtomicUsize::new(0);
     runner
         .run(&texts(), |t| {
-            let d = dir.join(n.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string());
+            let d = dir.join(
+                n.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    .to_string(),
+            );
             std::fs::create_dir_all(&d).unwrap();
             let r = check(&t, &d);
             let _ = std::fs::remove_dir_all(&d);

@@ -30,7 +30,13 @@ pub fn comparison(c: &Comparison) -> String {
                 .cells
                 .iter()
                 .enumerate()
-                .map(|(i, c)| if i == 0 || i == last { inline(c) } else { c.clone() })
+                .map(|(i, c)| {
+                    if i == 0 || i == last {
+                        inline(c)
+                    } else {
+                        c.clone()
+                    }
+                })
                 .collect();
             if flagged(r.verdict) {
                 let v = cells.last_mut().expect("verdict cell");

@@ -37,7 +37,8 @@ pub fn inline(text: &str) -> String {
     }
     // "12. x" opens an ordered list after digits too ("6.1.0" does not)
     let n = out.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-    let marker = out[n..].starts_with(['.', ')']) && matches!(out[n + 1..].chars().next(), None | Some(' '));
+    let marker =
+        out[n..].starts_with(['.', ')']) && matches!(out[n + 1..].chars().next(), None | Some(' '));
     match n {
         n if n > 0 && marker => {
             out.insert(n, '\\');

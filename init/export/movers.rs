@@ -32,10 +32,7 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
             ),
         }
     )];
-    out = out
-        .iter()
-        .flat_map(|l| wrap(l, width, 2))
-        .collect();
+    out = out.iter().flat_map(|l| wrap(l, width, 2)).collect();
     let figures: Vec<String> = m
         .functions
         .iter()

@@ -142,6 +142,8 @@ mod tests {
         // past format!'s limit of 65,535
         assert_eq!(pad("x", 70_000, true).len(), 70_000);
         assert_eq!(words("全角全角 全角全角", 9), "全角全角…");
-        assert!(wrap("全角全角 全角全角", 10, 0).iter().all(|l| width(l) <= 10));
+        assert!(wrap("全角全角 全角全角", 10, 0)
+            .iter()
+            .all(|l| width(l) <= 10));
     }
 }

@@ -470,7 +470,10 @@ pub fn abbrev(id: &str, n: usize) -> &str {
 /// Whether `id` is a git object name (hex digits): the only commit ids a
 /// file name or a URL is made of.
 pub fn is_object_name(id: &str) -> bool {
-    !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
