@@ -433,6 +433,27 @@ fn a_duplicated_top_level_key_is_named() {
     assert!(r.err.contains("duplicate field `runs`"), "{}", r.err);
 }
 
+#[test]
+fn what_a_history_does_not_read_is_named() {
+    let dir = scratch("odd");
+    let (base, new) = synth::regressed_pair(&dir);
+    let hist = dir.join("hist");
+    std::fs::create_dir_all(&hist).unwrap();
+    std::fs::copy(&base, hist.join("0.json")).unwrap();
+    std::fs::copy(&new, hist.join("1.json")).unwrap();
+    let odd: Vec<(String, Odd)> = [Odd::Dangling, Odd::Loop, Odd::Dir, Odd::Fifo]
+        .iter()
+        .map(|&odd| (format!("{odd:?}\x1b[2J.json"), odd))
+        .collect();
+    for (name, odd) in &odd {
+        plant(&hist, &hist.join(name), *odd);
+    }
+    let r = run!("history", &hist);
+    assert!(r.code <= 1, "{}", r.err);
+    odd_named(&r, &odd).unwrap();
+    assert_eq!(acting(&r.err), None, "{:?}", r.err);
+}
+
 // ---------------------------------------------------------- the property
 
 /// Text as a hostile author writes it: pieces of escape sequences,
@@ -504,16 +525,77 @@ struct Texts {
     skip: String,
     range: String,
     kernel: String,
+    /// The name of odd entries among a history's results files.
+    file: String,
+    odd: Vec<Odd>,
+}
+
+/// An entry a reader meets in a directory beside the results files.
+#[derive(Debug, Clone, Copy)]
+enum Odd {
+    /// A link to a results file: read (a copy, counted once).
+    Link,
+    /// A link to nothing, a link to itself, a directory, a fifo: named.
+    Dangling,
+    Loop,
+    Dir,
+    Fifo,
+}
+
+/// Puts `odd` at `path` in `dir`.
+fn plant(dir: &Path, path: &Path, odd: Odd) {
+    use std::os::unix::fs::symlink;
+    match odd {
+        Odd::Link => symlink(dir.join("0.json"), path).unwrap(),
+        Odd::Dangling => symlink(dir.join("nowhere.json"), path).unwrap(),
+        Odd::Loop => symlink(path, path).unwrap(),
+        Odd::Dir => std::fs::create_dir(path).unwrap(),
+        Odd::Fifo => {
+            let o = std::process::Command::new("mkfifo")
+                .arg(path)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "mkfifo");
+        }
+    }
+}
+
+/// Whether a reader of `dir` said what it did not read: every odd entry
+/// but a link to a results file is named (as a terminal shows it).
+fn odd_named(r: &Ran, names: &[(String, Odd)]) -> Result<(), TestCaseError> {
+    for (name, odd) in names {
+        let shown = trig_export::text::line(name);
+        prop_assert!(
+            matches!(odd, Odd::Link) || r.err.contains(&*shown),
+            "{odd:?} {name:?} dropped without a word: {}",
+            r.err
+        );
+    }
+    Ok(())
 }
 
 fn texts() -> impl Strategy<Value = Texts> {
+    let odd = prop::sample::select(vec![
+        Odd::Link,
+        Odd::Dangling,
+        Odd::Loop,
+        Odd::Dir,
+        Odd::Fifo,
+    ]);
     (
         (text(), text(), text(), text(), text()),
         (text(), text(), text(), text(), text()),
+        (text(), prop::collection::vec(odd, 0..4)),
     )
         .prop_map(
-            |((release, commit, bench, reason, spec), (qemu, subject, skip, range, kernel))| {
+            |(
+                (release, commit, bench, reason, spec),
+                (qemu, subject, skip, range, kernel),
+                (file, odd),
+            )| {
                 Texts {
+                    file,
+                    odd,
                     release,
                     commit,
                     bench,
@@ -633,6 +715,19 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
         );
         write(&hist.join(format!("{i}.json")), &doc);
     }
+    // a file's name holds no `/` or NUL, and 255 bytes at most
+    let stem: String = t
+        .file
+        .chars()
+        .filter(|c| !matches!(c, '/' | '\0'))
+        .take(40)
+        .collect();
+    let odd: Vec<(String, Odd)> = (t.odd.iter().enumerate())
+        .map(|(i, &odd)| (format!("{stem}-{i}.json"), odd))
+        .collect();
+    for (name, odd) in &odd {
+        plant(&hist, &hist.join(name), *odd);
+    }
     for format in ["table", "markdown", "json", "bmf"] {
         let r = run!(
             "history",
@@ -643,6 +738,7 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
             &kcidb
         );
         said(&format!("history --format {format}"), &r, format == "table")?;
+        odd_named(&r, &odd)?;
         if r.code <= 1 {
             match format {
                 "markdown" => markdown("history", &r.out)?,
@@ -662,6 +758,7 @@ fn check(t: &Texts, dir: &Path) -> Result<(), TestCaseError> {
         "https://git.example/linux"
     );
     said("report", &r, true)?;
+    odd_named(&r, &odd)?;
     if r.code == 0 {
         html("report", &std::fs::read_to_string(&page).unwrap())?;
     }

@@ -6,7 +6,7 @@ use trig_analysis::compare;
 use trig_analysis::history;
 use trig_analysis::input::Side;
 use trig_export::html;
-use trig_export::text::visible;
+use trig_export::text::line;
 use trig_export::{Exporter, Html, Page};
 use trig_schema::error::Error;
 use trig_schema::files;
@@ -26,7 +26,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         &metrics,
     )?;
     if let Some(w) = warning {
-        eprintln!("trig-init report: warning: {}", visible(&w));
+        eprintln!("trig-init report: warning: {}", line(&w));
     }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
@@ -37,7 +37,7 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
                 .map_err(|e| {
                     eprintln!(
                         "trig-init report: no latest comparison: {}",
-                        visible(&e.to_string())
+                        line(&e.to_string())
                     )
                 })
                 .ok()

@@ -163,7 +163,7 @@ fn compare_with_first(
             Err(e) => {
                 eprintln!(
                     "trig-init: compare: {}: the gate fails, the boots' results are kept",
-                    trig_export::text::visible(&e.to_string())
+                    trig_export::text::line(&e.to_string())
                 );
                 status = exit::gravest(status, exit::FAILED);
             }

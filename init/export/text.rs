@@ -6,42 +6,20 @@
 //! text"): every renderer for people takes its fields through here.
 
 use std::borrow::Cow;
+use trig_schema::error;
 use unicode_width::UnicodeWidthStr;
 
-/// Whether `c` acts on a terminal rather than shows: a control character
-/// (C0, DEL, C1) or a bidirectional override or isolate, which reorders
-/// what follows it on the line.
-fn acts(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// `text` with every character that acts shown as its escape (`\r`,
-/// `\u{1b}`), newlines kept: for a whole text of many lines.
+/// `text` with every character that acts on a terminal shown as its
+/// escape (`\r`, `\u{1b}`), newlines kept: for a whole text of many
+/// lines (as errors and warnings are shown: [`error::shown`]).
 pub fn visible(text: &str) -> Cow<'_, str> {
-    escaped(text, |c| c != '\n' && acts(c))
+    error::shown(text, true)
 }
 
 /// `text` on one line: [`visible`], its newlines shown too (a cell, a
 /// name, a list item).
 pub fn line(text: &str) -> Cow<'_, str> {
-    escaped(text, acts)
-}
-
-fn escaped(text: &str, shown: impl Fn(char) -> bool) -> Cow<'_, str> {
-    if !text.chars().any(&shown) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if shown(c) {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+    error::shown(text, false)
 }
 
 /// The columns `text` takes on one line of a terminal.
