@@ -71,19 +71,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn classes_map_to_the_documented_statuses() {
-        assert_eq!(usage("u").status(), 2);
-        assert_eq!(input("i").status(), 2);
-        assert_eq!(infra("w").status(), 4);
-        assert_eq!(infra("out: denied").to_string(), "out: denied");
-    }
-}
-
 /// `text` with every character that acts on a terminal instead of showing
 /// (a control character; a bidirectional override or isolate, which
 /// reorders what follows) shown as its escape (`\r`, `\u{1b}`), and its
@@ -113,4 +100,17 @@ pub fn shown(text: &str, lines: bool) -> Cow<'_, str> {
 /// file's name cannot start a line that reads as trig-init's).
 pub fn warn(message: impl fmt::Display) {
     eprintln!("trig-init: warning: {}", shown(&message.to_string(), false));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_map_to_the_documented_statuses() {
+        assert_eq!(usage("u").status(), 2);
+        assert_eq!(input("i").status(), 2);
+        assert_eq!(infra("w").status(), 4);
+        assert_eq!(infra("out: denied").to_string(), "out: denied");
+    }
 }
