@@ -447,15 +447,22 @@ fn what_a_history_does_not_read_is_named() {
     std::fs::create_dir_all(&hist).unwrap();
     std::fs::copy(&base, hist.join("0.json")).unwrap();
     std::fs::copy(&new, hist.join("1.json")).unwrap();
-    let odd: Vec<(String, Odd)> = [Odd::Dangling, Odd::Loop, Odd::Dir, Odd::Fifo]
-        .iter()
-        .map(|&odd| (format!("{odd:?}\x1b[2J.json"), odd))
-        .collect();
+    let odd: Vec<(String, Odd)> = [
+        Odd::Dangling,
+        Odd::Loop,
+        Odd::Dir,
+        Odd::Fifo,
+        Odd::Unreadable,
+    ]
+    .iter()
+    .map(|&odd| (format!("{odd:?}\x1b[2J.json"), odd))
+    .collect();
     for (name, odd) in &odd {
         plant(&hist, &hist.join(name), *odd);
     }
+    // the file that is no text refuses the history (2), naming it
     let r = run!("history", &hist);
-    assert!(r.code <= 1, "{}", r.err);
+    assert_eq!(r.code, 2, "{}", r.err);
     odd_named(&r, &odd).unwrap();
     assert_eq!(acting(&r.err), None, "{:?}", r.err);
 }
@@ -541,11 +548,13 @@ struct Texts {
 enum Odd {
     /// A link to a results file: read (a copy, counted once).
     Link,
-    /// A link to nothing, a link to itself, a directory, a fifo: named.
+    /// A link to nothing, a link to itself, a directory, a fifo: named;
+    /// a file that cannot be read as text: refused, named.
     Dangling,
     Loop,
     Dir,
     Fifo,
+    Unreadable,
 }
 
 /// Puts `odd` at `path` in `dir`.
@@ -556,6 +565,7 @@ fn plant(dir: &Path, path: &Path, odd: Odd) {
         Odd::Dangling => symlink(dir.join("nowhere.json"), path).unwrap(),
         Odd::Loop => symlink(path, path).unwrap(),
         Odd::Dir => std::fs::create_dir(path).unwrap(),
+        Odd::Unreadable => std::fs::write(path, b"{\xff\xfe}").unwrap(),
         Odd::Fifo => {
             let o = std::process::Command::new("mkfifo")
                 .arg(path)
@@ -567,12 +577,17 @@ fn plant(dir: &Path, path: &Path, odd: Odd) {
 }
 
 /// Whether a reader of `dir` said what it did not read: every odd entry
-/// but a link to a results file is named (as a terminal shows it).
+/// but a link to a results file is named (as a terminal shows it), a file
+/// that is no text by the refusal.
 fn odd_named(r: &Ran, names: &[(String, Odd)]) -> Result<(), TestCaseError> {
+    let named = |name: &str| r.err.contains(&*trig_export::text::line(name));
+    // the first file that is no text refuses the directory: the rest unread
+    let refused = names
+        .iter()
+        .any(|(name, odd)| matches!(odd, Odd::Unreadable) && named(name));
     for (name, odd) in names {
-        let shown = trig_export::text::line(name);
         prop_assert!(
-            matches!(odd, Odd::Link) || r.err.contains(&*shown),
+            matches!(odd, Odd::Link) || (matches!(odd, Odd::Unreadable) && refused) || named(name),
             "{odd:?} {name:?} dropped without a word: {}",
             r.err
         );
@@ -587,6 +602,7 @@ fn texts() -> impl Strategy<Value = Texts> {
         Odd::Loop,
         Odd::Dir,
         Odd::Fifo,
+        Odd::Unreadable,
     ]);
     (
         (text(), text(), text(), text(), text()),
