@@ -269,7 +269,7 @@ fn names_longer_than_a_format_width_panic_nothing() {
 #[test]
 fn what_reaches_a_terminal_acts_on_nothing() {
     let dir = scratch("term");
-    let name = "trig-kprobe\rFAKE";
+    let name = "trig-kprobe\rFAKE\nFORGED line";
     let reason = "\x1b]8;;https://e.com\x1b\\click\x1b]8;;\x1b\\\0";
     let mut b = named("6.1.0\x1b]0;owned\x07", "aaaa", 0.8, name, None);
     let mut n = named("6.1.0\x1b[2J", "bbbb", 0.8, name, Some(reason));
@@ -278,6 +278,8 @@ fn what_reaches_a_terminal_acts_on_nothing() {
         let r = run!("compare", &base, &new, "--format", format);
         assert_eq!(r.code, 1, "{}", r.err);
         assert_eq!(acting(&r.out), None, "{format}: {:?}", r.out);
+        // a name's newline starts no line of its own
+        assert!(!r.out.lines().any(|l| l.starts_with("FORGED")), "{}", r.out);
         assert!(
             format == "email" || r.out.contains("trig-kprobe\\rFAKE"),
             "{}",

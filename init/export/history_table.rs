@@ -1,7 +1,7 @@
 //! The history as a table or in Markdown.
 
 use crate::md::inline;
-use crate::text::{pad, visible};
+use crate::text::{line, pad};
 use std::fmt::Write;
 use trig_analysis::history::{Found, History};
 use trig_schema::is_object_name;
@@ -66,6 +66,16 @@ fn bisectable(f: &Found) -> Option<&(String, String)> {
         .filter(|(good, bad)| is_object_name(good) && is_object_name(bad))
 }
 
+/// A line of outside text (labels, names, reasons: the results files')
+/// in Markdown or as a terminal shows it.
+fn shown(text: &str, markdown: bool) -> String {
+    if markdown {
+        inline(text)
+    } else {
+        line(text).into_owned()
+    }
+}
+
 /// The summary lines, alerts and table header, in Markdown or plain text.
 fn render_head(out: &mut String, h: &History, markdown: bool) {
     let span = match (h.points.first(), h.points.last()) {
@@ -83,14 +93,18 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
         let _ = writeln!(
             out,
             "### trig-init history\n\n- {}\n- {needs}\n",
-            inline(&format!("{}: {} results, {span}", h.dir, h.points.len()))
+            shown(
+                &format!("{}: {} results, {span}", h.dir, h.points.len()),
+                true
+            )
         );
         for f in &alerts {
-            let _ = writeln!(out, "**ALERT**: {}\n", inline(&alert_line(h, f)));
+            let _ = writeln!(out, "**ALERT**: {}\n", shown(&alert_line(h, f), true));
         }
         let _ = writeln!(out, "| first result after | benchmark | metric | before | after | change [95% CI] | p | {new_column} | moved with |\n|:--|:--|:--|--:|--:|--:|--:|:--|:--|");
     } else {
-        let _ = writeln!(out, "{}: {} results, {span}", h.dir, h.points.len());
+        let summary = format!("{}: {} results, {span}", h.dir, h.points.len());
+        let _ = writeln!(out, "{}", shown(&summary, false));
         let _ = writeln!(
             out,
             "{} change point(s); new = in the newest {} results; {needs}",
@@ -98,7 +112,7 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
             h.new_window
         );
         for f in &alerts {
-            let _ = writeln!(out, "ALERT: {}", alert_line(h, f));
+            let _ = writeln!(out, "ALERT: {}", shown(&alert_line(h, f), false));
         }
         let _ = writeln!(
             out,
@@ -150,7 +164,7 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
         let (at, bench, with) = (inline(&at), inline(bench), inline(&with));
         writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p} | {new} | {with} |")
     } else {
-        let (at, bench) = (pad(&at, AT, true), pad(bench, BENCH, true));
+        let (at, bench, with) = (pad(&at, AT, true), pad(bench, BENCH, true), line(&with));
         writeln!(out, "{at} {bench} {metric:<15} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
     };
 }
@@ -187,8 +201,8 @@ fn newest_lines(out: &mut String, h: &History, markdown: bool) {
             b.verdict.as_str(),
             b.reason.as_deref().unwrap_or("no reason recorded")
         );
+        let what = shown(&what, markdown);
         let _ = if markdown {
-            let what = inline(&what);
             writeln!(out, "**{}**: {what}\n", b.verdict.as_str().to_uppercase())
         } else {
             writeln!(out, "{}: {what}", b.verdict.as_str().to_uppercase())
@@ -202,7 +216,7 @@ pub fn render(h: &History, markdown: bool) -> String {
     newest_lines(&mut out, h, markdown);
     let kernel_series = h.series.iter().any(|s| s.metric.build_independent());
     for b in &h.breaks {
-        let line = format!(
+        let sentence = format!(
             "results from #{} {} on are not comparable with those before ({}): each series is compared only with results of its own kind{}",
             b.at + 1,
             h.points[b.at].label(),
@@ -213,11 +227,12 @@ pub fn render(h: &History, markdown: bool) -> String {
                 ""
             }
         );
-        let _ = if markdown {
-            writeln!(out, "\n{}", inline(&line))
-        } else {
-            writeln!(out, "{line}")
-        };
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if markdown { "\n" } else { "" },
+            shown(&sentence, markdown)
+        );
     }
     for f in &h.found {
         found_row(&mut out, h, f, markdown);
@@ -231,10 +246,5 @@ pub fn render(h: &History, markdown: bool) -> String {
         out.push('\n');
     }
     bisect_lines(&mut out, h, markdown);
-    // the plain table's releases, names and reasons are the results files'
-    if markdown {
-        out
-    } else {
-        visible(&out).into_owned()
-    }
+    out
 }

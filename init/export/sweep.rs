@@ -4,7 +4,7 @@
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
 use crate::md::inline;
-use crate::text::{line, visible};
+use crate::text::line;
 use serde::Serialize;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
@@ -205,7 +205,7 @@ fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) 
             }
         }
         None => {
-            let _ = writeln!(out, "{:indent$}{}", "", visible(text));
+            let _ = writeln!(out, "{:indent$}{}", "", line(text));
         }
     };
     let mut out = String::new();

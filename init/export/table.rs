@@ -3,7 +3,7 @@
 //! request.
 
 use super::parts::{explained, header, headlines, rows, totals, unsupported};
-use crate::text::{pad, visible, width};
+use crate::text::{line as one_line, pad, width};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 
@@ -22,14 +22,17 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
             .enumerate()
             .map(|(i, cell)| match i {
                 0 => pad(cell, widths[0], true),
-                i if i == last => pad(cell, 0, true),
+                i if i == last => one_line(cell).into_owned(),
                 _ => pad(cell, widths[i], false),
             })
             .collect::<Vec<_>>()
             .join("  ")
     };
     // every line but the rows (padded, so shown, above) holds outside text
-    let shown = |lines: Vec<String>| visible(&lines.join("\n")).into_owned();
+    let shown = |lines: Vec<String>| -> String {
+        let lines: Vec<_> = lines.iter().map(|l| one_line(l)).collect();
+        lines.join("\n")
+    };
     let mut out = shown(headlines(c)) + "\n\n" + &shown(header(c)) + "\n\n";
     out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     out.push('\n');
@@ -48,10 +51,10 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
         }
     }
     for l in unsupported(c) {
-        let _ = writeln!(out, "{}", visible(&l));
+        let _ = writeln!(out, "{}", one_line(&l));
     }
     for l in explained(c, usize::MAX) {
-        let _ = write!(out, "\n{}", visible(&l));
+        let _ = write!(out, "\n{}", one_line(&l));
     }
     out + "\n" + &totals(c) + "\n"
 }

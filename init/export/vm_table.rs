@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::text::{pad, visible, words};
+use crate::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
 use trig_schema::{Meter, Report, RunSet, Status};
@@ -21,8 +21,7 @@ pub fn summary(set: &RunSet) -> String {
     for name in names {
         row(&mut out, name, &reports, set.vm.meter);
     }
-    // the release is a patch's, the reasons a kernel's
-    visible(&out).into_owned()
+    out
 }
 
 /// The kernel's line, the meter's note and the column heads.
@@ -31,8 +30,9 @@ fn header(set: &RunSet) -> String {
     let _ = writeln!(
         out,
         "kernel {} ({}), {} under {}, meter {}, {} CPU{}, {} boot(s)",
-        set.kernel.release,
-        set.kernel.spec,
+        // a patch's release, the user's spec: as a terminal shows them
+        line(&set.kernel.release),
+        line(&set.kernel.spec),
         set.vm.arch,
         set.vm.accel.to_uppercase(),
         set.vm.meter.as_str(),
