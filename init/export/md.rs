@@ -21,7 +21,8 @@ pub fn inline(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            // `!` opens an image only before `[`, escaped here
+            // `!` is left: it opens an image only before `[`, escaped
+            // here
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
                 out.push(c);

@@ -11,7 +11,7 @@ use unicode_width::UnicodeWidthStr;
 
 /// `text` with every character that acts on a terminal shown as its
 /// escape (`\r`, `\u{1b}`), newlines kept: for a whole text of many
-/// lines (as errors and warnings are shown: [`error::shown`]).
+/// lines ([`error::shown`], which errors and warnings are shown by too).
 pub fn visible(text: &str) -> Cow<'_, str> {
     error::shown(text, true)
 }
