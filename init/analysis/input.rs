@@ -141,12 +141,17 @@ pub fn parse(text: &str) -> Result<Vec<RunSet>, Error> {
     })?;
     // read from the text, not a parsed value, so that an error names its line
     let shape = |e: serde_json::Error| error::input(format!("not a trig-init results file: {e}"));
-    let top = || serde_json::from_str::<Top>(text).ok();
+    let top = if text.trim_start().starts_with('{') {
+        // an object whose top level cannot be read (a key twice) says why
+        Some(serde_json::from_str::<Top>(text).map_err(shape)?)
+    } else {
+        None
+    };
     let mut sets: Vec<RunSet> = if text.trim_start().starts_with('[') {
         serde_json::from_str(text).map_err(shape)?
-    } else if top().is_some_and(|t| t.runs.is_some()) {
+    } else if top.as_ref().is_some_and(|t| t.runs.is_some()) {
         vec![serde_json::from_str(text).map_err(shape)?]
-    } else if top().is_some_and(|t| t.results.is_some()) {
+    } else if top.as_ref().is_some_and(|t| t.results.is_some()) {
         // a plain run: one boot-less "run" on whatever kernel it ran on
         vec![from_report(serde_json::from_str(text).map_err(shape)?)]
     } else {
@@ -249,13 +254,37 @@ fn from_report(report: Report) -> RunSet {
 
 /// The `.json` files of a directory, by name.
 fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        // what is not read is named, never dropped without a word
+        let path = match entry {
+            Ok(e) => e.path(),
+            Err(e) => {
+                error::warn(format_args!("{}: an entry unread: {e}", dir.display()));
+                continue;
+            }
+        };
         // what `history --alert` keeps beside the results
-        .filter(|p| !p.ends_with(crate::history::ALERTS_FILE))
-        .collect();
+        if path.extension().is_none_or(|x| x != "json")
+            || path.ends_with(crate::history::ALERTS_FILE)
+        {
+            continue;
+        }
+        // a link is followed: to a file, read; to nothing, or a loop, named
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => files.push(path),
+            Ok(m) => error::warn(format_args!(
+                "skipped {}: {}, not a results file",
+                path.display(),
+                if m.is_dir() {
+                    "a directory"
+                } else {
+                    "not a regular file"
+                }
+            )),
+            Err(e) => error::warn(format_args!("skipped {}: {e}", path.display())),
+        }
+    }
     files.sort();
     if files.is_empty() {
         return Err(format!("{}: no .json results files", dir.display()));
@@ -277,11 +306,11 @@ fn load_found(path: &Path) -> Result<Option<Vec<RunSet>>, String> {
     let cut = text.trim().is_empty()
         || serde_json::from_str::<IgnoredAny>(&text).is_err_and(|e| e.is_eof());
     if cut {
-        eprintln!(
-            "trig-init: warning: skipped {}: empty or cut off ({} bytes), not a whole results file",
+        error::warn(format_args!(
+            "skipped {}: empty or cut off ({} bytes), not a whole results file",
             path.display(),
             text.len()
-        );
+        ));
         return Ok(None);
     }
     parse(&text)
@@ -315,7 +344,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, Error> {
         }
     }
     for line in drop_copies(&mut files) {
-        eprintln!("trig-init: warning: {line}");
+        error::warn(line);
     }
     for (f, sets) in files {
         side.sets.extend(sets);
@@ -329,7 +358,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Side, Error> {
 pub fn history(dir: &Path) -> Result<Vec<(PathBuf, Vec<RunSet>)>, Error> {
     let mut entries = load_dir(dir).map_err(error::input)?;
     for line in drop_copies(&mut entries) {
-        eprintln!("trig-init: warning: {line}");
+        error::warn(line);
     }
     entries.sort_by_key(|(f, sets)| {
         (

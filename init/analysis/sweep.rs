@@ -84,7 +84,7 @@ impl Manifest {
             .len()
             .max(3);
         let c = &self.commits[index].commit;
-        format!("{index:0width$}-{}", &c[..c.len().min(12)])
+        format!("{index:0width$}-{}", trig_schema::abbrev(c, 12))
     }
 
     pub fn read(dir: &Path) -> Result<Manifest, Error> {
@@ -95,8 +95,22 @@ impl Manifest {
                 path.display()
             ))
         })?;
-        serde_json::from_str(&text)
-            .map_err(|e| error::input(format!("{}: not a sweep manifest: {e}", path.display())))
+        let m: Manifest = serde_json::from_str(&text)
+            .map_err(|e| error::input(format!("{}: not a sweep manifest: {e}", path.display())))?;
+        // a commit names its files: only an object name cannot leave the directory
+        if let Some((i, c)) = m
+            .commits
+            .iter()
+            .enumerate()
+            .find(|(_, c)| !trig_schema::is_object_name(&c.commit))
+        {
+            return Err(error::input(format!(
+                "{}: commits[{i}].commit {:?} is not a git object name (hex digits)",
+                path.display(),
+                c.commit
+            )));
+        }
+        Ok(m)
     }
 
     pub fn write(&self, dir: &Path) -> Result<(), Error> {
@@ -552,8 +566,7 @@ impl SweepReport {
     }
 
     pub fn short(&self, index: usize) -> &str {
-        let c = &self.manifest.commits[index].commit;
-        &c[..c.len().min(12)]
+        trig_schema::abbrev(&self.manifest.commits[index].commit, 12)
     }
 }
 

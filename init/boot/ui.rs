@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
+use trig_schema::error::shown;
 use trig_schema::{BootStatus, RunSet};
 
 /// A thread that renders events until the last sender is gone; dropping
@@ -79,16 +80,16 @@ impl View {
                 if self.tty {
                     // one line, redrawn: every boot under way, cut to fit
                     let line = progress_line(&self.running);
-                    eprint!("\r\x1b[K{}", fit(&line, terminal_width()));
+                    eprint!("\r\x1b[K{}", fit(&shown(&line, false), terminal_width()));
                     self.open = true;
                 } else {
-                    eprintln!("[boot {label}] {now}");
+                    eprintln!("{}", shown(&format!("[boot {label}] {now}"), false));
                 }
                 let _ = std::io::stderr().flush();
             }
             BootEvent::Notice(text) => {
                 self.end_line();
-                eprintln!("trig-init: {text}");
+                eprintln!("trig-init: {}", shown(text, false));
             }
             BootEvent::Judged {
                 label,
@@ -101,13 +102,16 @@ impl View {
                 self.end_line();
                 // quiet drops progress, never the reason of a failure
                 if !self.quiet || *status != BootStatus::Ok {
-                    eprintln!(
+                    // the release, the guest's reason and QEMU's last
+                    // words are the kernel's and QEMU's text
+                    let line = format!(
                         "trig-init: boot {label} ({kernel}): {status} in {wall_s:.1} s{}",
                         message
                             .as_ref()
                             .map(|m| format!(": {m}"))
                             .unwrap_or_default()
                     );
+                    eprintln!("{}", shown(&line, false));
                 }
             }
             BootEvent::Progress { .. }

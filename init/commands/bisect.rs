@@ -20,7 +20,8 @@ pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, Error> {
         BisectSub::Verdict(c) => {
             let effect = read_effect(c.effect.as_ref())?;
             let d = decide(&effect, read_comparison(c.comparison.as_ref()));
-            println!("{}: {}", d.step.as_str(), d.why);
+            // the reason names benchmarks of the comparison's file
+            println!("{}: {}", d.step.as_str(), trig_export::text::line(&d.why));
         }
     }
     Ok(ExitCode::SUCCESS)

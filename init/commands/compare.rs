@@ -50,6 +50,7 @@ pub fn compare(cmd: CompareCmd) -> Result<ExitCode, Error> {
         let options = kcidb::KcidbOptions::from_env()?;
         files.push((Box::new(Kcidb(options)), path));
     }
+    files::check_outputs(files.iter().map(|(_, p)| std::path::Path::new(p.as_str())))?;
     let c = compare::compare(&base, &new, &settings)?;
     print!("{}", stdout.export(&c));
     for (exporter, path) in files {

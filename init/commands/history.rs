@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use trig_analysis::changepoint;
 use trig_analysis::history;
 use trig_export::kcidb::{self, HistoryRuns, Kcidb};
+use trig_export::text::line;
 use trig_export::Exporter;
 use trig_schema::error::{usage, Error};
 use trig_schema::files;
@@ -21,10 +22,11 @@ pub fn history(cmd: HistoryCmd) -> Result<ExitCode, Error> {
         Some(path) => Some((Kcidb(kcidb::KcidbOptions::from_env()?), path)),
         None => None,
     };
+    files::check_outputs(kcidb.as_ref().map(|(_, p)| Path::new(p.as_str())))?;
     let dir: &Path = cmd.dir.as_ref();
     let (entries, warning) = history::read(dir, cmd.git.as_deref().map(AsRef::as_ref), &metrics)?;
     if let Some(w) = warning {
-        eprintln!("trig-init: warning: {w}");
+        eprintln!("trig-init: warning: {}", line(&w));
     }
     let settings = changepoint::Detection {
         alpha: cmd.alpha,

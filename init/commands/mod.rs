@@ -19,7 +19,8 @@ use trig_schema::error::{usage, Error};
 /// `NAME: error: ...` and its class giving the status.
 pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
     result.unwrap_or_else(|e| {
-        eprintln!("{name}: error: {e}");
+        // an error quotes what it refuses: a release, a name, a file's text
+        eprintln!("{name}: error: {}", trig_export::text::line(&e.to_string()));
         ExitCode::from(e.status())
     })
 }

@@ -6,6 +6,7 @@ use trig_analysis::compare;
 use trig_analysis::history;
 use trig_analysis::input::Side;
 use trig_export::html;
+use trig_export::text::line;
 use trig_export::{Exporter, Html, Page};
 use trig_schema::error::Error;
 use trig_schema::files;
@@ -18,13 +19,14 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
         settings.metrics.clone_from(m);
     }
     let metrics = chosen.unwrap_or(compare::Metric::ALL.to_vec());
+    files::check_outputs([std::path::Path::new(&cmd.output)])?;
     let (entries, warning) = history::read(
         cmd.dir.as_ref(),
         cmd.git.as_deref().map(AsRef::as_ref),
         &metrics,
     )?;
     if let Some(w) = warning {
-        eprintln!("trig-init report: warning: {w}");
+        eprintln!("trig-init report: warning: {}", line(&w));
     }
     let latest = match entries.as_slice() {
         [.., (pb, base), (pn, new)] => {
@@ -32,7 +34,12 @@ pub fn report(cmd: ReportCmd) -> Result<ExitCode, Error> {
                 Side::of_file(p.file.as_ref(), sets.to_vec())
             };
             compare::compare(&side(pb, base), &side(pn, new), &settings)
-                .map_err(|e| eprintln!("trig-init report: no latest comparison: {e}"))
+                .map_err(|e| {
+                    eprintln!(
+                        "trig-init report: no latest comparison: {}",
+                        line(&e.to_string())
+                    )
+                })
                 .ok()
         }
         _ => None,

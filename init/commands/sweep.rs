@@ -66,6 +66,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                     files.push((format.exporter(), path));
                 }
             }
+            files::check_outputs(files.iter().map(|(_, p)| std::path::Path::new(p.as_str())))?;
             let s = sweep::analyse(c.dir.as_ref(), &settings)?;
             print!("{}", stdout.export(&s));
             for (exporter, path) in files {

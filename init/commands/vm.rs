@@ -161,7 +161,10 @@ fn compare_with_first(
                 comparisons.push(c);
             }
             Err(e) => {
-                eprintln!("trig-init: compare: {e}: the gate fails, the boots' results are kept");
+                eprintln!(
+                    "trig-init: compare: {}: the gate fails, the boots' results are kept",
+                    trig_export::text::line(&e.to_string())
+                );
                 status = exit::gravest(status, exit::FAILED);
             }
         }

@@ -18,7 +18,8 @@ const METRICS: [Metric; 2] = [Metric::Rate, Metric::Overhead];
 
 /// The A/A lines, then the ladder.
 pub fn text(run: &AbRun) -> String {
-    aa(&run.paired, &run.unpaired) + &ladder(&run.rungs)
+    // benchmark names are the results files'
+    crate::text::visible(&(aa(&run.paired, &run.unpaired) + &ladder(&run.rungs))).into_owned()
 }
 
 fn is_flagged(v: Verdict) -> bool {
@@ -191,8 +192,8 @@ fn ladder(rungs: &[(usize, Comparison)]) -> String {
         let p = m.p.map_or("counted".into(), |p| format!("p={p:.3}"));
         let _ = writeln!(
             out,
-            "  {:<14} {:>3} spins {:<8} {:+8.3}% {ci:<18} {p} {}",
-            r.name,
+            "  {} {:>3} spins {:<8} {:+8.3}% {ci:<18} {p} {}",
+            crate::text::pad(r.name, 14, true),
             r.spins,
             m.metric.as_str(),
             m.change_pct,

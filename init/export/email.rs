@@ -1,7 +1,7 @@
 //! `compare --format email`: plain text for a mailing list.
 
 use super::parts::{explained, figure, flagged, header, headlines, pvalue, signed, totals};
-use crate::text::wrap;
+use crate::text::{pad, width, wrap};
 use trig_analysis::compare::{BenchComparison, Comparison, Verdict};
 use trig_schema::Meter;
 
@@ -76,7 +76,7 @@ fn flagged_table(c: &Comparison, hits: &[&BenchComparison]) -> Vec<String> {
     let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for row in groups.iter().flat_map(|(_, rows)| rows) {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(width(cell));
         }
     }
     let line = |cells: &[String]| -> String {
@@ -84,10 +84,7 @@ fn flagged_table(c: &Comparison, hits: &[&BenchComparison]) -> Vec<String> {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, &w))| match i {
-                0 | 1 => format!("{cell:<w$}"),
-                _ => format!("{cell:>w$}"),
-            })
+            .map(|(i, (cell, &w))| pad(cell, w, i < 2))
             .collect();
         padded.join("  ").trim_end().to_string()
     };

@@ -1,7 +1,10 @@
 //! The history as a table or in Markdown.
 
+use crate::md::inline;
+use crate::text::{line, pad};
 use std::fmt::Write;
 use trig_analysis::history::{Found, History};
+use trig_schema::is_object_name;
 use trig_schema::Meter;
 
 /// What a change point takes: its size, and how many results.
@@ -48,10 +51,29 @@ fn alert_line(h: &History, f: &Found) -> String {
         f.at + 1,
         h.points[f.at].label()
     );
-    if let Some((good, bad)) = &f.bisect {
+    if let Some((good, bad)) = bisectable(f) {
         let _ = write!(s, "; git bisect start {bad} {good}");
     }
     s
+}
+
+/// The range to bisect a change point in: only when both ends are git
+/// object names, as a forged commit would run in the shell it is pasted
+/// into.
+fn bisectable(f: &Found) -> Option<&(String, String)> {
+    f.bisect
+        .as_ref()
+        .filter(|(good, bad)| is_object_name(good) && is_object_name(bad))
+}
+
+/// A line of outside text (labels, names, reasons: the results files')
+/// in Markdown or as a terminal shows it.
+fn shown(text: &str, markdown: bool) -> String {
+    if markdown {
+        inline(text)
+    } else {
+        line(text).into_owned()
+    }
 }
 
 /// The summary lines, alerts and table header, in Markdown or plain text.
@@ -70,16 +92,19 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
     if markdown {
         let _ = writeln!(
             out,
-            "### trig-init history\n\n- {}: {} results, {span}\n- {needs}\n",
-            h.dir,
-            h.points.len()
+            "### trig-init history\n\n- {}\n- {needs}\n",
+            shown(
+                &format!("{}: {} results, {span}", h.dir, h.points.len()),
+                true
+            )
         );
         for f in &alerts {
-            let _ = writeln!(out, "**ALERT**: {}\n", alert_line(h, f));
+            let _ = writeln!(out, "**ALERT**: {}\n", shown(&alert_line(h, f), true));
         }
         let _ = writeln!(out, "| first result after | benchmark | metric | before | after | change [95% CI] | p | {new_column} | moved with |\n|:--|:--|:--|--:|--:|--:|--:|:--|:--|");
     } else {
-        let _ = writeln!(out, "{}: {} results, {span}", h.dir, h.points.len());
+        let summary = format!("{}: {} results, {span}", h.dir, h.points.len());
+        let _ = writeln!(out, "{}", shown(&summary, false));
         let _ = writeln!(
             out,
             "{} change point(s); new = in the newest {} results; {needs}",
@@ -87,13 +112,13 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
             h.new_window
         );
         for f in &alerts {
-            let _ = writeln!(out, "ALERT: {}", alert_line(h, f));
+            let _ = writeln!(out, "ALERT: {}", shown(&alert_line(h, f), false));
         }
         let _ = writeln!(
             out,
-            "\n{:<44} {:<26} {:<15} {:>10} {:>10} {:>24} {:>6} {:<7} MOVED WITH",
-            "FIRST RESULT AFTER",
-            "BENCHMARK",
+            "\n{} {} {:<15} {:>10} {:>10} {:>24} {:>6} {:<7} MOVED WITH",
+            pad("FIRST RESULT AFTER", AT, true),
+            pad("BENCHMARK", BENCH, true),
             "METRIC",
             "BEFORE",
             "AFTER",
@@ -103,6 +128,11 @@ fn render_head(out: &mut String, h: &History, markdown: bool) {
         );
     }
 }
+
+/// The widths of the plain table's columns of outside text: the result
+/// (release, commit, date) and the benchmark.
+const AT: usize = 44;
+const BENCH: usize = 26;
 
 /// One change point's table row.
 fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
@@ -131,9 +161,11 @@ fn found_row(out: &mut String, h: &History, f: &Found, markdown: bool) {
     let (bench, metric, before, after, p) =
         (&f.bench, f.metric.as_str(), c.before, c.after, c.p_text());
     let _ = if markdown {
+        let (at, bench, with) = (inline(&at), inline(bench), inline(&with));
         writeln!(out, "| {at} | {bench} | {metric} | {before:.3} | {after:.3} | {change} | {p} | {new} | {with} |")
     } else {
-        writeln!(out, "{at:<44} {bench:<26} {metric:<15} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
+        let (at, bench, with) = (pad(&at, AT, true), pad(bench, BENCH, true), line(&with));
+        writeln!(out, "{at} {bench} {metric:<15} {before:>10.3} {after:>10.3} {change:>24} {p:>6} {new:<7} {with}")
     };
 }
 
@@ -143,7 +175,7 @@ fn bisect_lines(out: &mut String, h: &History, markdown: bool) {
         .found
         .iter()
         .filter(|f| f.new && f.regression)
-        .filter_map(|f| f.bisect.as_ref())
+        .filter_map(bisectable)
         .collect();
     bisects.dedup();
     for (good, bad) in bisects {
@@ -169,6 +201,7 @@ fn newest_lines(out: &mut String, h: &History, markdown: bool) {
             b.verdict.as_str(),
             b.reason.as_deref().unwrap_or("no reason recorded")
         );
+        let what = shown(&what, markdown);
         let _ = if markdown {
             writeln!(out, "**{}**: {what}\n", b.verdict.as_str().to_uppercase())
         } else {
@@ -183,10 +216,8 @@ pub fn render(h: &History, markdown: bool) -> String {
     newest_lines(&mut out, h, markdown);
     let kernel_series = h.series.iter().any(|s| s.metric.build_independent());
     for b in &h.breaks {
-        let _ = writeln!(
-            out,
-            "{}results from #{} {} on are not comparable with those before ({}): each series is compared only with results of its own kind{}",
-            if markdown { "\n" } else { "" },
+        let sentence = format!(
+            "results from #{} {} on are not comparable with those before ({}): each series is compared only with results of its own kind{}",
             b.at + 1,
             h.points[b.at].label(),
             b.why.join("; "),
@@ -195,6 +226,12 @@ pub fn render(h: &History, markdown: bool) -> String {
             } else {
                 ""
             }
+        );
+        let _ = writeln!(
+            out,
+            "{}{}",
+            if markdown { "\n" } else { "" },
+            shown(&sentence, markdown)
         );
     }
     for f in &h.found {

@@ -37,7 +37,8 @@ impl PageOptions {
     /// repository is known.
     fn linked(&self, commit: Option<&str>, inner: String) -> String {
         match (&self.repo_url, commit) {
-            (Some(url), Some(c)) => format!(
+            // a commit id of a forged file names no other page of the host
+            (Some(url), Some(c)) if trig_schema::is_object_name(c) => format!(
                 r#"<a href="{}/commit/{}">{inner}</a>"#,
                 esc(url.trim_end_matches('/')),
                 esc(c)
@@ -102,8 +103,8 @@ fn tick_label(v: f64, step: f64) -> String {
 fn x_label(h: &History, i: usize) -> String {
     let p = &h.points[i];
     match (&p.commit, &p.created) {
-        (Some(c), _) => c[..c.len().min(8)].to_string(),
-        (None, Some(t)) if t.len() >= 8 => format!("{}-{}", &t[4..6], &t[6..8]),
+        (Some(c), _) => trig_schema::abbrev(c, 8).to_string(),
+        (None, Some(t)) if trig_schema::is_timestamp(t) => format!("{}-{}", &t[4..6], &t[6..8]),
         _ => format!("#{}", i + 1),
     }
 }

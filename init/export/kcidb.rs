@@ -235,7 +235,7 @@ impl<'a> Doc<'a> {
         checkout["misc"] = misc.into();
         let config = self.opts.config.as_deref().or(k.package);
         let arch = kernel_arch(k.arch);
-        let build_id = format!("{checkout_id}/{arch}/{}", config.unwrap_or("unknown"));
+        let build_id = self.id(&format!("{name}/{arch}/{}", config.unwrap_or("unknown")));
         let mut build = json!({
             "id": build_id, "origin": origin, "checkout_id": checkout_id,
             "architecture": arch,
@@ -427,7 +427,7 @@ impl<'a> Doc<'a> {
             "builds": self.builds.into_values().collect::<Vec<_>>(),
             "tests": self.tests,
         });
-        serde_json::to_string_pretty(&doc).expect("KCIDB serializes") + "\n"
+        serde_json::to_string_pretty(&without_nul(doc)).expect("KCIDB serializes") + "\n"
     }
 }
 
@@ -505,6 +505,29 @@ fn without_nulls(v: Value) -> Value {
     }
 }
 
+/// KCIDB's strings hold anything but NUL, and outside text (a release,
+/// a commit, a benchmark's name, in IDs too) may: shown as `\0`, the
+/// same in every string, so that IDs still match.
+fn without_nul(v: Value) -> Value {
+    let text = |s: String| {
+        if s.contains('\0') {
+            s.replace('\0', "\\0")
+        } else {
+            s
+        }
+    };
+    match v {
+        Value::String(s) => text(s).into(),
+        Value::Array(a) => a.into_iter().map(without_nul).collect(),
+        Value::Object(o) => o
+            .into_iter()
+            .map(|(k, v)| (text(k), without_nul(v)))
+            .collect::<Map<_, _>>()
+            .into(),
+        v => v,
+    }
+}
+
 /// JSON has no NaN or infinity: those are left out.
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
@@ -518,22 +541,28 @@ fn put(obj: &mut Value, key: &str, v: Option<&str>) {
 
 /// A benchmark's name as nodes of KCIDB's test tree: a result's
 /// parameter after `/` is a node of its own (`strncmp-baseline/len=8`:
-/// `strncmp-baseline.len_8`), and what a node cannot hold becomes `_`.
+/// `strncmp-baseline.len_8`), and what a node cannot hold becomes `_`;
+/// a node of nothing (an empty name, `a//b`) is `_` too, as KCIDB takes
+/// no empty node.
 fn path_part(bench: &str) -> String {
-    bench
-        .chars()
-        .map(|c| match c {
-            '/' => '.',
-            c if c.is_ascii_alphanumeric() || c == '-' || c == '_' => c,
-            _ => '_',
+    let nodes: Vec<String> = bench
+        .split('/')
+        .map(|node| match node {
+            "" => "_".into(),
+            n => n
+                .chars()
+                .map(|c| match c {
+                    c if c.is_ascii_alphanumeric() || c == '-' || c == '_' => c,
+                    _ => '_',
+                })
+                .collect(),
         })
-        .collect()
+        .collect();
+    nodes.join(".")
 }
 
 fn is_commit_hash(c: &str) -> bool {
-    c.len() == 40
-        && c.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    c.len() == 40 && trig_schema::is_object_name(c)
 }
 
 /// The kernel's name for the architecture, as KCIDB's builds use it.

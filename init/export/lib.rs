@@ -19,6 +19,7 @@ pub mod html;
 pub mod json;
 pub mod kcidb;
 pub mod markdown;
+pub mod md;
 pub mod movers;
 pub mod parts;
 pub mod sweep;

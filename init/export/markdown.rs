@@ -1,6 +1,7 @@
 //! `compare --format markdown`: for CI comments.
 
 use super::parts::{counts, explained, flagged, header, headlines, rows, totals, unsupported, Row};
+use crate::md::{code, inline};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 
@@ -10,10 +11,10 @@ pub fn comparison(c: &Comparison) -> String {
     let (head, rows) = rows(c);
     let mut out = String::from("### trig-init compare\n\n");
     for l in headlines(c) {
-        let _ = writeln!(out, "**{l}**\n");
+        let _ = writeln!(out, "**{}**\n", inline(&l));
     }
     for l in header(c) {
-        let _ = writeln!(out, "- {l}");
+        let _ = writeln!(out, "- {}", inline(&l));
     }
     let md_table = |rows: &[Row]| -> String {
         let mut t = format!("| {} |\n|", head.join(" | "));
@@ -23,12 +24,24 @@ pub fn comparison(c: &Comparison) -> String {
         t += &align.join("|");
         t += "|\n";
         for r in rows {
-            let mut cells = r.cells.clone();
+            // the name and the verdict's reason are outside text, the rest figures
+            let last = r.cells.len() - 1;
+            let mut cells: Vec<String> = r
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i == 0 || i == last {
+                        inline(c)
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect();
             if flagged(r.verdict) {
                 let v = cells.last_mut().expect("verdict cell");
                 *v = format!("**{v}**");
             }
-            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
             let _ = writeln!(t, "| {} |", cells.join(" | "));
         }
         t
@@ -41,7 +54,7 @@ pub fn comparison(c: &Comparison) -> String {
     }
     let why = explained(c, usize::MAX);
     if let Some((head, lines)) = why.split_first() {
-        let _ = write!(out, "\n**{head}**\n\n```text\n{}\n```\n", lines.join("\n"));
+        let _ = write!(out, "\n**{}**\n\n{}", inline(head), code(lines));
     }
     if !rest.is_empty() {
         let verdicts: Vec<Verdict> = rest.iter().map(|r| r.verdict).collect();
@@ -53,7 +66,7 @@ pub fn comparison(c: &Comparison) -> String {
         );
     }
     for l in unsupported(c) {
-        let _ = write!(out, "\n- {l}");
+        let _ = write!(out, "\n- {}", inline(&l));
     }
     out + "\n" + &totals(c) + "\n"
 }

@@ -1,6 +1,7 @@
 //! The lines that say which functions moved (`compare`'s movers), for
 //! the text formats and mail.
 
+use crate::text::{line, pad, width as columns, wrap};
 use trig_analysis::compare::movers::{Movers, MIN_MOVE};
 
 /// Text lines that explain `m` for benchmark `name`.
@@ -31,10 +32,7 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
             ),
         }
     )];
-    out = out
-        .iter()
-        .flat_map(|l| crate::text::wrap(l, width, 2))
-        .collect();
+    out = out.iter().flat_map(|l| wrap(l, width, 2)).collect();
     let figures: Vec<String> = m
         .functions
         .iter()
@@ -55,14 +53,14 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         })
         .collect();
     let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
-    let names = m.functions.iter().map(|f| f.name.chars().count());
+    let names = m.functions.iter().map(|f| columns(&f.name));
     let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
     for (f, fig) in m.functions.iter().zip(&figures) {
-        if f.name.chars().count() <= name_width {
-            out.push(format!("  {:<name_width$}  {fig}", f.name));
+        if columns(&f.name) <= name_width {
+            out.push(format!("  {}  {fig}", pad(&f.name, name_width, true)));
         } else {
-            out.push(format!("  {}", f.name));
-            out.push(format!("  {:<name_width$}  {fig}", ""));
+            out.push(format!("  {}", line(&f.name)));
+            out.push(format!("  {}  {fig}", pad("", name_width, true)));
         }
     }
     out
@@ -103,5 +101,26 @@ mod tests {
         assert!(text
             .iter()
             .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
+    }
+
+    #[test]
+    fn a_function_name_past_a_format_width_panics_nothing() {
+        let long = "f".repeat(70_000);
+        let m = Movers {
+            against: None,
+            total: 1.0,
+            kernel: 1.0,
+            functions: vec![FunctionMove {
+                name: long.clone(),
+                base: 1.0,
+                new: 2.0,
+                change: 1.0,
+                calls: 0.0,
+                l1_misses: 0.0,
+                ll_misses: 0.0,
+            }],
+        };
+        let text = lines("trig-kprobe", &m);
+        assert!(text.iter().any(|l| l.contains(&long)));
     }
 }

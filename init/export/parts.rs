@@ -226,7 +226,11 @@ fn side(s: &SideInfo) -> String {
         let _ = write!(out, " [{}]", s.specs.join(", "));
     }
     if !s.commits.is_empty() {
-        let short: Vec<&str> = s.commits.iter().map(|c| &c[..c.len().min(12)]).collect();
+        let short: Vec<&str> = s
+            .commits
+            .iter()
+            .map(|c| trig_schema::abbrev(c, 12))
+            .collect();
         let _ = write!(out, " @ {}", short.join(", "));
     }
     let _ = write!(

@@ -3,6 +3,8 @@
 //! format (a step is a comparison of two consecutive measured commits).
 
 use super::{html, Email, Exporter, Html, Json, Markdown, Table};
+use crate::md::inline;
+use crate::text::line;
 use serde::Serialize;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
@@ -41,13 +43,8 @@ fn said(m: &Moved) -> String {
 }
 
 fn commit(s: &SweepReport, i: usize) -> String {
-    // a subject is the committer's text: one line of it
-    let subject: String = s.manifest.commits[i]
-        .subject
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    format!("{} {subject}", s.short(i))
+    // a subject is the committer's text: one line of it, in every format
+    format!("{} {}", s.short(i), line(&s.manifest.commits[i].subject))
 }
 
 /// Which commit a step was measured against, and the unmeasured commits
@@ -208,7 +205,7 @@ fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) 
             }
         }
         None => {
-            let _ = writeln!(out, "{:indent$}{text}", "");
+            let _ = writeln!(out, "{:indent$}{}", "", line(text));
         }
     };
     let mut out = String::new();
@@ -248,12 +245,12 @@ impl Exporter<SweepReport> for Email {
 impl Exporter<SweepReport> for Markdown {
     fn export(&self, s: &SweepReport) -> String {
         let (title, sections) = outline(s);
-        let mut out = format!("## {title}\n");
+        let mut out = format!("## {}\n", inline(&title));
         for (head, lines) in &sections {
             if !lines.is_empty() {
                 let _ = writeln!(out, "\n**{head}**\n");
                 for l in lines {
-                    let _ = writeln!(out, "- {l}");
+                    let _ = writeln!(out, "- {}", inline(l));
                 }
             }
         }
@@ -261,8 +258,8 @@ impl Exporter<SweepReport> for Markdown {
             let _ = write!(
                 out,
                 "\n### {}\n\n{}\n\n{}",
-                commit(s, st.at),
-                against(s, st),
+                inline(&commit(s, st.at)),
+                inline(&against(s, st)),
                 self.export(&st.comparison)
             );
         }

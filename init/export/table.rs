@@ -3,6 +3,7 @@
 //! request.
 
 use super::parts::{explained, header, headlines, rows, totals, unsupported};
+use crate::text::{line as one_line, pad, width};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 
@@ -11,7 +12,7 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
     let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(&r.cells) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(width(cell));
         }
     }
     let last = widths.len() - 1;
@@ -20,14 +21,19 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
             .iter()
             .enumerate()
             .map(|(i, cell)| match i {
-                0 => format!("{cell:<w$}", w = widths[0]),
-                i if i == last => cell.clone(),
-                _ => format!("{cell:>w$}", w = widths[i]),
+                0 => pad(cell, widths[0], true),
+                i if i == last => one_line(cell).into_owned(),
+                _ => pad(cell, widths[i], false),
             })
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let mut out = headlines(c).join("\n") + "\n\n" + &header(c).join("\n") + "\n\n";
+    // every line but the rows (padded, so shown, above) holds outside text
+    let shown = |lines: Vec<String>| -> String {
+        let lines: Vec<_> = lines.iter().map(|l| one_line(l)).collect();
+        lines.join("\n")
+    };
+    let mut out = shown(headlines(c)) + "\n\n" + &shown(header(c)) + "\n\n";
     out += &line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     out.push('\n');
     for r in &rows {
@@ -45,10 +51,10 @@ pub fn comparison(c: &Comparison, color: bool) -> String {
         }
     }
     for l in unsupported(c) {
-        let _ = writeln!(out, "{l}");
+        let _ = writeln!(out, "{}", one_line(&l));
     }
     for l in explained(c, usize::MAX) {
-        let _ = write!(out, "\n{l}");
+        let _ = write!(out, "\n{}", one_line(&l));
     }
     out + "\n" + &totals(c) + "\n"
 }

@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::text::words;
+use crate::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
 use trig_schema::{Meter, Report, RunRecord, RunSet, Status};
@@ -99,8 +99,9 @@ fn header(set: &RunSet) -> String {
     let _ = writeln!(
         out,
         "kernel {} ({}), {} under {}, meter {}, {} CPU{}, {} boot(s)",
-        set.kernel.release,
-        set.kernel.spec,
+        // a patch's release, the user's spec: as a terminal shows them
+        line(&set.kernel.release),
+        line(&set.kernel.spec),
         set.vm.arch,
         set.vm.accel.to_uppercase(),
         set.vm.meter.as_str(),
@@ -188,7 +189,8 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "{name:<30} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
+        "{} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
+        pad(name, 30, true),
         means.len(),
         status.as_str()
     );

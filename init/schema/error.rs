@@ -2,6 +2,7 @@
 //! the exit status (see [`exit`]), the message names the cause.
 
 use crate::exit;
+use std::borrow::Cow;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +70,37 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// `text` with every character that acts on a terminal instead of showing
+/// (a control character; a bidirectional override or isolate, which
+/// reorders what follows) shown as its escape (`\r`, `\u{1b}`), and its
+/// newlines too unless `lines`. Errors and warnings quote outside text (a
+/// file's name, a release: docs/faults.md, "Outside text"); the
+/// terminal's text of the renderers (`trig_export::text`) is this too.
+pub fn shown(text: &str, lines: bool) -> Cow<'_, str> {
+    let acts = |c: char| {
+        (c.is_control() && !(lines && c == '\n'))
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(acts) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if acts(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Says `message` on stderr as a warning of one line, [`shown`] (a
+/// file's name cannot start a line that reads as trig-init's).
+pub fn warn(message: impl fmt::Display) {
+    eprintln!("trig-init: warning: {}", shown(&message.to_string(), false));
+}
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,19 @@ pub fn write(path: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> Result<(), crat
         .map_err(|e| crate::error::infra(format!("{}: {e}", path.display())))
 }
 
+/// [`check_writable`] for every output a command was asked for, before
+/// its work: the first that cannot be written named as [`write`] names
+/// it, so that nothing is printed or replaced when one of them would fail.
+pub fn check_outputs<'a>(
+    paths: impl IntoIterator<Item = &'a Path>,
+) -> Result<(), crate::error::Error> {
+    for path in paths {
+        check_writable(path)
+            .map_err(|e| crate::error::infra(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
 /// A temporary file, removed when dropped: on success, on an error
 /// returned by `?`, on a panic and on an interrupted run alike.
 pub struct TempFile {

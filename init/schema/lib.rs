@@ -461,6 +461,21 @@ pub fn is_timestamp(t: &str) -> bool {
     b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z'
 }
 
+/// The first `n` characters of a commit id as recorded: never cut inside
+/// a character, whatever a forged file holds.
+pub fn abbrev(id: &str, n: usize) -> &str {
+    id.char_indices().nth(n).map_or(id, |(i, _)| &id[..i])
+}
+
+/// Whether `id` is a git object name (hex digits): the only commit ids a
+/// file name or a URL is made of.
+pub fn is_object_name(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct KernelInfo {
     /// As given on the command line (`debian:6.1`, a path).

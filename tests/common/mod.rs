@@ -1,5 +1,6 @@
 //! Helpers for tests that run the built binary and boot real kernels.
 
+use std::ffi::OsStr;
 use std::process::{Command, Output};
 
 #[allow(dead_code)] // not every test binary that includes common uses it
@@ -10,6 +11,45 @@ pub fn trig_init(args: &[&str]) -> Output {
         .expect("run trig-init")
 }
 
+/// What a run of the binary said.
+#[allow(dead_code)] // not every test binary that includes common uses it
+pub struct Ran {
+    pub code: i32,
+    pub out: String,
+    pub err: String,
+}
+
+#[allow(dead_code)] // not every test binary that includes common uses it
+impl Ran {
+    pub fn both(&self) -> String {
+        format!("{}{}", self.out, self.err)
+    }
+}
+
+/// The real binary under `timeout`, killed after `secs`: a command that
+/// hangs (a fifo it waits on) fails the test instead of hanging it. No
+/// colour, no KCIDB settings of the environment.
+#[allow(dead_code)] // not every test binary that includes common uses it
+pub fn bounded<S: AsRef<OsStr>>(secs: u32, args: &[S]) -> Ran {
+    let o = Command::new("timeout")
+        .args(["-k", "2", &secs.to_string()])
+        .arg(env!("CARGO_BIN_EXE_trig-init"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("TRIG_INIT_KCIDB_ORIGIN")
+        .env_remove("TRIG_INIT_KCIDB_CONFIG")
+        .env_remove("TRIG_INIT_KCIDB_TREE")
+        .env_remove("TRIG_INIT_KCIDB_REPO")
+        .output()
+        .expect("run timeout(1)");
+    Ran {
+        code: o.status.code().unwrap_or(-1),
+        out: String::from_utf8_lossy(&o.stdout).into_owned(),
+        err: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+#[allow(dead_code)] // not every test binary that includes common uses it
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -50,10 +50,10 @@ pub fn load_alerts(dir: &Path) -> Result<Vec<Alert>, Error> {
     match std::fs::read_to_string(&path) {
         // what an older trig-init left when the disk filled: start afresh
         Ok(text) if text.trim().is_empty() => {
-            eprintln!(
-                "trig-init: warning: {} is empty; the alerts already sent are forgotten",
+            error::warn(format_args!(
+                "{} is empty; the alerts already sent are forgotten",
                 path.display()
-            );
+            ));
             Ok(Vec::new())
         }
         Ok(text) => serde_json::from_str(&text)

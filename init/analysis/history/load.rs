@@ -23,7 +23,7 @@ impl Point {
     pub fn label(&self) -> String {
         let mut s = self.release.clone();
         if let Some(c) = &self.commit {
-            let _ = write!(s, " @{}", &c[..c.len().min(12)]);
+            let _ = write!(s, " @{}", trig_schema::abbrev(c, 12));
         }
         if let Some(t) = &self.created {
             let _ = write!(s, " {t}");
