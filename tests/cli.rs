@@ -1061,6 +1061,17 @@ fn bench_refuses_as_upstream_does_naming_the_cause() {
     let dir = bench_dir("bench-refusals");
     for (args, status, says) in [
         (&["trig-nosuch"][..], 1, "benchmark 'trig-nosuch' not found"),
+        // what reaches a terminal acts on nothing (docs/faults.md)
+        (
+            &["trig-\u{1b}[2J\r"][..],
+            1,
+            "benchmark 'trig-\\u{1b}[2J\\r' not found",
+        ),
+        (
+            &["--\u{1b}]0;x\u{7}"][..],
+            64,
+            "invalid option '--\\u{1b}]0;x\\u{7}'",
+        ),
         (&["-w1"][..], 1, "benchmark name is not specified"),
         (
             &["-c1", "trig-base"][..],

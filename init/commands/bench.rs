@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use trig_guest::recorder::Sink;
 use trig_guest::registry::{self, Bench, Producers};
 use trig_guest::{pid1, upstream};
+use trig_schema::error::shown;
 use trig_schema::{exit, files};
 
 /// argp's status for a command line it refuses (sysexits.h's EX_USAGE).
@@ -42,7 +43,11 @@ pub fn bench(args: Vec<OsString>) -> ExitCode {
 
 /// argp's refusal of a command line.
 fn refuse(why: impl std::fmt::Display) -> ExitCode {
-    eprintln!("bench: {why}\nTry `bench --help' for more information.");
+    let why = why.to_string();
+    eprintln!(
+        "bench: {}\nTry `bench --help' for more information.",
+        shown(&why, false)
+    );
     ExitCode::from(EX_USAGE)
 }
 
@@ -77,7 +82,7 @@ fn run_named(run: BenchRun) -> ExitCode {
     for name in &run.names {
         match registry::by_upstream_name(name, version) {
             Some(b) => benches.push(b),
-            None => return fail(format!("benchmark '{name}' not found")),
+            None => return fail(format!("benchmark '{}' not found", shown(name, false))),
         }
     }
     if let Some(path) = &run.json {

@@ -9,6 +9,7 @@ use crate::sampler::{self, Progress};
 use crate::upstream;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
+use trig_schema::error::shown;
 use trig_schema::{
     frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System,
     SCHEMA_VERSION,
@@ -132,10 +133,12 @@ impl Recorder {
                 (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
                     println!("{}", upstream::summary(s))
                 }
+                // the reason quotes the kernel and libbpf: outside text
                 (Progress::Upstream { bench, .. }, _) => eprintln!(
-                    "benchmark '{bench}' {}: {}",
+                    "benchmark '{}' {}: {}",
+                    shown(bench, false),
                     result.status.as_str(),
-                    result.reason.as_deref().unwrap_or("")
+                    shown(result.reason.as_deref().unwrap_or(""), false)
                 ),
                 _ => eprintln!("{}", summary_line(&result)),
             }
@@ -311,7 +314,7 @@ pub fn summary_line(r: &BenchResult) -> String {
             "{:<28} {}: {}",
             r.name,
             r.status.as_str(),
-            r.reason.as_deref().unwrap_or("")
+            shown(r.reason.as_deref().unwrap_or(""), false)
         ),
     }
 }
