@@ -8,8 +8,7 @@
 # - nightly-kernel.yml, jobs build and bench: the 4 cells of the matrix,
 #   each booting Debian's 6.1 kernel of its architecture (fetched by
 #   scripts/test.sh) for one benchmark, once: all green;
-# - sweep-range.yml, jobs build and slice: trig-init built in wrkflw's copy
-#   of the tree, and 4 slices of the last 2 commits of the reduced sweep
+# - sweep-range.yml, jobs build and slice: trig-init as CI built it, and 4 slices of the last 2 commits of the reduced sweep
 #   proof's range (DIR, default target/bisect-tree, after
 #   scripts/proofs/sweep-proof.sh --reduced) booting one benchmark each; the
 #   slices build in that proof's build directory with its config
@@ -23,11 +22,12 @@
 # cell's archive, with results of the benchmark, hits counted on both
 # sides).
 #
-# Runs last in CI: wrkflw's builds share CI's target directory
-# (CARGO_TARGET_DIR), to rebuild only trig-init's own crates. Their
-# artifacts are newer than any source edited in the checkout meanwhile,
-# which cargo then takes as built: touch such sources after a local run
-# (docs/sweep.md).
+# The build jobs pack trig-init as CI built this checkout (LOCAL_TARGET:
+# its target directory, which must hold the x86-64 and arm64 binaries and
+# the plugin: scripts/build.sh, both arches) instead of building it in
+# wrkflw's copy of the tree: wrkflw copies files with new times, and
+# cargo rebuilt all of trig-init's crates for both arches there (362 s of
+# the nightly's 493 in CI).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -69,6 +69,11 @@ for a in x86_64 aarch64; do
   v=LOCAL_IMAGE_$a
   [ -f "${!v}" ] || { echo "wrkflw.sh: no Debian 6.1 kernel for $a in trig-init's cache (scripts/test.sh fetches it); or set $v" >&2; exit 2; }
 done
+# trig-init as CI built it, for the build jobs (LOCAL_TARGET)
+for f in trig-init libtrig_plugin.so aarch64-unknown-linux-musl/release/trig-init; do
+  [ -f "$top/target/$f" ] || { echo "wrkflw.sh: no target/$f: scripts/build.sh and scripts/build.sh --arch aarch64 first" >&2; exit 2; }
+done
+export LOCAL_TARGET=$top/target
 # The slices build the proof's last commits in its build directory, one
 # slice at a time (wrkflw runs a matrix so)
 tip=$(git -C "$tree" rev-parse sweep-proof)
@@ -79,7 +84,7 @@ export LOCAL_BUILD=$sweep_build LOCAL_CONFIG=$config LOCAL_KEEP=$scratch/kept
 # (wrkflw copies no hidden file; cargo reads the config of a parent
 # directory, as of the checkout in CI). wrkflw's cache, under HOME, starts
 # empty: a history that an earlier run left would be another trig-init's.
-export TMPDIR=$scratch/jobs CARGO_TARGET_DIR=$top/target
+export TMPDIR=$scratch/jobs
 export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
 if [ -z "${PYENV_ROOT:-}" ] && [ -d "$HOME/.pyenv" ]; then export PYENV_ROOT=$HOME/.pyenv; fi
 export HOME=$scratch/home
