@@ -422,6 +422,42 @@ fn every_output_path_is_checked_before_the_work() {
         let old = std::fs::read_to_string(&kept).unwrap();
         assert_eq!(old, "old", "{args:?}: replaced before a later path failed");
     }
+    // and the commands that boot or measure: nothing booted or run first
+    let nowhere_text = nowhere.to_str().unwrap();
+    for args in [
+        vec![
+            "vm",
+            "-k",
+            "/nonexistent/bzImage",
+            "--export-kcidb",
+            nowhere_text,
+        ],
+        vec![
+            "ab",
+            "-k",
+            "/nonexistent/a",
+            "-k",
+            "/nonexistent/b",
+            "--export-kcidb",
+            nowhere_text,
+        ],
+        vec![
+            "run",
+            "--filter",
+            "trig-base",
+            "-w",
+            "0",
+            "-d",
+            "0.1",
+            "--json",
+            nowhere_text,
+        ],
+    ] {
+        let r = run(&args.iter().map(Path::new).collect::<Vec<_>>());
+        assert_eq!(r.code, 4, "{args:?}: {}", r.err);
+        assert!(r.err.contains(nowhere_text), "{args:?}: {}", r.err);
+        assert!(!r.err.contains("[1/"), "{args:?}: ran first: {}", r.err);
+    }
 }
 
 #[test]

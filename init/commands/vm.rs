@@ -18,6 +18,7 @@ use trig_schema::files;
 /// `vm`, and `ab` (`compare_after`): boots, then compares each kernel
 /// with the first. Every setting is checked before the first boot.
 pub fn vm(cmd: VmCmd, compare_after: bool) -> Result<ExitCode, Error> {
+    files::check_outputs(cmd.export_kcidb.as_deref().map(std::path::Path::new))?;
     let table = Table {
         color: cmd.color.on(),
     };
