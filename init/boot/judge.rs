@@ -71,7 +71,7 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
         boot_s: b.boot_s,
         pairing: None,
         report,
-        timeline: Some(b.timeline.clone()),
+        timeline: (!b.timeline.starts.is_empty()).then(|| b.timeline.clone()),
     }
 }
 

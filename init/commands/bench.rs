@@ -85,7 +85,7 @@ fn run_named(run: BenchRun) -> ExitCode {
             None => return fail(format!("benchmark '{}' not found", shown(name, false))),
         }
     }
-    if let Some(path) = &run.json {
+    if let Some(path) = run.json.as_deref().filter(|p| *p != "-") {
         if let Err(e) = files::check_writable(Path::new(path)) {
             return refuse(format!("--json {path}: {e}"));
         }

@@ -36,11 +36,13 @@ struct BootParts {
     end: f64,
 }
 
-/// Where a boot's time went, from its timeline (the host's clock).
+/// Where a boot's time went, from its timeline (the host's clock): only
+/// a boot whose report came, as a boot cut short spent its last part
+/// waiting.
 fn boot_parts(run: &RunRecord) -> Option<BootParts> {
     let timeline = run.timeline.as_ref()?;
     let first = timeline.starts.first()?.1;
-    let matrix_end = timeline.report_s.unwrap_or(run.wall_s);
+    let matrix_end = timeline.report_s?;
     let group = |name: &str| {
         let results = run.report.as_ref().map(|r| r.results.as_slice());
         let found = results.unwrap_or_default().iter().find(|b| b.name == name);
@@ -71,15 +73,21 @@ fn boot_parts(run: &RunRecord) -> Option<BootParts> {
 /// have a timeline (the host's clock: where a boot's time goes).
 fn time_line(set: &RunSet) -> Option<String> {
     let boots: Vec<BootParts> = set.runs.iter().filter_map(boot_parts).collect();
+    boots.first()?;
     let n = boots.len() as f64;
     let mean = |f: &dyn Fn(&BootParts) -> f64| boots.iter().map(f).sum::<f64>() / n;
-    let first_boot = boots.first()?;
-    let groups: Vec<String> = first_boot
-        .groups
+    // every boot's families, in the order they first ran
+    let mut families: Vec<(&str, usize)> = Vec::new();
+    for (g, count, _) in boots.iter().flat_map(|b| &b.groups) {
+        if !families.iter().any(|(have, _)| have == g) {
+            families.push((g, *count));
+        }
+    }
+    let groups: Vec<String> = families
         .iter()
-        .map(|(g, count, _)| {
+        .map(|(g, count)| {
             let secs =
-                mean(&|b: &BootParts| b.groups.iter().filter(|x| &x.0 == g).map(|x| x.2).sum());
+                mean(&|b: &BootParts| b.groups.iter().filter(|x| x.0 == *g).map(|x| x.2).sum());
             format!("{} {count} in {secs:.1} s", words(g, 16))
         })
         .collect();

@@ -148,6 +148,16 @@ pub fn classify(
     }
 }
 
+/// Turns on autoload for `progs` only (every program is off in its
+/// section, `?`).
+pub fn set_autoload<'o, S: OpenSkel<'o>>(open: &mut S, progs: &[&str]) {
+    for mut p in open.open_object_mut().progs_mut() {
+        if progs.iter().any(|n| p.name() == *n) {
+            p.set_autoload(true);
+        }
+    }
+}
+
 /// Opens nothing itself: turns on autoload for `progs` only, then loads.
 pub fn load<'o, S: OpenSkel<'o>>(
     mut open: S,
@@ -155,11 +165,7 @@ pub fn load<'o, S: OpenSkel<'o>>(
     bench: &Bench,
     caps: &BTreeMap<String, Capability>,
 ) -> Result<S::Output, Failure> {
-    for mut p in open.open_object_mut().progs_mut() {
-        if progs.iter().any(|n| p.name() == *n) {
-            p.set_autoload(true);
-        }
-    }
+    set_autoload(&mut open, progs);
     clear_log();
     open.load().map_err(|e| classify("load", &e, bench, caps))
 }
@@ -177,7 +183,7 @@ pub struct Targets {
     /// uprobe benchmarks.
     pub uprobe_offset: Option<usize>,
     /// The functions that the `-all` benchmarks' empty program probes.
-    pub everywhere: Vec<String>,
+    pub everywhere: &'static [String],
 }
 
 /// Attaches the benchmark's program `prog` (the registry's, or its
@@ -236,14 +242,15 @@ fn attach_everywhere(
     obj: &Object,
     bench: &Bench,
     empty: &str,
-    functions: Vec<String>,
+    functions: &[String],
     caps: &BTreeMap<String, Capability>,
 ) -> Result<Link, Failure> {
     let prog = program(obj, empty)?;
     let ret = prog.section().to_string_lossy().contains("kretprobe");
     clear_log();
     let count = functions.len();
-    prog.attach_kprobe_multi(ret, functions).map_err(|e| {
+    let names: Vec<&str> = functions.iter().map(String::as_str).collect();
+    prog.attach_kprobe_multi(ret, names).map_err(|e| {
         classify(
             &format!("attach to all {count} traceable functions"),
             &e,

@@ -288,9 +288,11 @@ impl Recorder {
         self.lock().all_ok()
     }
 
-    /// Whether every benchmark was measured (none unsupported either).
+    /// Whether the run completed and measured every benchmark (none
+    /// unsupported either).
     pub fn all_measured(&self) -> bool {
-        self.lock().results.iter().all(|r| r.status == Status::Ok)
+        let report = self.lock();
+        report.all_ok() && report.results.iter().all(|r| r.status == Status::Ok)
     }
 }
 

@@ -267,6 +267,21 @@ impl Bench {
         Some(twin.map_or(prog, |(_, p, _)| *p))
     }
 
+    /// The programs the benchmark loads, each once: the one under test (or
+    /// its stack-walking twin), the do-nothing one of the `-all`
+    /// benchmarks, the test_run driver.
+    pub fn programs(&self, stacktrace: bool) -> Vec<&'static str> {
+        let mut progs: Vec<&'static str> = self.program(stacktrace).into_iter().collect();
+        if let Attach::AlsoEverywhere { empty } = self.attach {
+            progs.push(empty);
+        }
+        if let Trigger::TestRun(driver) = self.trigger {
+            progs.push(driver);
+        }
+        progs.dedup();
+        progs
+    }
+
     /// The section of the program under test, as compiled (without the
     /// "?" of autoload off).
     pub fn section(&self) -> Option<&'static str> {

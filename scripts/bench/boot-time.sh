@@ -30,9 +30,12 @@ done
 python3 - "$out" "$runs" <<'PY'
 import json, sys
 out, runs = sys.argv[1], int(sys.argv[2])
-print(f"{'':8} {'size':>10} {'wall s':>8} {'to first benchmark s':>21} {'benchmarks':>10}")
+import os
+print(f"{'':8} {'build':>10} {'wall s':>8} {'to first benchmark s':>21} {'benchmarks':>10}")
 for side in ("before", "after"):
     for r in range(1, runs + 1):
+        if not os.path.exists(f"{out}/{side}-{r}.json"):
+            sys.exit(f"boot-time: {side}'s boot {r} wrote no results (see above)")
         s = json.load(open(f"{out}/{side}-{r}.json"))
         run = s["runs"][0]
         n = len(run["report"]["results"]) if run.get("report") else 0

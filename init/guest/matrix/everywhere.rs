@@ -34,9 +34,12 @@ const LISTS: &[&str] = &[
 /// The functions to probe, from the kernel's list: read once a run (tens
 /// of thousands of lines, which each `-all` benchmark reads twice, to
 /// count and to attach).
-pub(crate) fn functions() -> Result<Vec<String>, String> {
+pub(crate) fn functions() -> Result<&'static [String], &'static str> {
     static FUNCTIONS: OnceLock<Result<Vec<String>, String>> = OnceLock::new();
-    FUNCTIONS.get_or_init(read_functions).clone()
+    match FUNCTIONS.get_or_init(read_functions) {
+        Ok(names) => Ok(names),
+        Err(why) => Err(why),
+    }
 }
 
 fn read_functions() -> Result<Vec<String>, String> {

@@ -98,17 +98,16 @@ impl Ctx<'_> {
         self.bench().program(self.opts.stacktrace)
     }
 
-    /// Loads `progs` (the program under test among them) from `open` and
-    /// measures with the hit slots that `slots` finds in the loaded
-    /// skeleton.
+    /// Loads the benchmark's programs from `open` and measures with the hit
+    /// slots that `slots` finds in the loaded skeleton.
     pub fn load_and_measure<'o, S: OpenSkel<'o>>(
         &self,
         open: S,
-        progs: &[&str],
         uprobe_offset: Option<usize>,
         slots: impl FnOnce(&mut S::Output) -> Result<BpfSlots, Failure>,
     ) -> Result<Measured, Failure> {
-        let mut skel = crate::bpf::load(open, progs, self.bench(), self.caps)?;
+        let progs = self.bench().programs(self.opts.stacktrace);
+        let mut skel = crate::bpf::load(open, &progs, self.bench(), self.caps)?;
         let slots = slots(&mut skel)?;
         self.attach_and_measure(skel.object(), uprobe_offset, slots)
     }
@@ -126,9 +125,9 @@ impl Ctx<'_> {
             uprobe_offset,
             everywhere: match bench.attach {
                 Attach::AlsoEverywhere { .. } => {
-                    everywhere::functions().map_err(Failure::Failed)?
+                    everywhere::functions().map_err(|why| Failure::Failed(why.into()))?
                 }
-                _ => Vec::new(),
+                _ => &[],
             },
         };
         let _links = crate::bpf::attach(obj, bench, self.program(), targets, self.caps)?;

@@ -37,8 +37,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         .open(&mut obj)
         .map_err(open_failed)?;
     let original = std::fs::read(COMM).unwrap_or_default();
-    let progs: Vec<&str> = ctx.program().into_iter().collect();
-    let measured = ctx.load_and_measure(open, &progs, None, |skel| hit_slots!(skel));
+    let measured = ctx.load_and_measure(open, None, |skel| hit_slots!(skel));
     // Put the name back: the comm shows up in the guest's own messages.
     let _ = open_comm().map(|mut f| f.write(original.trim_ascii_end()));
     measured

@@ -51,8 +51,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         .as_deref_mut()
         .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
     fill(&mut ro.target, &mut bss.str, len as usize);
-    let progs: Vec<&str> = ctx.program().into_iter().collect();
-    ctx.load_and_measure(open, &progs, None, |skel| hit_slots!(skel))
+    ctx.load_and_measure(open, None, |skel| hit_slots!(skel))
 }
 
 #[cfg(test)]

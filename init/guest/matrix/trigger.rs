@@ -2,14 +2,15 @@
 //! benchmarks, all from bpf/trigger.bpf.c.
 
 use super::{hit_slots, open_failed, utarget, Ctx};
-use crate::bpf::skel::trigger::{TriggerSkel, TriggerSkelBuilder};
+use crate::bpf::skel::trigger::{OpenTriggerSkel, TriggerSkel, TriggerSkelBuilder};
 use crate::bpf::Failure;
 use crate::caps;
 use crate::options::RunOptions;
-use crate::registry::{Attach, Bench, RunPoint, Runner, Trigger};
+use crate::registry::{Bench, RunPoint, Runner, Trigger};
 use crate::sampler::counters::BpfSlots;
 use crate::sampler::Measured;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::OpenObject;
 use std::collections::BTreeMap;
 use std::mem::MaybeUninit;
 use trig_schema::Capability;
@@ -50,14 +51,15 @@ impl TriggerObject {
                             "fentry" | "fentry.s" | "fexit" | "fmod_ret"
                         )
                 })
-                .flat_map(|b| programs(b, opts.stacktrace))
+                .flat_map(|b| b.programs(opts.stacktrace))
                 .collect();
             progs.sort_unstable();
             progs.dedup();
             progs
         };
         let (all, fewer) = (wanted(true), wanted(false));
-        Self::load_these(all, opts).or_else(|| Self::load_these(fewer, opts))
+        let retry = fewer != all;
+        Self::load_these(all, opts).or_else(|| retry.then(|| Self::load_these(fewer, opts))?)
     }
 
     fn load_these(progs: Vec<&'static str>, opts: &RunOptions) -> Option<TriggerObject> {
@@ -66,16 +68,8 @@ impl TriggerObject {
         }
         // the skeleton borrows its object's storage for as long as it
         // lives: once a run
-        let storage = Box::leak(Box::new(MaybeUninit::uninit()));
-        let mut open = TriggerSkelBuilder::default().open(storage).ok()?;
-        if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-            ro.batch_iters = opts.batch_iters;
-        }
-        for mut p in open.open_object_mut().progs_mut() {
-            if progs.iter().any(|n| p.name() == *n) {
-                p.set_autoload(true);
-            }
-        }
+        let mut open = open(Box::leak(Box::new(MaybeUninit::uninit())), opts).ok()?;
+        crate::bpf::set_autoload(&mut open, &progs);
         let mut skel = match open.load() {
             Ok(skel) => skel,
             Err(e) => {
@@ -93,24 +87,23 @@ impl TriggerObject {
     }
 
     fn serves(&self, bench: &Bench, stacktrace: bool) -> bool {
-        programs(bench, stacktrace)
+        bench
+            .programs(stacktrace)
             .iter()
             .all(|p| self.progs.contains(p))
     }
 }
 
-/// The programs a benchmark loads: the one under test (or its
-/// stack-walking twin), the do-nothing one of the `-all` benchmarks, the
-/// test_run driver.
-fn programs(bench: &Bench, stacktrace: bool) -> Vec<&'static str> {
-    let mut progs: Vec<&'static str> = bench.program(stacktrace).into_iter().collect();
-    if let Attach::AlsoEverywhere { empty } = bench.attach {
-        progs.push(empty);
+/// The trigger object opened, its knob set.
+fn open<'obj>(
+    storage: &'obj mut MaybeUninit<OpenObject>,
+    opts: &RunOptions,
+) -> Result<OpenTriggerSkel<'obj>, libbpf_rs::Error> {
+    let mut open = TriggerSkelBuilder::default().open(storage)?;
+    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        ro.batch_iters = opts.batch_iters;
     }
-    if let Trigger::TestRun(driver) = bench.trigger {
-        progs.push(driver);
-    }
-    progs
+    Ok(open)
 }
 
 pub fn run(ctx: &Ctx, loaded: Option<&TriggerObject>) -> Result<Measured, Failure> {
@@ -126,14 +119,8 @@ pub fn run(ctx: &Ctx, loaded: Option<&TriggerObject>) -> Result<Measured, Failur
         return ctx.attach_and_measure(l.skel.object(), offset, l.slots);
     }
     let mut obj = MaybeUninit::uninit();
-    let mut open = TriggerSkelBuilder::default()
-        .open(&mut obj)
-        .map_err(open_failed)?;
-    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-        ro.batch_iters = ctx.opts.batch_iters;
-    }
-    let progs = programs(bench, ctx.opts.stacktrace);
-    ctx.load_and_measure(open, &progs, offset, |skel| hit_slots!(skel))
+    let open = open(&mut obj, ctx.opts).map_err(open_failed)?;
+    ctx.load_and_measure(open, offset, |skel| hit_slots!(skel))
 }
 
 #[cfg(test)]
@@ -148,7 +135,7 @@ mod tests {
         for b in registry::all().filter(|b| b.family.runner == Runner::Trigger) {
             assert_eq!(b.family.sweep, Sweep::None);
             for stacktrace in [false, true] {
-                for p in programs(b, stacktrace) {
+                for p in b.programs(stacktrace) {
                     assert!(
                         registry::section_of(b.family, p).is_some(),
                         "{}: {p}",
@@ -158,13 +145,10 @@ mod tests {
             }
         }
         let kernel_count = registry::find("trig-kernel-count").unwrap();
-        assert_eq!(
-            programs(kernel_count, false),
-            ["trig_kernel_count", "trig_kernel_count"]
-        );
+        assert_eq!(kernel_count.programs(false), ["trig_kernel_count"]);
         let all = registry::find("trig-kprobe-multi-all").unwrap();
         assert_eq!(
-            programs(all, true),
+            all.programs(true),
             [
                 "trig_batch_kprobe_multi_stack",
                 "trig_kprobe_multi_empty",

@@ -10,8 +10,9 @@ use crate::options::RunOptions;
 use crate::recorder::{Recorder, Sink};
 use crate::registry::{self, Bench};
 use nix::fcntl::{open, OFlag};
+use nix::libc;
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
-use nix::sys::signal::{signal, SigHandler, SigSet, Signal};
+use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::Mode;
 use std::time::Duration;
 use trig_schema::error::Error;
@@ -82,7 +83,7 @@ pub fn execute(
     });
     if let Err(e) = raise_memlock() {
         // since 5.11 BPF memory is charged to the cgroup, not the limit
-        if registry::running_version().is_ok_and(|v| v < (5, 11)) {
+        if !registry::running_version().is_ok_and(|v| v >= (5, 11)) {
             eprintln!("trig-init: {e}");
         }
     }
@@ -124,15 +125,11 @@ fn emit_on_signal(run: Recorder) {
 
 /// Whether `sig` is ignored, as inherited.
 fn ignored(sig: Signal) -> bool {
-    // SAFETY: the disposition read is put back at once; no handler of
-    // ours exists yet to be lost
-    unsafe {
-        let was = signal(sig, SigHandler::SigIgn);
-        if let Ok(was) = was {
-            let _ = signal(sig, was);
-        }
-        matches!(was, Ok(SigHandler::SigIgn))
-    }
+    let mut now = std::mem::MaybeUninit::<libc::sigaction>::zeroed();
+    // SAFETY: a null new action only reads the current one into `now`
+    let read = unsafe { libc::sigaction(sig as libc::c_int, std::ptr::null(), now.as_mut_ptr()) };
+    // SAFETY: zeroed, then filled by a successful sigaction
+    read == 0 && unsafe { now.assume_init() }.sa_sigaction == libc::SIG_IGN
 }
 
 /// Whether a PID 1 is the appliance: started by the kernel, which passes

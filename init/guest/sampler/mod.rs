@@ -234,10 +234,15 @@ fn sample_loop(
         let mps = counted as f64 / interval / 1e6;
         if plan.progress != Progress::Silent {
             let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
-            let line = upstream::iter(i, late_us, mps, plan.producers);
             match plan.progress {
-                Progress::Upstream { .. } => println!("{line}"),
-                _ => eprintln!("{line}{}", if warmup { " (warm-up)" } else { "" }),
+                Progress::Upstream { .. } => {
+                    println!("{}", upstream::iter(i, late_us, mps, plan.producers))
+                }
+                _ => eprintln!(
+                    "{}{}",
+                    upstream::iter_hits(i, late_us, mps, plan.producers),
+                    if warmup { " (warm-up)" } else { "" }
+                ),
             }
         }
         samples.push(Sample {
