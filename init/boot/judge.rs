@@ -236,10 +236,16 @@ pub fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
             serde_json::from_str::<KernelSymbols>(&f.payload)
                 .map_err(|e| format!("malformed kernel symbols from the guest: {e}"))
         });
+    // several producers' shared lines are named by them, if sent
+    let data = frames
+        .iter()
+        .rev()
+        .find(|f| f.kind == frame::DATASYMS)
+        .and_then(|f| serde_json::from_str::<KernelSymbols>(&f.payload).ok());
     let attached = syms.and_then(|syms| {
         let text = std::fs::read_to_string(counts)
             .map_err(|e| format!("plugin output {}: {e}", counts.display()))?;
-        profile::attach(report, &syms, &text)
+        profile::attach(report, &syms, data.as_ref(), &text)
     });
     if let Err(why) = attached {
         append(&mut rec.message, format!("profile: {why}"));

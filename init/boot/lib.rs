@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod cache_sim;
+pub mod coherence;
 pub mod console;
 pub mod initramfs;
 pub mod judge;

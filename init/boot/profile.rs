@@ -8,12 +8,14 @@
 //! function, and the cycle estimate.
 
 use crate::cache::Caches;
+use crate::coherence::{self, WindowCounts};
 use crate::kernel::Arch;
 use crate::qemu;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use trig_schema::contention::Misses;
 use trig_schema::error::{usage, Error};
 use trig_schema::{
     Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
@@ -67,11 +69,14 @@ fn find_plugin() -> Result<PathBuf, String> {
 }
 
 /// The `-plugin` argument; QEMU's option syntax doubles commas in values.
-pub fn qemu_arg(plugin: &Path, out: &Path, caches: Option<&Caches>) -> String {
+pub fn qemu_arg(plugin: &Path, out: &Path, caches: Option<&Caches>, coherence: bool) -> String {
     let esc = |p: &Path| p.display().to_string().replace(',', ",,");
     let mut arg = format!("file={},out={}", esc(plugin), esc(out));
     if let Some(c) = caches {
         arg = format!("{arg},{}", c.plugin_args());
+    }
+    if coherence {
+        arg.push_str(",coherence=on");
     }
     arg
 }
@@ -86,7 +91,7 @@ pub fn probe(arch: Arch, plugin: &Path) -> Result<(), Error> {
 
 fn load_once(arch: Arch, plugin: &Path) -> Result<(), String> {
     let bin = qemu::binary(arch);
-    let arg = qemu_arg(plugin, Path::new("/dev/null"), None);
+    let arg = qemu_arg(plugin, Path::new("/dev/null"), None, false);
     let mut child = Command::new(bin)
         .args([
             "-M",
@@ -130,11 +135,12 @@ pub struct BlockCount {
 }
 
 /// One window's counts: the kernel's blocks and, with `--cache`, user
-/// space's accesses and misses.
+/// space's accesses and misses; with the coherence model, its counts.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Window {
     pub blocks: Vec<BlockCount>,
     pub user: Option<Accesses>,
+    pub coherence: Option<WindowCounts>,
 }
 
 /// The plugin's columns of accesses and misses: loads, stores, L1i, L1d
@@ -176,6 +182,13 @@ pub(crate) fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String>
             }
             ["user", ref rest @ ..] => {
                 open.as_mut().ok_or_else(bad)?.1.user = Some(accesses(rest).ok_or_else(bad)?);
+            }
+            [first, ..] if coherence::is_coherence_line(first) => {
+                let w = &mut open.as_mut().ok_or_else(bad)?.1;
+                w.coherence
+                    .get_or_insert_default()
+                    .take(&fields)
+                    .ok_or_else(bad)?;
             }
             // an older plugin's lines have no executions: refused, not
             // read as none
@@ -233,6 +246,16 @@ impl Symbolizer {
             0 => JIT,
             i => &self.names[i - 1],
         }
+    }
+
+    /// The symbol `addr` falls in and the offset into it; none past the
+    /// image or before its first symbol.
+    pub fn containing(&self, addr: u64) -> Option<(&str, u64)> {
+        if addr >= self.end {
+            return None;
+        }
+        let i = self.addrs.partition_point(|&a| a <= addr).checked_sub(1)?;
+        Some((&self.names[i], addr - self.addrs[i]))
     }
 
     /// The symbols that start at `addr` (aliases share an address).
@@ -322,6 +345,8 @@ struct FunctionCounts {
     insns: u64,
     calls: u64,
     memory: Option<Accesses>,
+    /// Coherence misses and HITMs.
+    coherence: Option<(u64, u64)>,
 }
 
 /// One window's counts as a profile per event: a function's calls are
@@ -338,6 +363,11 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
         }
         if let Some(m) = &b.memory {
             f.memory = Some(f.memory.unwrap_or_default().plus(m));
+        }
+        if let Some(c) = &w.coherence {
+            let (m, h) = c.blocks.get(&b.addr).copied().unwrap_or_default();
+            let (fm, fh) = f.coherence.unwrap_or_default();
+            f.coherence = Some((fm + m, fh + h));
         }
         if let Some(kind) = starting.iter().find_map(|s| entry_kind(s)) {
             *entries.of_mut(kind) += b.execs as f64 / events;
@@ -364,6 +394,10 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
             insn: f.insns as f64 / events,
             calls: f.calls as f64 / events,
             memory: f.memory.map(|m| m.times(1.0 / events)),
+            coherence: f.coherence.map(|(m, h)| Misses {
+                misses: m as f64 / events,
+                hitm: h as f64 / events,
+            }),
         })
         .filter(|f| f.insn >= Profile::FLOOR)
         .collect();
@@ -374,6 +408,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
         functions,
         entries: Some(entries),
         memory,
+        contention: None,
     }
 }
 
@@ -382,9 +417,11 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
 pub(crate) fn attach(
     report: &mut Report,
     syms: &KernelSymbols,
+    data: Option<&KernelSymbols>,
     plugin_out: &str,
 ) -> Result<(), String> {
     let sym = Symbolizer::new(syms)?;
+    let data = data.map(Symbolizer::new).transpose()?;
     let windows = parse_windows(plugin_out)?;
     let mut missing = Vec::new();
     for r in &mut report.results {
@@ -394,7 +431,25 @@ pub(crate) fn attach(
         }
         let (events, insns) = window_totals(&r.samples);
         match windows.get(&w) {
-            Some(counts) if events > 0.0 => r.profile = Some(profile(counts, &sym, events, insns)),
+            Some(counts) if events > 0.0 => {
+                let mut p = profile(counts, &sym, events, insns);
+                p.contention = counts.coherence.as_ref().map(|c| {
+                    coherence::contention(&coherence::Window {
+                        counts: c,
+                        text: &sym,
+                        data: data.as_ref(),
+                        events,
+                        producers: r.producers,
+                        spin: p
+                            .functions
+                            .iter()
+                            .filter(|f| coherence::is_spin_wait(&f.name))
+                            .map(|f| f.insn)
+                            .sum(),
+                    })
+                });
+                r.profile = Some(p);
+            }
             _ => missing.push(r.name.clone()),
         }
     }
@@ -426,6 +481,7 @@ mod tests {
                 })
                 .collect(),
             user: None,
+            coherence: None,
         }
     }
 

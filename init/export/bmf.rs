@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use trig_analysis::compare::{Comparison, Metric};
 use trig_analysis::history::History;
-use trig_schema::{EntryKind, MemKind, Meter};
+use trig_schema::{ContentionKind, EntryKind, MemKind, Meter};
 
 /// The measure's slug: the metric and its unit under the meter, so that
 /// figures of different units never share a measure.
@@ -30,6 +30,9 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Memory(MemKind::L1dMisses), _) => "kernel-l1d-misses-per-event",
         (Metric::Memory(MemKind::LlMisses), _) => "kernel-ll-misses-per-event",
         (Metric::Memory(MemKind::Cycles), _) => "estimated-cycles-per-event",
+        (Metric::Contention(ContentionKind::Misses), _) => "coherence-misses-per-event",
+        (Metric::Contention(ContentionKind::Hitm), _) => "hitm-per-event",
+        (Metric::Contention(ContentionKind::Rate), _) => "modelled-m-per-gcycle-per-producer",
     }
 }
 

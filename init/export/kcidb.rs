@@ -17,7 +17,7 @@ use trig_analysis::gate;
 use trig_analysis::history::{History, Point};
 use trig_schema::error::{usage, Error};
 use trig_schema::stats;
-use trig_schema::{BenchResult, Meter, RunSet, Status};
+use trig_schema::{BenchResult, ContentionKind, Meter, RunSet, Status};
 
 /// The schema version written.
 pub const VERSION: (u32, u32) = (5, 3);
@@ -615,6 +615,10 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
         (m @ (Metric::Entries(_) | Metric::EntriesOverhead(_) | Metric::Memory(_)), _) => {
             json!({"value": value, "unit": m.unit(meter).trim_end_matches(" over baseline")})
         }
+        (Metric::Contention(ContentionKind::Rate), _) => {
+            json!({"value": value * 1e6, "unit": "events/Gcycle per producer (model)", "prefix": "metric"})
+        }
+        (m @ Metric::Contention(_), _) => json!({"value": value, "unit": m.unit(meter)}),
     }
 }
 

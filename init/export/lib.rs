@@ -11,6 +11,7 @@ pub mod ab_proof;
 pub mod bmf;
 #[cfg(test)]
 mod compare_tests;
+pub mod contention;
 pub mod email;
 pub mod history_table;
 #[cfg(test)]

@@ -21,6 +21,9 @@ pub fn summary(set: &RunSet) -> String {
     for name in names {
         row(&mut out, name, &reports, set.vm.meter);
     }
+    if let Some(table) = crate::contention::table(set) {
+        out.push_str(&table);
+    }
     if let Some(line) = time_line(set) {
         out.push_str(&line);
     }

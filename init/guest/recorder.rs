@@ -155,7 +155,8 @@ impl Recorder {
         // after the matrix: reading them moves this process's heap, and
         // uprobe counts move with its layout
         if opts.profile && matches!(self.sink, Sink::Console) {
-            emit_symbols();
+            // several producers share lines the host names by data symbol
+            emit_symbols(opts.producers.iter().any(|&p| p > 1));
         }
     }
 
@@ -296,13 +297,19 @@ impl Recorder {
     }
 }
 
-/// The kernel's symbols as a `kallsyms` frame, for `--profile`; without
-/// them the host still has the results, only unnamed.
-fn emit_symbols() {
-    match crate::pid1::kallsyms::read() {
-        Ok(syms) => {
-            let json = serde_json::to_string(&syms).expect("symbols serialize");
-            console_lines(&frame::encode(frame::KALLSYMS, &json));
+/// The kernel's symbols as a `kallsyms` frame, for `--profile`, and its
+/// data symbols as a `datasyms` one with `data`; without them the host
+/// still has the results, only unnamed.
+fn emit_symbols(data: bool) {
+    match crate::pid1::kallsyms::read(data) {
+        Ok((syms, data)) => {
+            let frames = [(frame::KALLSYMS, Some(syms)), (frame::DATASYMS, data)];
+            for (kind, syms) in frames {
+                if let Some(syms) = syms {
+                    let json = serde_json::to_string(&syms).expect("symbols serialize");
+                    console_lines(&frame::encode(kind, &json));
+                }
+            }
         }
         Err(e) => eprintln!("trig-init: --profile: {e}"),
     }

@@ -33,6 +33,8 @@ pub const BENCH: &str = "bench";
 pub const REPORT: &str = "report";
 /// and the guest kernel's symbols (`--profile`).
 pub const KALLSYMS: &str = "kallsyms";
+/// The kernel's data symbols, to name the lines several producers share.
+pub const DATASYMS: &str = "datasyms";
 
 /// Marks the start of each benchmark on the console, for the host's
 /// progress display: `@@TRIG-PROGRESS 3/42 trig-kprobe`.

@@ -10,6 +10,7 @@
 //! statuses ([`exit`]), a sample's statistics ([`stats`]), files written
 //! whole ([`files`]) and the classes of a command's errors ([`error`]).
 
+pub mod contention;
 pub mod error;
 pub mod exit;
 pub mod files;
@@ -23,6 +24,7 @@ pub mod upgrade;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use contention::{Contention, ContentionKind};
 pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 
 /// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
@@ -203,6 +205,12 @@ pub struct BenchResult {
     /// numbered from 0 in the order the guest ran them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<u32>,
+    /// With several producers: the events each counted in the measured
+    /// samples, and the CPU each ran on when it stopped (pinned or not).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub producer_events: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub producer_cpus: Vec<usize>,
     /// Where the window's instructions went, per event; the host fills it
     /// in from the plugin's counts and the guest's symbols.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -228,6 +236,10 @@ pub struct Profile {
     /// (`vm --cache`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
+    /// Coherence misses and the modelled throughput of several producers
+    /// (`-p N` under icount).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contention: Option<Contention>,
 }
 
 /// How often per event the kernel was entered through each kind of entry
@@ -298,6 +310,9 @@ pub struct FunctionCost {
     /// Its accesses and misses per event (`vm --cache`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Accesses>,
+    /// Its coherence misses per event (`-p N` under icount).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coherence: Option<contention::Misses>,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's
@@ -424,6 +439,8 @@ impl BenchResult {
             hits: None,
             overhead_ns: None,
             window: None,
+            producer_events: Vec::new(),
+            producer_cpus: Vec::new(),
             profile: None,
         }
     }

@@ -17,20 +17,28 @@
 //! loads, stores and L1i, L1d and last-level misses, and a `user` line
 //! before `end` the same of user space, the block address left out.
 //!
+//! With `coherence=on` (`-p N` under icount) every access of the windows
+//! also goes through a coherence directory of its own order
+//! (plugin/src/coherence.rs says what it writes).
+//!
 //! Helper callbacks, not per-vCPU inline counters: those abort QEMU under
 //! `thread=single` with two vCPUs. Under `thread=single` one host thread
 //! runs every vCPU, so plain loads and stores on the counters are exact.
 
 #[path = "../../init/boot/cache_sim.rs"]
 mod cache_sim;
+mod coherence;
+#[path = "../../init/boot/coherence/directory.rs"]
+mod directory;
 #[path = "../../init/guest/sampler/marker.rs"]
 mod marker;
+mod vcpu;
 
 use cache_sim::{Geometry, Hierarchy, Misses};
 use qemu_plugin::{
     install::{Args, Info, Value},
     plugin::{HasCallbacks, Register},
-    register, MemRW, PluginId, Result, TranslationBlock,
+    register, CallbackFlags, MemRW, PluginId, Result, TranslationBlock, VCPUIndex,
 };
 use std::collections::HashMap;
 use std::fs::File;
@@ -87,6 +95,13 @@ fn zeros(n: usize) -> Box<[AtomicU64]> {
 
 static COUNTS: OnceLock<Counts> = OnceLock::new();
 static CACHES: OnceLock<Mutex<Hierarchy>> = OnceLock::new();
+static COHERENCE: OnceLock<Mutex<coherence::Model>> = OnceLock::new();
+
+fn coherence() -> Option<std::sync::MutexGuard<'static, coherence::Model>> {
+    COHERENCE
+        .get()
+        .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
+}
 
 fn counts() -> &'static Counts {
     COUNTS.get_or_init(|| Counts {
@@ -157,6 +172,9 @@ impl Profiler {
             for u in c.mem.iter().flat_map(|m| &m.user) {
                 u.store(0, Relaxed);
             }
+            if let Some(mut m) = coherence() {
+                m.open();
+            }
             c.open.store(true, Relaxed);
         } else if c.open.swap(false, Relaxed) {
             self.write_window();
@@ -186,6 +204,9 @@ impl Profiler {
             let user: Vec<String> = m.user.iter().map(|u| u.load(Relaxed).to_string()).collect();
             lines.push_str(&format!("user {}\n", user.join(" ")));
         }
+        if let Some(mut m) = coherence() {
+            lines.push_str(&m.close(|slot| self.addrs.get(slot as usize).copied().unwrap_or(0)));
+        }
         lines.push_str(&format!("end {window}\n"));
         // a full disk loses the profile, never the run: the host notices
         // the missing `end` line
@@ -196,7 +217,7 @@ impl Profiler {
 struct Plugin;
 
 impl Register for Plugin {
-    fn register(&mut self, _id: PluginId, args: &Args, _info: &Info) -> Result<()> {
+    fn register(&mut self, _id: PluginId, args: &Args, info: &Info) -> Result<()> {
         let mut s = state();
         let arg = |key: &str| match args.parsed.get(key) {
             Some(Value::String(v)) => Some(v.clone()),
@@ -218,6 +239,17 @@ impl Register for Plugin {
                 "trig-plugin: l1i=, l1d= and ll= come together".into(),
             ))?,
         }
+        match args.parsed.get("coherence") {
+            None | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(true)) => {
+                let vcpus = info
+                    .system
+                    .as_ref()
+                    .map_or(1, |s| s.smp_vcpus.max(1) as usize);
+                let _ = COHERENCE.set(Mutex::new(coherence::Model::new(vcpus)));
+            }
+            Some(_) => Err(refuse("trig-plugin: coherence= is on or off".into()))?,
+        }
         // after the model is set: the counts hold its counters only then
         counts();
         Ok(())
@@ -225,6 +257,11 @@ impl Register for Plugin {
 }
 
 impl HasCallbacks for Plugin {
+    fn on_vcpu_init(&mut self, _id: PluginId, _vcpu: VCPUIndex) -> Result<()> {
+        vcpu::init();
+        Ok(())
+    }
+
     fn on_translation_block_translate(
         &mut self,
         _id: PluginId,
@@ -232,6 +269,7 @@ impl HasCallbacks for Plugin {
     ) -> Result<()> {
         let vaddr = tb.vaddr();
         let cache = counts().mem.is_some();
+        let coh = COHERENCE.get().is_some();
         // the block's code bytes, for the instruction fetch (none without
         // the model)
         let len = if cache {
@@ -244,40 +282,80 @@ impl HasCallbacks for Plugin {
         };
         // a kernel block's slot; user space counts as one
         let slot = is_kernel(vaddr).then(|| state().slot(vaddr));
-        if slot.is_some() || cache {
+        // the models tell vCPUs apart: the running one is read from its
+        // registers (vcpu.rs), which costs, so only for them
+        let per_vcpu = cache || coh;
+        let flags = if per_vcpu {
+            CallbackFlags::QEMU_PLUGIN_CB_R_REGS
+        } else {
+            CallbackFlags::QEMU_PLUGIN_CB_NO_REGS
+        };
+        if slot.is_some() || per_vcpu {
             let n = tb.size() as u64;
-            tb.register_execute_callback(move |vcpu| {
-                let c = counts();
-                if !c.open.load(Relaxed) {
-                    return;
-                }
-                if let Some(slot) = slot {
-                    let (s, e) = (&c.insns[slot], &c.execs[slot]);
-                    s.store(s.load(Relaxed) + n, Relaxed);
-                    e.store(e.load(Relaxed) + 1, Relaxed);
-                }
-                if let Some(m) = &c.mem {
-                    let misses = caches().fetch(vcpu as usize, vaddr, len);
-                    m.add_misses(slot, L1I, misses);
-                }
-            });
+            tb.register_execute_callback_flags(
+                move |given| {
+                    let c = counts();
+                    if !c.open.load(Relaxed) {
+                        return;
+                    }
+                    let vcpu = if per_vcpu {
+                        vcpu::running(given as usize)
+                    } else {
+                        given as usize
+                    };
+                    if let Some(mut m) = coherence() {
+                        m.block(vcpu, n, slot.is_some());
+                    }
+                    if let Some(slot) = slot {
+                        let (s, e) = (&c.insns[slot], &c.execs[slot]);
+                        s.store(s.load(Relaxed) + n, Relaxed);
+                        e.store(e.load(Relaxed) + 1, Relaxed);
+                    }
+                    if let Some(m) = &c.mem {
+                        let misses = caches().fetch(vcpu, vaddr, len);
+                        m.add_misses(slot, L1I, misses);
+                    }
+                },
+                flags,
+            );
         }
-        for insn in tb.instructions() {
+        for (index, insn) in tb.instructions().enumerate() {
+            let data = insn.data();
             if slot.is_none() {
-                if let Some(kind) = marker::kind_of(&insn.data()) {
+                if let Some(kind) = marker::kind_of(&data) {
                     insn.register_execute_callback(move |_| state().mark(kind));
                 }
             }
-            if cache {
+            if coh && coherence::halts(&data) {
+                insn.register_execute_callback_flags(
+                    move |given| {
+                        if counts().open.load(Relaxed) {
+                            if let Some(mut m) = coherence() {
+                                m.halt(vcpu::running(given as usize));
+                            }
+                        }
+                    },
+                    CallbackFlags::QEMU_PLUGIN_CB_R_REGS,
+                );
+            }
+            if cache || coh {
+                let site = slot.map_or(coherence::USER, |s| s as u32);
                 insn.register_memory_access_callback(
-                    move |vcpu, info, addr| {
+                    move |_, info, addr| {
                         let c = counts();
-                        let Some(m) = c.mem.as_ref().filter(|_| c.open.load(Relaxed)) else {
+                        if !c.open.load(Relaxed) {
                             return;
-                        };
-                        m.add(slot, if info.is_store() { STORES } else { LOADS }, 1);
-                        let size = 1u64 << info.size_shift();
-                        m.add_misses(slot, L1D, caches().data(vcpu as usize, addr, size));
+                        }
+                        // set by this block's callback
+                        let vcpu = vcpu::current();
+                        if let Some(m) = c.mem.as_ref() {
+                            m.add(slot, if info.is_store() { STORES } else { LOADS }, 1);
+                            let size = 1u64 << info.size_shift();
+                            m.add_misses(slot, L1D, caches().data(vcpu, addr, size));
+                        }
+                        if let Some(mut m) = coherence() {
+                            m.access(vcpu, index as u64, addr, info.is_store(), site);
+                        }
                     },
                     MemRW::QEMU_PLUGIN_MEM_RW,
                 );

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use trig_schema::error::{self, Error};
-use trig_schema::{BenchResult, Better, EntryKind, MemKind, Meter, Status};
+use trig_schema::{BenchResult, Better, ContentionKind, EntryKind, MemKind, Meter, Status};
 
 /// What is compared: the raw rate or the per-event overhead over the
 /// benchmark's baseline in the same boot.
@@ -29,12 +29,15 @@ pub enum Metric {
     /// The kernel's accesses or simulated misses per event, or the
     /// event's estimated cycles (`--cache`): exact counts of a model.
     Memory(MemKind),
+    /// Several producers' coherence misses or HITMs per event, or the
+    /// modelled throughput per producer (`-p N` under icount): a model's.
+    Contention(ContentionKind),
 }
 
 const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
      traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
-     l1i-misses, l1d-misses, ll-misses or cycles";
+     l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm or modelled-rate";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -44,7 +47,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 16] = [
+    pub const ALL: [Metric; 19] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -61,6 +64,9 @@ impl Metric {
         Metric::Memory(MemKind::L1dMisses),
         Metric::Memory(MemKind::LlMisses),
         Metric::Memory(MemKind::Cycles),
+        Metric::Contention(ContentionKind::Misses),
+        Metric::Contention(ContentionKind::Hitm),
+        Metric::Contention(ContentionKind::Rate),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
@@ -92,6 +98,9 @@ impl Metric {
             Metric::Memory(MemKind::L1dMisses) => "l1d-misses",
             Metric::Memory(MemKind::LlMisses) => "ll-misses",
             Metric::Memory(MemKind::Cycles) => "cycles",
+            Metric::Contention(ContentionKind::Misses) => "coherence-misses",
+            Metric::Contention(ContentionKind::Hitm) => "hitm",
+            Metric::Contention(ContentionKind::Rate) => "modelled-rate",
         }
     }
 
@@ -114,6 +123,9 @@ impl Metric {
             Metric::Memory(MemKind::L1dMisses) => "kernel L1d misses/event",
             Metric::Memory(MemKind::LlMisses) => "kernel LL misses/event",
             Metric::Memory(MemKind::Cycles) => "est. cycles/event (model)",
+            Metric::Contention(ContentionKind::Misses) => "coherence misses/event (model)",
+            Metric::Contention(ContentionKind::Hitm) => "HITM/event (model)",
+            Metric::Contention(ContentionKind::Rate) => "M/Gcycle per producer (model)",
         }
     }
 
@@ -126,7 +138,7 @@ impl Metric {
                 self,
                 Metric::Memory(
                     MemKind::L1iMisses | MemKind::L1dMisses | MemKind::LlMisses | MemKind::Cycles
-                )
+                ) | Metric::Contention(_)
             )
     }
 
@@ -158,6 +170,7 @@ impl Metric {
         match self {
             Metric::Entries(_) | Metric::EntriesOverhead(_) => true,
             Metric::Memory(kind) => kind != MemKind::Cycles,
+            Metric::Contention(kind) => kind != ContentionKind::Rate,
             _ => false,
         }
     }
@@ -182,6 +195,7 @@ impl Metric {
             Metric::KernelOverhead => over(Metric::Kernel),
             Metric::EntriesOverhead(kind) => over(Metric::Entries(kind)),
             Metric::Memory(kind) => Some(r.profile.as_ref()?.memory?.of(kind)),
+            Metric::Contention(kind) => Some(kind.of(r.profile.as_ref()?.contention.as_ref()?)),
         }
     }
 
@@ -201,6 +215,7 @@ impl Metric {
                 "results booted with --profile by a trig-init that counts entries, a benchmark and its baseline ok in one boot"
             }
             Metric::Memory(_) => "results booted with --cache",
+            Metric::Contention(_) => "results booted with -p above 1 under the icount meter",
         }
     }
 
@@ -209,6 +224,7 @@ impl Metric {
     pub fn better(self, rate: Better) -> Better {
         match self {
             Metric::Rate => rate,
+            Metric::Contention(ContentionKind::Rate) => Better::Higher,
             _ => Better::Lower,
         }
     }
@@ -286,6 +302,7 @@ mod tests {
             functions: Vec::new(),
             entries: None,
             memory: None,
+            contention: None,
         });
         r
     }

@@ -247,11 +247,19 @@ impl Launcher<'_> {
         self.opts.cache.then(|| Caches::of(self.opts.arch))
     }
 
-    /// The file the plugin counts a boot's instructions into, with
-    /// `--profile`.
-    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Error> {
+    /// The plugin, where this launch runs it: `--profile`, or the
+    /// coherence model of several producers under icount (a KVM that
+    /// failed may have turned the meter to icount since the session
+    /// found the plugin).
+    fn plugin(&self) -> Option<&PathBuf> {
         self.plugin
             .as_ref()
+            .filter(|_| self.opts.profile || self.launch.coherence)
+    }
+
+    /// The file the plugin counts a boot's instructions into.
+    fn counts_file(&self, this: &Scheduled) -> Result<Option<TempFile>, Error> {
+        self.plugin()
             .map(|_| {
                 temp_file(
                     self.opts
@@ -281,11 +289,9 @@ impl Launcher<'_> {
             memory: &self.opts.memory,
             cmdline,
             meter: self.launch.meter,
-            plugin: self
-                .plugin
-                .as_ref()
-                .zip(counts)
-                .map(|(p, c)| profile::qemu_arg(p, c.path(), self.caches().as_ref())),
+            plugin: self.plugin().zip(counts).map(|(p, c)| {
+                profile::qemu_arg(p, c.path(), self.caches().as_ref(), self.launch.coherence)
+            }),
         };
         // a KVM not yet known to work gets a deadline to reach /init
         let give_up =

@@ -21,6 +21,9 @@ const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=of
 pub(super) struct Launch {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
+    /// Several producers under icount: the plugin's coherence model runs
+    /// (init/boot/coherence/), each producer pinned to a vCPU of its own.
+    pub(super) coherence: bool,
     /// The run options as kernel arguments.
     pub(super) args: Vec<String>,
     pub(super) timeout: Duration,
@@ -55,23 +58,28 @@ pub fn default_jobs(meter: Meter) -> usize {
     }
 }
 
-/// Launch CPUs when not given: one under icount (cheaper to emulate, and
-/// nothing to scale there: vCPUs take turns), two otherwise.
-pub fn default_cpus(meter: Meter) -> usize {
+/// Launch CPUs when not given: under icount one (cheaper to emulate), or
+/// one a producer for `-p N`; two otherwise.
+pub fn default_cpus(meter: Meter, run: &RunOptions) -> usize {
     match meter {
-        Meter::Icount => 1,
+        Meter::Icount => most_producers(run),
         Meter::Time => 2,
     }
 }
 
-/// Why these run options cannot be measured under `meter`.
-pub fn meter_conflict(meter: Meter, run: &RunOptions) -> Option<String> {
-    let most = run.producers.iter().copied().max().unwrap_or(1);
-    (meter == Meter::Icount && most > 1).then(|| {
+fn most_producers(run: &RunOptions) -> usize {
+    run.producers.iter().copied().max().unwrap_or(1)
+}
+
+/// Why these run options cannot be measured under `meter` on `cpus`
+/// vCPUs: under icount each producer needs a vCPU of its own, since
+/// the coherence model tells producers apart by vCPU.
+pub fn meter_conflict(meter: Meter, run: &RunOptions, cpus: usize) -> Option<String> {
+    let most = most_producers(run);
+    (meter == Meter::Icount && most > cpus).then(|| {
         format!(
-            "-p {most}: under the icount meter vCPUs take turns on one host thread, so \
-             producer scaling means nothing there; use --meter time (KVM, or TCG's wall clock) \
-             for -p above 1"
+            "-p {most} under the icount meter needs a vCPU a producer: --cpus {cpus} is fewer; \
+             leave --cpus out or give at least {most}"
         )
     })
 }
@@ -83,7 +91,8 @@ pub(super) fn launch(
     accel: Accel,
 ) -> Result<Launch, Error> {
     let meter = meter_choice.resolve(accel);
-    if let Some(why) = meter_conflict(meter, &opts.run) {
+    let cpus = opts.cpus.unwrap_or_else(|| default_cpus(meter, &opts.run));
+    if let Some(why) = meter_conflict(meter, &opts.run, cpus) {
         return Err(usage(why));
     }
     if opts.profile && meter != Meter::Icount {
@@ -91,12 +100,14 @@ pub(super) fn launch(
             "--profile counts instructions: it needs the icount meter, not --meter time",
         ));
     }
+    let coherence = meter == Meter::Icount && most_producers(&opts.run) > 1;
     let mut run = opts.run.clone();
-    run.profile = opts.profile;
+    // the model needs the plugin's windows, and a producer a vCPU
+    run.profile = opts.profile || coherence;
+    run.affinity |= coherence;
     if meter == Meter::Icount && !opts.timing_given {
         (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
     }
-    let cpus = opts.cpus.unwrap_or_else(|| default_cpus(meter));
     let mut args = run.to_kernel_args();
     if meter == Meter::Icount {
         args.extend(ICOUNT_KERNEL_ARGS.map(String::from));
@@ -107,6 +118,7 @@ pub(super) fn launch(
     Ok(Launch {
         meter,
         cpus,
+        coherence,
         args,
         timeout: Duration::from_secs(timeout),
     })

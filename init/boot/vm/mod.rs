@@ -58,7 +58,11 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     }
     let mut session = Session::new(opts, stem)?;
     let mut targets = session.targets(kernels)?;
-    session.plugin = plugin(opts)?;
+    // several producers under icount run the coherence model, which a
+    // TCG fallback of auto may turn on after the first boot
+    let coherence =
+        session.meter_choice != MeterChoice::Time && opts.run.producers.iter().any(|&p| p > 1);
+    session.plugin = plugin(opts, coherence)?;
     // undocumented: extra files for scripts/bench/upstream-bench.sh
     let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
     let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
@@ -112,9 +116,10 @@ fn read_init(opts: &VmOptions) -> Result<Vec<u8>, Error> {
     Ok(init)
 }
 
-/// The QEMU plugin of `--profile`, found and tried before any boot.
-fn plugin(opts: &VmOptions) -> Result<Option<PathBuf>, Error> {
-    if !opts.profile {
+/// The QEMU plugin of `--profile` or of the coherence model, found and
+/// tried before any boot.
+fn plugin(opts: &VmOptions, coherence: bool) -> Result<Option<PathBuf>, Error> {
+    if !opts.profile && !coherence {
         return Ok(None);
     }
     let p = profile::plugin_path()?;

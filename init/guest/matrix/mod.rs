@@ -314,6 +314,10 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
     }
     result.samples = measured.samples;
     result.window = measured.window;
+    if point.producers > 1 {
+        result.producer_events = measured.producer_events;
+        result.producer_cpus = measured.producer_cpus;
+    }
     if measured.hung {
         result.status = Status::Timeout;
         result.reason = Some("producers did not stop; abandoned".into());

@@ -4,8 +4,10 @@
 
 use trig_schema::KernelSymbols;
 
-/// Reads `/proc/kallsyms` with addresses shown to root.
-pub(crate) fn read() -> Result<KernelSymbols, String> {
+/// Reads `/proc/kallsyms` with addresses shown to root: its text
+/// symbols, and its data symbols too when `data` (CONFIG_KALLSYMS_ALL
+/// lists them).
+pub(crate) fn read(data: bool) -> Result<(KernelSymbols, Option<KernelSymbols>), String> {
     // 0 shows addresses to CAP_SYSLOG; a kernel without the knob shows them
     let _ = std::fs::write("/proc/sys/kernel/kptr_restrict", "0");
     let text = std::fs::read_to_string("/proc/kallsyms")
@@ -14,12 +16,24 @@ pub(crate) fn read() -> Result<KernelSymbols, String> {
     if syms.names.is_empty() {
         return Err("/proc/kallsyms lists no text symbols with addresses".into());
     }
-    Ok(syms)
+    Ok((syms, data.then(|| parse_data(&text))))
 }
 
 /// The core kernel's text symbols (`t`/`T`, no module) of a kallsyms
 /// listing, sorted, and the image's end.
 pub fn parse(text: &str) -> KernelSymbols {
+    parse_kinds(text, |k| matches!(k, "t" | "T"))
+}
+
+/// The core kernel's data symbols (initialized, zeroed, read-only), per-CPU
+/// offsets left out: they are no address.
+pub fn parse_data(text: &str) -> KernelSymbols {
+    parse_kinds(text, |k| matches!(k, "d" | "D" | "b" | "B" | "r" | "R"))
+}
+
+fn parse_kinds(text: &str, kept: fn(&str) -> bool) -> KernelSymbols {
+    // a kernel address has its top bit set on x86-64 and arm64 alike
+    let kernel = |addr: u64| addr >> 63 == 1;
     let mut text_syms = Vec::new();
     let mut end = 0;
     for line in text.lines() {
@@ -32,12 +46,12 @@ pub fn parse(text: &str) -> KernelSymbols {
         let Ok(addr) = u64::from_str_radix(addr, 16) else {
             continue;
         };
-        if addr == 0 {
+        if !kernel(addr) {
             continue;
         }
         if name == "_end" {
             end = addr;
-        } else if matches!(kind, "t" | "T") {
+        } else if kept(kind) {
             text_syms.push((addr, name.to_string()));
         }
     }

@@ -22,7 +22,15 @@ impl UserSlots {
 
     /// Reads and resets every slot.
     pub fn take(&self) -> u64 {
-        self.0.iter().map(|s| s.0.swap(0, Ordering::Relaxed)).sum()
+        self.take_each().iter().sum()
+    }
+
+    /// Reads and resets every slot, each producer's count apart.
+    pub fn take_each(&self) -> Vec<u64> {
+        self.0
+            .iter()
+            .map(|s| s.0.swap(0, Ordering::Relaxed))
+            .collect()
     }
 }
 

@@ -6,7 +6,7 @@ pub mod marker;
 
 use crate::upstream;
 use counters::{BpfSlots, UserSlots};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -55,6 +55,18 @@ pub struct Measured {
     pub hung: bool,
     /// The profiled window that covered the measured samples.
     pub window: Option<u32>,
+    /// Each producer's events in the measured samples.
+    pub producer_events: Vec<u64>,
+    /// The CPU each producer thread ran on when it stopped.
+    pub producer_cpus: Vec<usize>,
+}
+
+/// What the sample loop hands back: the samples, the profiled window,
+/// and each producer's events in the measured ones.
+struct Sampled {
+    samples: Vec<Sample>,
+    window: Option<u32>,
+    producer_events: Vec<u64>,
 }
 
 /// How long stopped producers get to notice before they are abandoned.
@@ -195,12 +207,7 @@ impl Drop for Window {
 /// counted by BPF before the reset and by itself after it (or the other
 /// way round), and the totals' agreement check would fail on a count
 /// that was never wrong (seen on arm64: BPF 264192 against 261120).
-fn sample_loop(
-    plan: &Sampling,
-    bpf: Option<BpfSlots>,
-    user: &UserSlots,
-    go: &Barrier,
-) -> (Vec<Sample>, Option<u32>) {
+fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Barrier) -> Sampled {
     let take_bpf = || bpf.map_or(0, |b| b.take());
     // start from zero: nothing counted during setup is measured
     take_bpf();
@@ -218,6 +225,7 @@ fn sample_loop(
     let ends = sample_ends(plan.warmup, plan.duration);
     let mut samples = Vec::with_capacity(ends.len());
     let mut window = None;
+    let mut producer_events = vec![0; plan.producers];
     for (i, (end, warmup)) in ends.into_iter().enumerate() {
         if plan.profile && !warmup && window.is_none() {
             window = Some(Window::open());
@@ -227,7 +235,13 @@ fn sample_loop(
             thread::sleep(left);
         }
         let now = Instant::now();
-        let (b, u) = (take_bpf(), user.take());
+        let each = user.take_each();
+        if !warmup {
+            for (total, n) in producer_events.iter_mut().zip(&each) {
+                *total += n;
+            }
+        }
+        let (b, u) = (take_bpf(), each.iter().sum::<u64>());
         let interval = now.duration_since(last).as_secs_f64();
         last = now;
         let counted = if plan.count_bpf { b } else { u };
@@ -254,7 +268,11 @@ fn sample_loop(
             mps,
         });
     }
-    (samples, window.map(|w| w.0))
+    Sampled {
+        samples,
+        window: window.map(|w| w.0),
+        producer_events,
+    }
 }
 
 /// Runs `body` on `plan.producers` producers for warm-up plus duration
@@ -264,7 +282,9 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let stop = Arc::new(AtomicBool::new(false));
     let producers = if plan.on_main { 1 } else { plan.producers };
     let go = Arc::new(Barrier::new(producers + 1));
-    let ((samples, window), hung) = if plan.on_main {
+    let cpus: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..producers).map(|_| AtomicUsize::new(0)).collect());
+    let (sampled, hung) = if plan.on_main {
         thread::scope(|s| {
             let sampler = s.spawn(|| {
                 let measured = sample_loop(plan, bpf, &user, &go);
@@ -273,19 +293,22 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
             });
             go.wait();
             body(user.slot(0), &stop);
+            note_cpu(&cpus[0]);
             (sampler.join().expect("sampler thread panicked"), false)
         })
     } else {
         let handles: Vec<_> = (0..plan.producers)
             .map(|i| {
                 let (user, stop, body, go) = (user.clone(), stop.clone(), body.clone(), go.clone());
+                let cpus = cpus.clone();
                 let pin = plan.pins.get(i).copied();
                 thread::spawn(move || {
                     if let Some(cpu) = pin {
                         pin_to(cpu);
                     }
                     go.wait();
-                    body(user.slot(i), &stop)
+                    body(user.slot(i), &stop);
+                    note_cpu(&cpus[i]);
                 })
             })
             .collect();
@@ -307,12 +330,22 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
     // what the producers counted after the last sample
     let tail_bpf = bpf.map_or(0, |b| b.take());
     let tail_user = user.take();
+    let samples = sampled.samples;
     Measured {
         total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
         total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
         samples,
         hung,
-        window,
+        window: sampled.window,
+        producer_events: sampled.producer_events,
+        producer_cpus: cpus.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
+    }
+}
+
+/// Where the calling thread runs now.
+fn note_cpu(cpu: &AtomicUsize) {
+    if let Ok(c) = nix::sched::sched_getcpu() {
+        cpu.store(c, Ordering::Relaxed);
     }
 }
 

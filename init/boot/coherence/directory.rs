@@ -1,0 +1,463 @@
+//! The coherence model of several producers under icount: a MESI-like
+//! directory of 64-byte lines, private caches of unbounded size (so every
+//! miss it counts is one of communication, never of capacity), fed in an
+//! order of its own rather than QEMU's.
+//!
+//! Under icount one host thread runs the vCPUs in turns of up to a
+//! million instructions, so in QEMU's order a shared line would move once
+//! a turn. Here each vCPU's accesses are stamped with its own instruction
+//! count (as if the vCPUs ran side by side at one instruction a cycle)
+//! and the streams are merged by stamp, ties by vCPU: the order, and so
+//! the counts, do not depend on how long QEMU's turns are.
+//!
+//! Self-contained: the QEMU plugin (plugin/) includes this file.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Bytes a line, as log2: the coherence unit of x86-64 and arm64 cores.
+pub const LINE_SHIFT: u32 = 6;
+
+/// vCPUs the directory tells apart (a line's holders are a bit mask).
+pub const MAX_VCPUS: usize = 64;
+
+/// What one access cost in coherence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The access needed another vCPU's cache: a miss on a line another
+    /// vCPU wrote since this one held it, or holds modified, or a store
+    /// that must invalidate other holders.
+    pub coherence: bool,
+    /// Of those, the line was modified in another vCPU's cache (perf
+    /// c2c's HITM).
+    pub hitm: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Line {
+    /// The vCPUs holding the line.
+    holders: u64,
+    /// The one holder has written it since anyone else read it.
+    modified: bool,
+    /// vCPUs whose copy another vCPU's store invalidated.
+    lost: u64,
+}
+
+/// Lines are multiples of 64: a multiply spreads them over the table
+/// better and far cheaper than SipHash, and no outside input picks them.
+#[derive(Default)]
+pub struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+}
+
+pub type LineMap<V> = HashMap<u64, V, BuildHasherDefault<LineHasher>>;
+
+/// The holders of every line touched since the last [`Directory::clear`].
+#[derive(Default)]
+pub struct Directory {
+    lines: LineMap<Line>,
+}
+
+impl Directory {
+    pub fn clear(&mut self) {
+        self.lines.clear();
+    }
+
+    /// `vcpu` loads or stores (`store`) in `line` (an address shifted by
+    /// [`LINE_SHIFT`]).
+    pub fn access(&mut self, vcpu: usize, line: u64, store: bool) -> Outcome {
+        let me = 1u64 << (vcpu % MAX_VCPUS);
+        let l = self.lines.entry(line).or_default();
+        let held = l.holders & me != 0;
+        let others = l.holders & !me;
+        let other_modified = l.modified && others != 0;
+        let lost = l.lost & me != 0;
+        let out = if store {
+            if held && others == 0 {
+                Outcome::default()
+            } else {
+                Outcome {
+                    coherence: others != 0 || lost,
+                    hitm: other_modified,
+                }
+            }
+        } else if held {
+            Outcome::default()
+        } else {
+            Outcome {
+                coherence: other_modified || lost,
+                hitm: other_modified,
+            }
+        };
+        if store {
+            l.lost = (l.lost | others) & !me;
+            l.holders = me;
+            l.modified = true;
+        } else if !held {
+            l.holders |= me;
+            l.lost &= !me;
+            l.modified = false;
+        }
+        out
+    }
+}
+
+/// One access, stamped with its vCPU's instruction count; `site` is the
+/// caller's (the plugin's: the block it came from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub stamp: u64,
+    pub line: u64,
+    pub store: bool,
+    pub site: u32,
+}
+
+#[derive(Default)]
+struct Vcpu {
+    /// Instructions this vCPU has run, up to the end of its current block.
+    clock: u64,
+    /// Where its current block started: no access of it is earlier.
+    block: u64,
+    /// Running, not halted: the merge waits for it.
+    running: bool,
+    pending: VecDeque<Access>,
+}
+
+/// The vCPUs' access streams, merged by stamp into the directory.
+#[derive(Default)]
+pub struct Merger {
+    vcpus: Vec<Vcpu>,
+    /// Every access stamped before this has been through the directory.
+    done: u64,
+    pub directory: Directory,
+}
+
+impl Merger {
+    fn vcpu(&mut self, vcpu: usize) -> &mut Vcpu {
+        let i = vcpu % MAX_VCPUS;
+        if self.vcpus.len() <= i {
+            self.vcpus.resize_with(i + 1, Vcpu::default);
+        }
+        &mut self.vcpus[i]
+    }
+
+    /// Starts over at a window's start: clocks at zero, nothing pending,
+    /// no line held.
+    pub fn restart(&mut self) {
+        for v in &mut self.vcpus {
+            (v.clock, v.block) = (0, 0);
+            v.pending.clear();
+        }
+        self.done = 0;
+        self.directory.clear();
+    }
+
+    /// `vcpu` starts a block of `insns` instructions. A vCPU that wakes
+    /// from a halt joins at the merge's point: its halt took the time the
+    /// others ran.
+    pub fn block(&mut self, vcpu: usize, insns: u64) {
+        let done = self.done;
+        let v = self.vcpu(vcpu);
+        if !v.running {
+            v.running = true;
+            v.clock = v.clock.max(done);
+        }
+        v.block = v.clock;
+        v.clock += insns;
+    }
+
+    /// `vcpu` halts (x86 `hlt`, arm64 `wfi`): the merge stops waiting
+    /// for it.
+    pub fn halt(&mut self, vcpu: usize) {
+        self.vcpu(vcpu).running = false;
+    }
+
+    /// The access of the `index`th instruction of `vcpu`'s current block.
+    pub fn access(&mut self, vcpu: usize, index: u64, line: u64, store: bool, site: u32) {
+        let v = self.vcpu(vcpu);
+        let stamp = v.block + index;
+        v.pending.push_back(Access {
+            stamp,
+            line,
+            store,
+            site,
+        });
+    }
+
+    /// Runs every access that no running vCPU can still precede through
+    /// the directory, in stamp order, and hands each to `seen`; `all`
+    /// runs every pending one (a window's end).
+    pub fn advance(&mut self, all: bool, seen: &mut impl FnMut(usize, &Access, Outcome)) {
+        let limit = if all {
+            u64::MAX
+        } else {
+            self.vcpus
+                .iter()
+                .filter(|v| v.running)
+                .map(|v| v.block)
+                .min()
+                .unwrap_or(u64::MAX)
+        };
+        loop {
+            let next = self
+                .vcpus
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.pending.front().map(|a| (a.stamp, i)))
+                .filter(|&(stamp, _)| stamp < limit)
+                .min();
+            let Some((stamp, i)) = next else { break };
+            let v = &mut self.vcpus[i];
+            let mut a = v.pending.pop_front().expect("a front");
+            // an instruction that loads and stores one line (an atomic,
+            // a read-modify-write) takes it once, for writing, as
+            // hardware's read-for-ownership does
+            if let Some(next) = v.pending.front() {
+                if !a.store && next.store && (next.stamp, next.line) == (a.stamp, a.line) {
+                    a = v.pending.pop_front().expect("a front");
+                }
+            }
+            let out = self.directory.access(i, a.line, a.store);
+            self.done = self.done.max(stamp);
+            seen(i, &a, out);
+        }
+        if limit == u64::MAX {
+            // nobody runs: a waking vCPU joins where the others stopped
+            self.done = self
+                .done
+                .max(self.vcpus.iter().map(|v| v.clock).max().unwrap_or(0));
+        } else {
+            self.done = self.done.max(limit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Coherence misses and HITMs of `trace`'s accesses (vCPU, line,
+    /// store) run through a directory in that order.
+    fn run(trace: &[(usize, u64, bool)]) -> (usize, usize) {
+        let mut d = Directory::default();
+        trace.iter().fold((0, 0), |(c, h), &(v, l, s)| {
+            let o = d.access(v, l, s);
+            (c + o.coherence as usize, h + o.hitm as usize)
+        })
+    }
+
+    #[test]
+    fn a_line_written_in_turn_moves_every_time() {
+        // ping-pong: two vCPUs increment one counter in turn
+        let mut t = Vec::new();
+        for _ in 0..100 {
+            for v in 0..2 {
+                t.push((v, 7, false));
+                t.push((v, 7, true));
+            }
+        }
+        let (coh, hitm) = run(&t);
+        // every load but the very first finds it modified by the other,
+        // and the store after it must take the other's copy away
+        assert_eq!((coh, hitm), (398, 199));
+    }
+
+    #[test]
+    fn lines_only_read_are_shared_for_free() {
+        let mut t = Vec::new();
+        for _ in 0..100 {
+            for v in 0..4 {
+                t.push((v, 1, false));
+                t.push((v, 2, false));
+            }
+        }
+        assert_eq!(run(&t), (0, 0));
+        // a private line written over and over: no one else wants it
+        let private: Vec<_> = (0..100).map(|i| (i % 2, 10 + i as u64 % 2, true)).collect();
+        assert_eq!(run(&private), (0, 0));
+    }
+
+    #[test]
+    fn two_counters_in_one_line_share_it_falsely() {
+        // vCPU 0 writes bytes 0..8, vCPU 1 bytes 8..16: one line
+        let line = |addr: u64| addr >> LINE_SHIFT;
+        let mut t = Vec::new();
+        for _ in 0..50 {
+            t.push((0, line(0x1000), true));
+            t.push((1, line(0x1008), true));
+        }
+        let (coh, hitm) = run(&t);
+        assert_eq!((coh, hitm), (99, 99));
+        // padded to a line each, no miss
+        let mut padded = Vec::new();
+        for _ in 0..50 {
+            padded.push((0, line(0x1000), true));
+            padded.push((1, line(0x1040), true));
+        }
+        assert_eq!(run(&padded), (0, 0));
+    }
+
+    #[test]
+    fn a_reader_of_a_line_written_since_misses_without_hitm_once_it_is_shared() {
+        // 0 writes, 1 reads (HITM), 2 reads (shared: served clean), 0
+        // writes (invalidates 1 and 2), 2 reads (HITM), 1 reads (lost it:
+        // coherence, the line now shared)
+        let t = [
+            (0, 5, true),
+            (1, 5, false),
+            (2, 5, false),
+            (0, 5, true),
+            (2, 5, false),
+            (1, 5, false),
+        ];
+        let mut d = Directory::default();
+        let outs: Vec<Outcome> = t.iter().map(|&(v, l, s)| d.access(v, l, s)).collect();
+        let hitm = Outcome {
+            coherence: true,
+            hitm: true,
+        };
+        let clean = Outcome {
+            coherence: true,
+            hitm: false,
+        };
+        assert_eq!(
+            outs,
+            [
+                Outcome::default(),
+                hitm,
+                Outcome::default(),
+                clean,
+                hitm,
+                clean
+            ]
+        );
+    }
+
+    /// Feeds `streams` (per vCPU: blocks of (instructions, accesses as
+    /// (index, line, store))) to a merger as QEMU would in turns of
+    /// `turn` blocks, and counts coherence misses.
+    fn merged(streams: &[Vec<(u64, Vec<(u64, u64, bool)>)>], turn: usize) -> (usize, usize) {
+        let mut m = Merger::default();
+        let (mut coh, mut hitm) = (0, 0);
+        let mut seen = |_: usize, _: &Access, o: Outcome| {
+            coh += o.coherence as usize;
+            hitm += o.hitm as usize;
+        };
+        // every vCPU was running when the window opened
+        for v in 0..streams.len() {
+            m.block(v, 0);
+        }
+        let mut next = vec![0; streams.len()];
+        while next.iter().zip(streams).any(|(n, s)| *n < s.len()) {
+            for (v, s) in streams.iter().enumerate() {
+                for (insns, accesses) in s.iter().skip(next[v]).take(turn) {
+                    m.block(v, *insns);
+                    for &(i, line, store) in accesses {
+                        m.access(v, i, line, store, 0);
+                    }
+                    m.advance(false, &mut seen);
+                }
+                next[v] += turn;
+            }
+        }
+        m.advance(true, &mut seen);
+        (coh, hitm)
+    }
+
+    #[test]
+    fn the_count_does_not_depend_on_qemu_s_turns() {
+        // three vCPUs, each a loop of 10-instruction blocks that read a
+        // shared lock word and write it, with private work between
+        let stream = |v: u64| {
+            (0..300)
+                .map(|k| {
+                    let accesses = vec![(2, 100, false), (3, 100, true), (6, 200 + v, true)];
+                    (10 + (k % 3 == 0) as u64, accesses)
+                })
+                .collect::<Vec<_>>()
+        };
+        let streams: Vec<_> = (0..3).map(stream).collect();
+        let fine = merged(&streams, 1);
+        for turn in [2, 7, 50, 300] {
+            assert_eq!(merged(&streams, turn), fine, "turns of {turn} blocks");
+        }
+        // side by side, the lock moves nearly every iteration of every vCPU
+        assert!(fine.0 > 800, "{fine:?}");
+        // in QEMU's order, turn after turn, it moves about once a turn
+        assert!(qemu_order(&streams, 50).0 * 20 < fine.0);
+    }
+
+    /// The coherence misses of `streams` run in QEMU's order: each vCPU's
+    /// `turn` blocks in a row.
+    fn qemu_order(streams: &[Vec<(u64, Vec<(u64, u64, bool)>)>], turn: usize) -> (usize, usize) {
+        let mut trace = Vec::new();
+        for start in (0..)
+            .step_by(turn)
+            .take_while(|s| streams.iter().any(|x| x.len() > *s))
+        {
+            for (v, s) in streams.iter().enumerate() {
+                for (_, accesses) in s.iter().skip(start).take(turn) {
+                    trace.extend(accesses.iter().map(|&(_, line, store)| (v, line, store)));
+                }
+            }
+        }
+        run(&trace)
+    }
+
+    #[test]
+    fn a_read_modify_write_costs_one_transfer() {
+        // two vCPUs take turns at `lock incq` (a load and a store of one
+        // instruction), then at a load and a store in two instructions
+        let feed = |index_of_store: u64| {
+            let mut m = Merger::default();
+            let mut coh = 0;
+            for k in 0..10u64 {
+                let v = (k % 2) as usize;
+                m.block(v, 10);
+                m.access(v, 0, 9, false, 0);
+                m.access(v, index_of_store, 9, true, 0);
+                m.halt(v);
+                m.advance(false, &mut |_, _, o| coh += o.coherence as usize);
+            }
+            coh
+        };
+        assert_eq!(feed(0), 9);
+        assert_eq!(feed(1), 18);
+    }
+
+    #[test]
+    fn a_halted_vcpu_does_not_hold_the_merge_up() {
+        let mut m = Merger::default();
+        let mut n = 0;
+        let mut seen = |_: usize, _: &Access, _: Outcome| n += 1;
+        m.block(1, 5);
+        m.halt(1);
+        for _ in 0..10 {
+            m.block(0, 10);
+            m.access(0, 1, 3, true, 0);
+            m.advance(false, &mut seen);
+        }
+        // all but the current block's access went through
+        assert_eq!(n, 9);
+        // vCPU 1 wakes: it joins at the merge's point, not at its own 5
+        m.block(1, 10);
+        m.access(1, 0, 3, false, 0);
+        let mut order = Vec::new();
+        m.advance(true, &mut |v, a, _| order.push((v, a.stamp)));
+        assert_eq!(order, [(1, 90), (0, 91)]);
+    }
+}

@@ -1,0 +1,372 @@
+//! `-p N` under icount: what the plugin's coherence directory
+//! ([`directory`]) counted in a window, read from its `coh`, `vcpu` and
+//! `line` lines, and turned into a result's [`Contention`]: coherence
+//! misses per event, the shared lines named, and the modelled throughput.
+
+pub mod directory;
+
+use crate::profile::{function_of, Symbolizer};
+use std::collections::HashMap;
+use trig_schema::contention::{Misses, SharedLine, Weights, MODEL};
+use trig_schema::Contention;
+
+/// Lines a result lists, the most missed first.
+const LINES: usize = 8;
+
+/// The kernel's lock slow paths: instructions there are a vCPU waiting
+/// for another's turn to end, not work an event costs (arm64's and
+/// x86-64's; a trailing `*` matches any rest).
+const SPIN_WAITS: [&str; 8] = [
+    "native_queued_spin_lock_slowpath",
+    "queued_spin_lock_slowpath",
+    "__pv_queued_spin_lock_slowpath",
+    "queued_read_lock_slowpath",
+    "queued_write_lock_slowpath",
+    "osq_lock",
+    "mutex_spin_on_owner",
+    "rwsem_spin_on_owner",
+];
+
+pub fn is_spin_wait(function: &str) -> bool {
+    SPIN_WAITS.contains(&function)
+}
+
+/// One vCPU's counts in a window.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct VcpuCounts {
+    pub kernel_insns: u64,
+    pub user_insns: u64,
+    pub kernel: (u64, u64),
+    pub user: (u64, u64),
+}
+
+/// Who missed on a line: a kernel block (by address) or user space, and
+/// whether by a store.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Site {
+    pub block: Option<u64>,
+    pub store: bool,
+    pub misses: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineCounts {
+    pub addr: u64,
+    pub misses: u64,
+    pub hitm: u64,
+    pub sites: Vec<Site>,
+}
+
+/// A window's coherence counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WindowCounts {
+    /// Per kernel block address: coherence misses, HITMs.
+    pub blocks: HashMap<u64, (u64, u64)>,
+    pub vcpus: Vec<VcpuCounts>,
+    pub lines: Vec<LineCounts>,
+}
+
+fn num(s: &str) -> Option<u64> {
+    s.parse().ok()
+}
+
+fn hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s, 16).ok()
+}
+
+fn site(s: &str) -> Option<Site> {
+    let mut f = s.split(':');
+    let (Some(at), Some(rw), Some(n), None) = (f.next(), f.next(), f.next(), f.next()) else {
+        return None;
+    };
+    Some(Site {
+        block: if at == "user" { None } else { Some(hex(at)?) },
+        store: match rw {
+            "w" => true,
+            "r" => false,
+            _ => return None,
+        },
+        misses: num(n)?,
+    })
+}
+
+impl WindowCounts {
+    /// Takes one of the plugin's coherence lines; None if `fields` is not
+    /// one, or a malformed one.
+    pub fn take(&mut self, fields: &[&str]) -> Option<()> {
+        match *fields {
+            ["coh", addr, misses, hitm] => {
+                self.blocks.insert(hex(addr)?, (num(misses)?, num(hitm)?));
+            }
+            ["vcpu", i, ki, ui, km, kh, um, uh] => {
+                let i: usize = i.parse().ok().filter(|&i| i < 1024)?;
+                if self.vcpus.len() <= i {
+                    self.vcpus.resize(i + 1, VcpuCounts::default());
+                }
+                self.vcpus[i] = VcpuCounts {
+                    kernel_insns: num(ki)?,
+                    user_insns: num(ui)?,
+                    kernel: (num(km)?, num(kh)?),
+                    user: (num(um)?, num(uh)?),
+                };
+            }
+            ["line", addr, misses, hitm, ref sites @ ..] => self.lines.push(LineCounts {
+                addr: hex(addr)?,
+                misses: num(misses)?,
+                hitm: num(hitm)?,
+                sites: sites.iter().map(|s| site(s)).collect::<Option<_>>()?,
+            }),
+            _ => return None,
+        }
+        Some(())
+    }
+}
+
+/// Whether a line's first line word is one of the coherence model's.
+pub fn is_coherence_line(first: &str) -> bool {
+    matches!(first, "coh" | "vcpu" | "line")
+}
+
+/// What a line is: a static kernel symbol with its offset, else the kind
+/// of memory it lies in.
+fn line_name(addr: u64, data: Option<&Symbolizer>) -> (String, &'static str) {
+    // x86-64's and arm64's user halves both end below bit 63
+    if addr >> 63 == 0 {
+        return ("[user]".into(), "user");
+    }
+    if let Some((sym, off)) = data.and_then(|d| d.containing(addr)) {
+        return (format!("{sym}+{off:#x}"), "static");
+    }
+    ("[dynamic]".into(), "dynamic")
+}
+
+/// The functions that missed on a line, loads and stores apart, per
+/// event, most first.
+fn who(l: &LineCounts, text: &Symbolizer, events: f64, stores: bool) -> Vec<(String, f64)> {
+    let mut by: HashMap<String, u64> = HashMap::new();
+    for s in l.sites.iter().filter(|s| s.store == stores) {
+        let name = match s.block {
+            Some(b) => function_of(text.name(b)).to_string(),
+            None => "[user]".to_string(),
+        };
+        *by.entry(name).or_default() += s.misses;
+    }
+    let mut v: Vec<(String, f64)> = by
+        .into_iter()
+        .map(|(n, m)| (n, m as f64 / events))
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+/// Inputs of a window's [`Contention`].
+pub struct Window<'a> {
+    pub counts: &'a WindowCounts,
+    pub text: &'a Symbolizer,
+    pub data: Option<&'a Symbolizer>,
+    /// The benchmark's events in the window.
+    pub events: f64,
+    pub producers: usize,
+    /// Instructions per event in the kernel's lock slow paths.
+    pub spin: f64,
+}
+
+/// The window's contention per event, and the modelled throughput: each
+/// producer's cycles are its instructions plus its weighted misses, and
+/// a line's transfers queue, so the total is also bounded by the line
+/// busiest with transfers.
+pub fn contention(w: &Window) -> Contention {
+    let per = |n: u64| n as f64 / w.events;
+    let sum = |f: fn(&VcpuCounts) -> (u64, u64)| {
+        let (m, h) = w
+            .counts
+            .vcpus
+            .iter()
+            .map(f)
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        Misses {
+            misses: per(m),
+            hitm: per(h),
+        }
+    };
+    let (kernel, user) = (sum(|v| v.kernel), sum(|v| v.user));
+    // the producers run pinned on the first vCPUs
+    let insns: u64 = w
+        .counts
+        .vcpus
+        .iter()
+        .take(w.producers)
+        .map(|v| v.kernel_insns + v.user_insns)
+        .sum();
+    let insn = (per(insns) - w.spin).max(0.0);
+    let weights = Weights::MODEL;
+    let all = Misses {
+        misses: kernel.misses + user.misses,
+        hitm: kernel.hitm + user.hitm,
+    };
+    let cycles = insn + weights.cycles(&all);
+    let unbounded = w.producers as f64 * 1e3 / cycles.max(1e-9);
+    let busiest = w
+        .counts
+        .lines
+        .iter()
+        .map(|l| {
+            let m = Misses {
+                misses: per(l.misses),
+                hitm: per(l.hitm),
+            };
+            (weights.cycles(&m), l.addr)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let (rate, bound_by) = match busiest {
+        Some((busy, addr)) if busy > 0.0 && 1e3 / busy < unbounded => {
+            (1e3 / busy, Some(line_name(addr, w.data).0))
+        }
+        _ => (unbounded, None),
+    };
+    let lines = w
+        .counts
+        .lines
+        .iter()
+        .take(LINES)
+        .map(|l| {
+            let (name, kind) = line_name(l.addr, w.data);
+            SharedLine {
+                name,
+                kind: kind.into(),
+                misses: Misses {
+                    misses: per(l.misses),
+                    hitm: per(l.hitm),
+                },
+                readers: who(l, w.text, w.events, false),
+                writers: who(l, w.text, w.events, true),
+            }
+        })
+        .collect();
+    Contention {
+        model: MODEL.into(),
+        weights,
+        producers: w.producers,
+        kernel,
+        user,
+        insn,
+        spin: w.spin,
+        cycles,
+        rate,
+        per_producer: rate / w.producers.max(1) as f64,
+        bound_by,
+        lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trig_guest::pid1::kallsyms;
+
+    fn window(text: &str) -> WindowCounts {
+        let mut w = WindowCounts::default();
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split(' ').collect();
+            w.take(&fields).unwrap_or_else(|| panic!("{line}"));
+        }
+        w
+    }
+
+    #[test]
+    fn the_plugin_s_lines_parse_and_bad_ones_are_refused() {
+        let w = window(
+            "coh ffffffff81000000 12 3\n\
+             vcpu 1 900 100 12 3 0 0\n\
+             line ffffffff82000040 40 20 ffffffff81000000:w:20 user:r:20",
+        );
+        assert_eq!(w.blocks[&0xffffffff81000000], (12, 3));
+        assert_eq!(w.vcpus[1].kernel, (12, 3));
+        assert_eq!(w.vcpus[0], VcpuCounts::default());
+        assert_eq!(w.lines[0].sites[1].block, None);
+        let mut w = WindowCounts::default();
+        for bad in [
+            "coh zz 1 2",
+            "vcpu 99999999 1 1 1 1 1 1",
+            "line 40 1 1 user:x:1",
+            "line 40 1 1 user:r",
+        ] {
+            let fields: Vec<&str> = bad.split(' ').collect();
+            assert_eq!(w.take(&fields), None, "{bad}");
+        }
+    }
+
+    fn syms() -> (Symbolizer, Symbolizer) {
+        let all = "ffffffff81000000 T do_syscall_64\n\
+                   ffffffff81000100 T inc_counter\n\
+                   ffffffff82000000 D syscall_count\n\
+                   ffffffff82000040 d other\n\
+                   ffffffff83000000 B _end\n";
+        (
+            Symbolizer::new(&kallsyms::parse(all)).unwrap(),
+            Symbolizer::new(&kallsyms::parse_data(all)).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_line_every_producer_writes_bounds_the_total() {
+        let (text, data) = syms();
+        // four producers, 1000 events, 1000 instructions each; one
+        // global counter moved on every event, modified each time
+        let counts = window(
+            "vcpu 0 250000 0 250 250 0 0\n\
+             vcpu 1 250000 0 250 250 0 0\n\
+             vcpu 2 250000 0 250 250 0 0\n\
+             vcpu 3 250000 0 250 250 0 0\n\
+             line ffffffff82000008 1000 1000 ffffffff81000110:r:1000",
+        );
+        let c = contention(&Window {
+            counts: &counts,
+            text: &text,
+            data: Some(&data),
+            events: 1000.0,
+            producers: 4,
+            spin: 0.0,
+        });
+        assert_eq!(c.kernel.misses, 1.0);
+        assert_eq!(c.insn, 1000.0);
+        // 1000 instructions and one HITM (100 cycles) an event
+        assert_eq!(c.cycles, 1100.0);
+        // four producers would do 3.6 M/Gcycle, but the line moves 100
+        // cycles an event: at most 10 M/Gcycle... so they do not bind here
+        assert!((c.rate - 4e3 / 1100.0).abs() < 1e-9, "{}", c.rate);
+        assert_eq!(c.bound_by, None);
+        assert_eq!(c.lines[0].name, "syscall_count+0x8");
+        assert_eq!(c.lines[0].kind, "static");
+        assert_eq!(c.lines[0].readers, [("inc_counter".to_string(), 1.0)]);
+        // with cheap events the line is the limit
+        let cheap = window(
+            "vcpu 0 12500 0 250 250 0 0\n\
+             vcpu 1 12500 0 250 250 0 0\n\
+             vcpu 2 12500 0 250 250 0 0\n\
+             vcpu 3 12500 0 250 250 0 0\n\
+             line ffffffff82000008 1000 1000 ffffffff81000110:w:1000",
+        );
+        let c = contention(&Window {
+            counts: &cheap,
+            text: &text,
+            data: Some(&data),
+            events: 1000.0,
+            producers: 4,
+            spin: 0.0,
+        });
+        assert!((c.rate - 10.0).abs() < 1e-9, "{}", c.rate);
+        assert_eq!(c.per_producer, 2.5);
+        assert_eq!(c.bound_by.as_deref(), Some("syscall_count+0x8"));
+        assert_eq!(c.lines[0].writers[0].0, "inc_counter");
+    }
+
+    #[test]
+    fn lines_without_a_symbol_say_what_memory_they_are() {
+        let (_, data) = syms();
+        assert_eq!(line_name(0x7fff_0000_0040, Some(&data)).1, "user");
+        assert_eq!(line_name(0xffff_8880_0000_0040, Some(&data)).1, "dynamic");
+        assert_eq!(line_name(0xffffffff82000040, None).1, "dynamic");
+        assert_eq!(line_name(0xffffffff82000050, Some(&data)).0, "other+0x10");
+    }
+}

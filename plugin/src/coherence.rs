@@ -1,0 +1,209 @@
+//! `coherence=on`: every access of a window through the coherence
+//! directory (init/boot/coherence/directory.rs) in its own order, and
+//! what it counted, per kernel block, per vCPU and per line:
+//!
+//! ```text
+//! coh ffffffff81234560 12 3        a kernel block's coherence misses, HITMs
+//! vcpu 1 900 100 12 3 0 0          instructions kernel, user; misses, HITMs kernel, user
+//! line ffff888003a1c040 40 20 ffffffff81234560:w:20 user:r:20
+//!                                  a line's misses, HITMs; who missed: block or user, load or store
+//! ```
+
+use crate::directory::{Access, LineMap, Merger, Outcome, LINE_SHIFT};
+use std::fmt::Write;
+
+/// A user-space access's site: user space counts as one.
+pub const USER: u32 = u32::MAX;
+
+/// Lines written out a window, the most missed first.
+const HOT_LINES: usize = 32;
+
+#[derive(Default, Clone, Copy)]
+struct Pair {
+    coherence: u64,
+    hitm: u64,
+}
+
+impl Pair {
+    fn add(&mut self, o: Outcome) {
+        self.coherence += o.coherence as u64;
+        self.hitm += o.hitm as u64;
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct PerVcpu {
+    kernel_insns: u64,
+    user_insns: u64,
+    kernel: Pair,
+    user: Pair,
+}
+
+#[derive(Default)]
+struct HotLine {
+    misses: Pair,
+    /// Per (site, store): the misses taken there.
+    sites: Vec<(u32, bool, u64)>,
+}
+
+/// A window's model and tallies.
+#[derive(Default)]
+pub struct Model {
+    /// The machine's vCPUs.
+    machine: usize,
+    merger: Merger,
+    /// The vCPU whose blocks came last: a switch is a new turn, when the
+    /// others' pending accesses may go through.
+    last: usize,
+    vcpus: Vec<PerVcpu>,
+    blocks: LineMap<Pair>,
+    lines: LineMap<HotLine>,
+}
+
+/// Whether `insn` halts its vCPU until an interrupt: x86 `hlt`, arm64 `wfi`.
+pub fn halts(insn: &[u8]) -> bool {
+    insn == [0xf4] || insn == 0xd503_207fu32.to_le_bytes()
+}
+
+impl Model {
+    pub fn new(vcpus: usize) -> Model {
+        Model {
+            machine: vcpus,
+            ..Default::default()
+        }
+    }
+
+    /// A window opens: clocks from zero, no line held, nothing tallied.
+    /// Every vCPU counts as running (which ran before is not tracked,
+    /// as that costs a register read a block): the merge waits for each
+    /// one's first block, or its halt, at most a tick away.
+    pub fn open(&mut self) {
+        self.merger.restart();
+        for v in 0..self.machine.max(1) {
+            self.merger.block(v, 0);
+        }
+        self.vcpus.clear();
+        self.blocks.clear();
+        self.lines.clear();
+    }
+
+    fn vcpu(&mut self, v: usize) -> &mut PerVcpu {
+        if self.vcpus.len() <= v {
+            self.vcpus.resize(v + 1, PerVcpu::default());
+        }
+        &mut self.vcpus[v]
+    }
+
+    pub fn block(&mut self, vcpu: usize, insns: u64, kernel: bool) {
+        if vcpu != self.last {
+            self.last = vcpu;
+            self.advance(false);
+        }
+        self.merger.block(vcpu, insns);
+        let v = self.vcpu(vcpu);
+        if kernel {
+            v.kernel_insns += insns;
+        } else {
+            v.user_insns += insns;
+        }
+    }
+
+    pub fn halt(&mut self, vcpu: usize) {
+        self.merger.halt(vcpu);
+        self.advance(false);
+    }
+
+    pub fn access(&mut self, vcpu: usize, index: u64, addr: u64, store: bool, site: u32) {
+        self.merger
+            .access(vcpu, index, addr >> LINE_SHIFT, store, site);
+    }
+
+    fn advance(&mut self, all: bool) {
+        let (vcpus, blocks, lines) = (&mut self.vcpus, &mut self.blocks, &mut self.lines);
+        self.merger.advance(all, &mut |v, a: &Access, o| {
+            if !o.coherence {
+                return;
+            }
+            if vcpus.len() <= v {
+                vcpus.resize(v + 1, PerVcpu::default());
+            }
+            if a.site == USER {
+                vcpus[v].user.add(o);
+            } else {
+                vcpus[v].kernel.add(o);
+                blocks.entry(u64::from(a.site)).or_default().add(o);
+            }
+            let line = lines.entry(a.line).or_default();
+            line.misses.add(o);
+            match line
+                .sites
+                .iter_mut()
+                .find(|s| s.0 == a.site && s.1 == a.store)
+            {
+                Some(s) => s.2 += 1,
+                None => line.sites.push((a.site, a.store, 1)),
+            }
+        });
+    }
+
+    /// The window closes: every pending access goes through, and its
+    /// lines, with `addr` naming a kernel block's slot.
+    pub fn close(&mut self, addr: impl Fn(u32) -> u64) -> String {
+        self.advance(true);
+        let mut out = String::new();
+        let mut blocks: Vec<_> = self.blocks.iter().collect();
+        blocks.sort_by_key(|(slot, _)| **slot);
+        for (slot, p) in blocks {
+            let _ = writeln!(
+                out,
+                "coh {:x} {} {}",
+                addr(*slot as u32),
+                p.coherence,
+                p.hitm
+            );
+        }
+        for (i, v) in self.vcpus.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "vcpu {i} {} {} {} {} {} {}",
+                v.kernel_insns,
+                v.user_insns,
+                v.kernel.coherence,
+                v.kernel.hitm,
+                v.user.coherence,
+                v.user.hitm
+            );
+        }
+        let mut hot: Vec<_> = self.lines.iter().collect();
+        hot.sort_by(|a, b| {
+            b.1.misses
+                .coherence
+                .cmp(&a.1.misses.coherence)
+                .then(a.0.cmp(b.0))
+        });
+        for (line, h) in hot.into_iter().take(HOT_LINES) {
+            let _ = write!(
+                out,
+                "line {:x} {} {}",
+                line << LINE_SHIFT,
+                h.misses.coherence,
+                h.misses.hitm
+            );
+            let mut sites = h.sites.clone();
+            sites.sort();
+            for (site, store, n) in sites {
+                let rw = if store { 'w' } else { 'r' };
+                match site {
+                    USER => {
+                        let _ = write!(out, " user:{rw}:{n}");
+                    }
+                    s => {
+                        let _ = write!(out, " {:x}:{rw}:{n}", addr(s));
+                    }
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
