@@ -570,6 +570,54 @@ impl SweepReport {
     }
 }
 
+/// The benchmarks broken at commit `at`: each that had a figure before and
+/// has none here, and each that failed here.
+fn broken_at(
+    at: usize,
+    now: &BTreeMap<String, Standing>,
+    last: &BTreeMap<String, usize>,
+    manifest: &Manifest,
+) -> Vec<Broken> {
+    let missing = last
+        .iter()
+        .filter(|(bench, _)| !now.contains_key(*bench))
+        .map(|(bench, from)| Broken {
+            at,
+            bench: bench.clone(),
+            verdict: Verdict::Missing,
+            why: format!("no figure, and {} had one", manifest.stem(*from)),
+        });
+    let failed = now.iter().filter_map(|(bench, s)| match s {
+        Standing::Failed(why) => Some(Broken {
+            at,
+            bench: bench.clone(),
+            verdict: Verdict::Failed,
+            why: why.clone(),
+        }),
+        Standing::Measured => None,
+    });
+    missing.chain(failed).collect()
+}
+
+/// The benchmarks with a figure here, by the commit they are measured
+/// against (each one's last commit with a figure).
+fn measured_against<'a>(
+    now: &'a BTreeMap<String, Standing>,
+    last: &BTreeMap<String, usize>,
+) -> BTreeMap<usize, Vec<&'a String>> {
+    let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
+    for bench in now
+        .iter()
+        .filter(|(_, s)| **s == Standing::Measured)
+        .map(|(b, _)| b)
+    {
+        if let Some(&from) = last.get(bench) {
+            against.entry(from).or_default().push(bench);
+        }
+    }
+    against
+}
+
 /// `sweep report`: each benchmark's series over the measured commits,
 /// each commit compared with the last one before it that had a figure of
 /// the benchmark (the previous measured commit, unless the benchmark
@@ -590,39 +638,8 @@ pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, Error> {
         };
         let side = load(path)?;
         let now = side.standing();
-        for (bench, from) in &last {
-            if !now.contains_key(bench) {
-                broken.push(Broken {
-                    at: i,
-                    bench: bench.clone(),
-                    verdict: Verdict::Missing,
-                    why: format!("no figure, and {} had one", manifest.stem(*from)),
-                });
-            }
-        }
-        for (bench, why) in now.iter().filter_map(|(b, s)| match s {
-            Standing::Failed(why) => Some((b, why)),
-            Standing::Measured => None,
-        }) {
-            broken.push(Broken {
-                at: i,
-                bench: bench.clone(),
-                verdict: Verdict::Failed,
-                why: why.clone(),
-            });
-        }
-        // the benchmarks with a figure here, by the commit they are measured against
-        let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
-        for bench in now
-            .iter()
-            .filter(|(_, s)| **s == Standing::Measured)
-            .map(|(b, _)| b)
-        {
-            if let Some(&from) = last.get(bench) {
-                against.entry(from).or_default().push(bench);
-            }
-        }
-        for (from, benches) in against {
+        broken.extend(broken_at(i, &now, &last, &manifest));
+        for (from, benches) in measured_against(&now, &last) {
             let mut c = compare::compare(&sides[&from], &side, settings).map_err(|e| {
                 e.context(format!(
                     "{} against {}",
