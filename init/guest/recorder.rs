@@ -299,7 +299,7 @@ impl Recorder {
 /// The kernel's symbols as a `kallsyms` frame, for `--profile`; without
 /// them the host still has the results, only unnamed.
 fn emit_symbols() {
-    match crate::pid1::kallsyms::read() {
+    match crate::kallsyms::read() {
         Ok(syms) => {
             let json = serde_json::to_string(&syms).expect("symbols serialize");
             console_lines(&frame::encode(frame::KALLSYMS, &json));
