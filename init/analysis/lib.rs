@@ -5,6 +5,7 @@
 //! each counted into its exit status; `git` runs git on a kernel tree.
 
 pub mod ab_proof;
+pub mod assessment;
 pub mod bisect;
 pub mod changepoint;
 pub mod compare;
@@ -14,6 +15,7 @@ pub mod gate;
 pub mod git;
 pub mod history;
 pub mod input;
+pub mod range;
 pub mod search;
 pub mod steps;
 pub mod sweep;

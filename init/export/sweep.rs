@@ -8,8 +8,9 @@ use crate::text::line;
 use serde::Serialize;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
+use trig_analysis::range::{CommitOutcome, Moved};
 use trig_analysis::search;
-use trig_analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
+use trig_analysis::sweep::{CommitStep, SweepReport};
 use trig_schema::error::{usage, Error};
 
 /// Version of the sweep report's JSON.
