@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::text::{line, pad, words};
+use crate::outside::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
 use trig_schema::{Meter, Report, RunRecord, RunSet, Status};
