@@ -15,7 +15,5 @@ pub mod gate;
 pub mod git;
 pub mod history;
 pub mod input;
-pub mod range;
-pub mod search;
 pub mod steps;
 pub mod sweep;

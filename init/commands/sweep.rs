@@ -4,7 +4,8 @@
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_analysis::{compare, range, search, sweep};
+use trig_analysis::compare;
+use trig_analysis::sweep::{self, range, search};
 use trig_export::sweep::SweepFormat;
 use trig_schema::error::{input, usage, Error};
 use trig_schema::files;

@@ -9,8 +9,8 @@ use crate::{Email, Exporter, Html, Json, Markdown, Table};
 use serde::Serialize;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
-use trig_analysis::range::{CommitOutcome, Moved};
-use trig_analysis::search;
+use trig_analysis::sweep::range::{CommitOutcome, Moved};
+use trig_analysis::sweep::search;
 use trig_analysis::sweep::{CommitStep, SweepReport};
 use trig_schema::error::{usage, Error};
 

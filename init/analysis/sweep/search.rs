@@ -23,9 +23,9 @@
 //!   (small changes that add up beyond the threshold, no single one
 //!   does) is found by [`drifts`], for any sweep.
 
+use super::range::{self, CommitOutcome, Manifest, Moved};
 use crate::compare::{self, Settings};
 use crate::input::Side;
-use crate::range::{self, CommitOutcome, Manifest, Moved};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use trig_schema::error::{self, Error};

@@ -1,16 +1,18 @@
 //! A sweep of a commit range (`scripts/sweep.sh`, `trig-init sweep`):
 //! every commit of BASE..TIP built and booted once, split into slices
 //! that runners measure apart, merged into one range (the directory:
-//! [`crate::range`]); and the steps between consecutive measured commits,
+//! [`range`]); and the steps between consecutive measured commits,
 //! each a comparison of the two (under icount a figure repeats from boot
 //! to boot, so a step beyond compare's threshold is the commit's own, no
 //! change point to guess).
 
+pub mod range;
+pub mod search;
+
 use crate::compare::{self, Comparison, Settings, Verdict};
 use crate::gate::Tally;
 use crate::input::{Side, Standing};
-use crate::range::{load, moved, outcomes, CommitOutcome, Manifest, Moved};
-use crate::search;
+use range::{load, moved, outcomes, CommitOutcome, Manifest, Moved};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
