@@ -4,7 +4,8 @@
 //! slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or `.skip`,
 //! one line saying why it was not measured; each commit's outcome, and
 //! what moved between two measured commits. Both the exhaustive sweep
-//! (`sweep`) and the adaptive one (`search`) read their commits here.
+//! (the report, `sweep/mod.rs`) and the adaptive one (`search`) read
+//! their commits here.
 
 use crate::compare::{Comparison, Metric, Verdict};
 use crate::git::git;
