@@ -9,7 +9,7 @@
 //! targets.
 
 use std::collections::BTreeSet;
-use trig_analysis::search::{next, Known};
+use trig_analysis::sweep::search::{next, Known};
 
 /// Rounds and boots of one search, after checking its steps.
 fn simulate(commits: usize, steps: &[usize], runners: usize) -> (usize, usize) {

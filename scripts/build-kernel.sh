@@ -142,7 +142,7 @@ else
   echo "build-kernel: $out/.config has every option of ${frags[*]##*/}" >&2
 fi
 # a base config may bring debugging that distorts every number: the
-# options of kconfigs/distorting.list (which tests/kconfigs.rs keeps the
+# options of kconfigs/distorting.list (which tests/repo/kconfigs.rs keeps the
 # fragments clear of)
 distorting=$(awk '{ sub(/#.*/, "") } NF { print $1 }' "$top/kconfigs/distorting.list" | paste -sd '|')
 slow=$(grep -oE "^CONFIG_($distorting)=[ym]" "$out/.config" || true)

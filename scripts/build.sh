@@ -19,9 +19,8 @@
 # aarch64: aarch64-unknown-linux-musl through zig (cargo-zigbuild), which
 # brings the cross C toolchain and kernel headers.
 # CARGO_TARGET_DIR (default target) is where cargo builds; the binaries
-# land in target/ all the same (a copy of the tree can build into the
-# checkout's target directory; the workflows under wrkflw no longer do:
-# they pack CI's build, LOCAL_TARGET, scripts/proofs/wrkflw.sh).
+# land in target/ all the same, so a copy of the tree can build into the
+# checkout's target directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p target "${CARGO_TARGET_DIR:-target}"

@@ -16,10 +16,9 @@
 # image of that date): on Debian, apt reads the archive as it was then
 # (snapshot.debian.org) instead of the image's live sources, so QEMU is
 # the same version on every runner, every night and at home, whatever
-# point release came since (trixie's QEMU went from 10.0.2 to 10.0.13 in
-# a year). QEMU older
-# than 9.2 (Ubuntu 24.04 has 8.2) cannot load the profiling plugin: said
-# at the end; boots then run unprofiled.
+# point release came since. QEMU older than 9.2 (Ubuntu 24.04 has 8.2)
+# cannot load the profiling plugin: said at the end; boots then run
+# unprofiled.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 arm64=${TRIG_ARM64:-0}; kernel=0; tools=0; dry=0

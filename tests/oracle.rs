@@ -676,7 +676,7 @@ fn check_history(
             r.err
         );
         // as a terminal shows it: the label's control characters escaped
-        let shown = trig_export::text::line(&names[g]);
+        let shown = trig_export::outside::text::line(&names[g]);
         prop_assert!(r.err.contains(&*shown), "the file is named: {}", r.err);
         return Ok(Vec::new());
     }

@@ -64,7 +64,7 @@ fn vm_summary_table() {
         0.01,
     ))
     .unwrap();
-    insta::assert_snapshot!("vm_table", trig_export::vm_table::summary(&set));
+    insta::assert_snapshot!("vm_table", trig_export::people::vm_table::summary(&set));
 }
 
 /// Where the boots' time went: the mean over the boots whose report came
@@ -85,7 +85,7 @@ fn vm_summary_says_where_a_boots_time_went() {
         }
     }
     let set = serde_json::from_value(doc).unwrap();
-    let table = trig_export::vm_table::summary(&set);
+    let table = trig_export::people::vm_table::summary(&set);
     let line = table.lines().last().unwrap();
     assert_eq!(
         line,

@@ -618,7 +618,7 @@ fn plant(dir: &Path, path: &Path, odd: Odd) {
 /// but a link to a results file is named (as a terminal shows it), a file
 /// that is no text by the refusal.
 fn odd_named(r: &Ran, names: &[(String, Odd)]) -> Result<(), TestCaseError> {
-    let named = |name: &str| r.err.contains(&*trig_export::text::line(name));
+    let named = |name: &str| r.err.contains(&*trig_export::outside::text::line(name));
     // the first file that is no text refuses the directory: the rest unread
     let refused = names
         .iter()

@@ -30,7 +30,7 @@ impl Default for Detection {
         Detection {
             alpha: 0.01,
             min_change: 0.05,
-            min_entries: crate::compare::DEFAULT_THRESHOLD_ENTRIES,
+            min_entries: crate::assessment::DEFAULT_THRESHOLD_ENTRIES,
             permutations: 999,
             min_size: 3,
             seed: 0x7419,

@@ -6,7 +6,7 @@
 //! benchmark's status from [`exported`], so that no gate passes on what it
 //! did not compare (docs/faults.md, "What each gate does").
 
-use super::compare::Verdict;
+use crate::assessment::Verdict;
 use serde::Serialize;
 use trig_schema::exit;
 

@@ -252,6 +252,10 @@ fn from_report(report: Report) -> RunSet {
     }
 }
 
+/// Where `history --alert` remembers the change points it alerted on,
+/// beside the results (which never read it as one).
+pub const ALERTS_FILE: &str = "alerts.json";
+
 /// The `.json` files of a directory, by name.
 fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
@@ -265,9 +269,7 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
             }
         };
         // what `history --alert` keeps beside the results
-        if path.extension().is_none_or(|x| x != "json")
-            || path.ends_with(crate::history::ALERTS_FILE)
-        {
+        if path.extension().is_none_or(|x| x != "json") || path.ends_with(ALERTS_FILE) {
             continue;
         }
         // a link is followed: to a file, read; to nothing, or a loop, named

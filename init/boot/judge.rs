@@ -321,8 +321,7 @@ mod tests {
         assert!(r.message.unwrap().contains("sent no kernel symbols"));
         assert_eq!(r.report.unwrap().results.len(), 1);
         // symbols, but the plugin's window was cut off
-        let syms =
-            trig_guest::pid1::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
+        let syms = trig_guest::kallsyms::parse("ffffffff81000000 T f\nffffffff82000000 B _end\n");
         text.extend(encode(
             frame::KALLSYMS,
             &serde_json::to_string(&syms).unwrap(),

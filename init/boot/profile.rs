@@ -466,7 +466,7 @@ pub(crate) fn attach(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trig_guest::pid1::kallsyms;
+    use trig_guest::kallsyms;
 
     /// A window of `(address, instructions, executions)` blocks.
     fn window(blocks: &[(u64, u64, u64)]) -> Window {

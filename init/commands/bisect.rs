@@ -21,7 +21,11 @@ pub fn bisect(BisectCmd { cmd }: BisectCmd) -> Result<ExitCode, Error> {
             let effect = read_effect(c.effect.as_ref())?;
             let d = decide(&effect, read_comparison(c.comparison.as_ref()));
             // the reason names benchmarks of the comparison's file
-            println!("{}: {}", d.step.as_str(), trig_export::text::line(&d.why));
+            println!(
+                "{}: {}",
+                d.step.as_str(),
+                trig_export::outside::text::line(&d.why)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -4,7 +4,7 @@ use super::threshold_entries;
 use crate::cli::CompareCmd;
 use std::process::ExitCode;
 use trig_analysis::{compare, input};
-use trig_export::kcidb::{self, Kcidb};
+use trig_export::machines::kcidb::{self, Kcidb};
 use trig_export::ComparisonFormat;
 use trig_schema::error::{usage, Error};
 use trig_schema::files;

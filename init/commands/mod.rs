@@ -20,7 +20,10 @@ use trig_schema::error::{usage, Error};
 pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
     result.unwrap_or_else(|e| {
         // an error quotes what it refuses: a release, a name, a file's text
-        eprintln!("{name}: error: {}", trig_export::text::line(&e.to_string()));
+        eprintln!(
+            "{name}: error: {}",
+            trig_export::outside::text::line(&e.to_string())
+        );
         ExitCode::from(e.status())
     })
 }

@@ -4,7 +4,8 @@
 use crate::cli::{SweepCmd, SweepSub};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use trig_analysis::{compare, search, sweep};
+use trig_analysis::compare;
+use trig_analysis::sweep::{self, range, search};
 use trig_export::sweep::SweepFormat;
 use trig_schema::error::{input, usage, Error};
 use trig_schema::files;
@@ -18,9 +19,9 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
                         "--search takes no --slice: a search measures what `sweep next` asks for",
                     )),
                     (None, true) => None,
-                    (s, false) => Some(sweep::Slice::parse(s.as_deref().unwrap_or("1/1"))?),
+                    (s, false) => Some(range::Slice::parse(s.as_deref().unwrap_or("1/1"))?),
                 };
-            let plan = sweep::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref())?;
+            let plan = range::plan(c.tree.as_ref(), &c.range, slice, c.out.as_ref())?;
             for (commit, stem) in plan {
                 println!("{commit} {stem}");
             }
@@ -28,7 +29,7 @@ pub fn sweep(SweepCmd { cmd }: SweepCmd) -> Result<ExitCode, Error> {
         }
         SweepSub::Merge(c) => {
             let dirs: Vec<PathBuf> = c.dirs.iter().map(PathBuf::from).collect();
-            let missing = sweep::merge(c.out.as_ref(), &dirs)?;
+            let missing = range::merge(c.out.as_ref(), &dirs)?;
             if !missing.is_empty() {
                 eprintln!(
                     "trig-init sweep: warning: no slice took {} of the range's commits (indices {:?}); the report names them",

@@ -9,7 +9,7 @@ use trig_analysis::compare::{self, Comparison};
 use trig_analysis::input::Side;
 use trig_boot::kernel::Arch;
 use trig_boot::vm::{self as boot, VmOptions};
-use trig_export::kcidb::{self, AbRuns, Kcidb, Runs};
+use trig_export::machines::kcidb::{self, AbRuns, Kcidb, Runs};
 use trig_export::{Exporter, Table};
 use trig_schema::error::{usage, Error};
 use trig_schema::exit;
@@ -133,7 +133,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         verbose: cmd.verbose,
         // ab's answer is its comparison; vm's is the table
         tables: cmd.tables || !compare_after,
-        table: trig_export::vm_table::summary,
+        table: trig_export::people::vm_table::summary,
         json: cmd.json,
         run: run_cmd.options()?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
@@ -164,7 +164,7 @@ fn compare_with_first(
             Err(e) => {
                 eprintln!(
                     "trig-init: compare: {}: the gate fails, the boots' results are kept",
-                    trig_export::text::line(&e.to_string())
+                    trig_export::outside::text::line(&e.to_string())
                 );
                 status = exit::gravest(status, exit::FAILED);
             }

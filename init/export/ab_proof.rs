@@ -19,7 +19,8 @@ const METRICS: [Metric; 2] = [Metric::Rate, Metric::Overhead];
 /// The A/A lines, then the ladder.
 pub fn text(run: &AbRun) -> String {
     // benchmark names are the results files'
-    crate::text::visible(&(aa(&run.paired, &run.unpaired) + &ladder(&run.rungs))).into_owned()
+    crate::outside::text::visible(&(aa(&run.paired, &run.unpaired) + &ladder(&run.rungs)))
+        .into_owned()
 }
 
 fn is_flagged(v: Verdict) -> bool {
@@ -193,7 +194,7 @@ fn ladder(rungs: &[(usize, Comparison)]) -> String {
         let _ = writeln!(
             out,
             "  {} {:>3} spins {:<8} {:+8.3}% {ci:<18} {p} {}",
-            crate::text::pad(r.name, 14, true),
+            crate::outside::text::pad(r.name, 14, true),
             r.spins,
             m.metric.as_str(),
             m.change_pct,

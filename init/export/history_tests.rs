@@ -1,7 +1,7 @@
 //! The tests of `history`: the change points it finds in synthetic
 //! nights, and how its table and Markdown say so.
 
-use crate::history_table::render;
+use crate::people::history_table::render;
 use trig_analysis::changepoint;
 use trig_analysis::compare::Metric;
 use trig_analysis::fixtures::*;

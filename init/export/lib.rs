@@ -2,31 +2,23 @@
 //! one [`Exporter`] trait, one type per format, each implementing it for
 //! the documents it can write; the commands pick one by `--format` name
 //! and `trig_schema::files::write` puts the bytes where asked. Each format's text is
-//! made in a file of its own (table, markdown, email, json, bmf, kcidb, html;
-//! [`parts`] holds what the comparison's formats for people share). A new
+//! made in a file of its own, grouped by its reader: [`people`] (table,
+//! markdown, email, html; `parts` and `movers` hold what they share),
+//! [`machines`] (json, bmf, kcidb), and [`outside`], which shows text from
+//! results files as written, never acting (plain text and Markdown).
+//! `sweep` and `ab_proof` write whole reports through them. A new
 //! format is a type here, its file, and a name in the parser of each
 //! command that offers it.
 
 pub mod ab_proof;
-pub mod bmf;
 #[cfg(test)]
 mod compare_tests;
-pub mod contention;
-pub mod email;
-pub mod history_table;
 #[cfg(test)]
 mod history_tests;
-pub mod html;
-pub mod json;
-pub mod kcidb;
-pub mod markdown;
-pub mod md;
-pub mod movers;
-pub mod parts;
+pub mod machines;
+pub mod outside;
+pub mod people;
 pub mod sweep;
-pub mod table;
-pub mod text;
-pub mod vm_table;
 
 use trig_analysis::compare::Comparison;
 use trig_analysis::history::History;
@@ -55,47 +47,47 @@ pub struct Json;
 /// Bencher Metric Format: NEW's (or the newest result's) figures.
 pub struct Bmf;
 /// One self-contained page.
-pub struct Html(pub html::PageOptions);
+pub struct Html(pub people::html::PageOptions);
 
 impl Exporter<Comparison> for Table {
     fn export(&self, c: &Comparison) -> String {
-        table::comparison(c, self.color)
+        people::table::comparison(c, self.color)
     }
 }
 
 impl Exporter<Comparison> for Markdown {
     fn export(&self, c: &Comparison) -> String {
-        markdown::comparison(c)
+        people::markdown::comparison(c)
     }
 }
 
 impl Exporter<Comparison> for Email {
     fn export(&self, c: &Comparison) -> String {
-        email::comparison(c)
+        people::email::comparison(c)
     }
 }
 
 impl Exporter<Comparison> for Json {
     fn export(&self, c: &Comparison) -> String {
-        json::comparison(c)
+        machines::json::comparison(c)
     }
 }
 
 impl Exporter<Comparison> for Bmf {
     fn export(&self, c: &Comparison) -> String {
-        bmf::comparison(c)
+        machines::bmf::comparison(c)
     }
 }
 
 impl Exporter<History> for Table {
     fn export(&self, h: &History) -> String {
-        history_table::render(h, false)
+        people::history_table::render(h, false)
     }
 }
 
 impl Exporter<History> for Markdown {
     fn export(&self, h: &History) -> String {
-        history_table::render(h, true)
+        people::history_table::render(h, true)
     }
 }
 
@@ -107,13 +99,13 @@ impl Exporter<History> for Json {
 
 impl Exporter<History> for Bmf {
     fn export(&self, h: &History) -> String {
-        bmf::history(h)
+        machines::bmf::history(h)
     }
 }
 
 impl Exporter<Page<'_>> for Html {
     fn export(&self, r: &Page<'_>) -> String {
-        html::page(r.history, r.latest, &self.0)
+        people::html::page(r.history, r.latest, &self.0)
     }
 }
 

@@ -2,14 +2,16 @@
 //! each step's comparison through compare's own exporter of the same
 //! format (a step is a comparison of two consecutive measured commits).
 
-use super::{html, Email, Exporter, Html, Json, Markdown, Table};
-use crate::md::inline;
-use crate::text::line;
+use crate::outside::md::inline;
+use crate::outside::text::line;
+use crate::people::html;
+use crate::{Email, Exporter, Html, Json, Markdown, Table};
 use serde::Serialize;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
-use trig_analysis::search;
-use trig_analysis::sweep::{CommitOutcome, CommitStep, Moved, SweepReport};
+use trig_analysis::sweep::range::{CommitOutcome, Moved};
+use trig_analysis::sweep::search;
+use trig_analysis::sweep::{CommitStep, SweepReport};
 use trig_schema::error::{usage, Error};
 
 /// Version of the sweep report's JSON.
@@ -200,7 +202,7 @@ fn text(s: &SweepReport, each: &dyn Exporter<Comparison>, width: Option<usize>) 
     let (title, sections) = outline(s);
     let para = |out: &mut String, text: &str, indent: usize| match width {
         Some(w) => {
-            for l in super::text::wrap(text, w, indent + 2) {
+            for l in crate::outside::text::wrap(text, w, indent + 2) {
                 let _ = writeln!(out, "{:indent$}{}", "", l.trim_start());
             }
         }
@@ -238,7 +240,7 @@ impl Exporter<SweepReport> for Table {
 
 impl Exporter<SweepReport> for Email {
     fn export(&self, s: &SweepReport) -> String {
-        text(s, self, Some(super::email::MAIL_WIDTH))
+        text(s, self, Some(crate::people::email::MAIL_WIDTH))
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod bpf;
 pub mod caps;
 pub mod cpu;
+pub mod kallsyms;
 pub mod matrix;
 pub mod options;
 pub mod pid1;

@@ -301,7 +301,7 @@ impl Recorder {
 /// data symbols as a `datasyms` one with `data`; without them the host
 /// still has the results, only unnamed.
 fn emit_symbols(data: bool) {
-    match crate::pid1::kallsyms::read(data) {
+    match crate::kallsyms::read(data) {
         Ok((syms, data)) => {
             let frames = [(frame::KALLSYMS, Some(syms)), (frame::DATASYMS, data)];
             for (kind, syms) in frames {

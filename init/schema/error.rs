@@ -76,7 +76,7 @@ impl std::error::Error for Error {}
 /// reorders what follows) shown as its escape (`\r`, `\u{1b}`), and its
 /// newlines too unless `lines`. Errors and warnings quote outside text (a
 /// file's name, a release: docs/faults.md, "Outside text"); the
-/// terminal's text of the renderers (`trig_export::text`) is this too.
+/// terminal's text of the renderers (`trig_export::outside::text`) is this too.
 pub fn shown(text: &str, lines: bool) -> Cow<'_, str> {
     let acts = |c: char| {
         (c.is_control() && !(lines && c == '\n'))

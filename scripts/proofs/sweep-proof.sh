@@ -129,11 +129,10 @@ git log --oneline --reverse "sweep-proof~$((commits + 1))..sweep-proof"
 # one build of BASE that every slice starts from, restored where it was
 # built, as a CI runner restores its cache: kbuild's tools record their
 # build directory's absolute path, so a copy elsewhere rebuilds objtool
-# and with it every object objtool checked (628 of 1,256 objects here).
+# and with it every object objtool checked (about half the kernel).
 # It starts from bisect-proof's build when there (a commit near BASE), in
-# place, so no kernel is built from scratch (a copy of it here rebuilt
-# half the kernel, 942 s in CI's form); seed.path says where the seed was
-# built, to restore it there.
+# place, so no kernel is built from scratch; seed.path says where the
+# seed was built, to restore it there.
 git_dir=$(git rev-parse --absolute-git-dir)
 state=$git_dir/trig-sweep
 seed=$state/seed

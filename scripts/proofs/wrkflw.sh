@@ -25,9 +25,8 @@
 # The build jobs pack trig-init as CI built this checkout (LOCAL_TARGET:
 # its target directory, which must hold the x86-64 and arm64 binaries and
 # the plugin: scripts/build.sh, both arches) instead of building it in
-# wrkflw's copy of the tree: wrkflw copies files with new times, and
-# cargo rebuilt all of trig-init's crates for both arches there (362 s of
-# the nightly's 493 in CI).
+# wrkflw's copy of the tree: wrkflw copies files with new times, so
+# cargo would rebuild every crate for both arches there.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=scripts/lib.sh

@@ -21,19 +21,16 @@ pub use comparison::{BenchComparison, Comparison, MetricComparison, SideStats, T
 pub use metric::{unmeasured, Metric, MetricChoice};
 pub use side::{differences, SideInfo};
 
+pub use crate::assessment::{Verdict, DEFAULT_THRESHOLD_ENTRIES};
 use movers::overhead_movers;
 use notes::notes;
 use side::{bench_names, comparable, results};
 use trig_schema::error::{self, Error};
-pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, Verdict, ICOUNT_AA_PCT};
+pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, ICOUNT_AA_PCT};
 
 use crate::input::Side;
 use assess::Assessor;
 use serde::Serialize;
-
-/// Half an entry per event: "+1 trap per event" is flagged, the few
-/// interrupts that land in a window (thousandths per event) are not.
-pub const DEFAULT_THRESHOLD_ENTRIES: f64 = 0.5;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {

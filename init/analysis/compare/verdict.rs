@@ -3,6 +3,7 @@
 //! significance and noise.
 
 use super::Settings;
+use crate::assessment::Verdict;
 use serde::Serialize;
 use trig_schema::{Better, Meter};
 
@@ -31,40 +32,6 @@ impl Limits {
         Limits {
             threshold_pct: s.threshold_pct.unwrap_or(threshold_pct),
             cv_limit: s.cv_limit.unwrap_or(cv_limit),
-        }
-    }
-}
-
-/// Most severe first: a benchmark's verdict is the most severe of its
-/// metrics'.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    Failed,
-    Missing,
-    Unsupported,
-    Regressed,
-    Improved,
-    Unstable,
-    /// The test could not have reached significance with so few boots,
-    /// whatever the data: neither a change nor its absence is shown.
-    Inconclusive,
-    WithinNoise,
-    NoChange,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Failed => "failed",
-            Verdict::Missing => "missing",
-            Verdict::Unsupported => "unsupported",
-            Verdict::Regressed => "regressed",
-            Verdict::Improved => "improved",
-            Verdict::Unstable => "unstable",
-            Verdict::Inconclusive => "inconclusive",
-            Verdict::WithinNoise => "within-noise",
-            Verdict::NoChange => "no-change",
         }
     }
 }

@@ -7,8 +7,7 @@ use std::path::Path;
 use trig_schema::error::{self, Error};
 use trig_schema::Meter;
 
-/// Where `history --alert` remembers the change points it alerted on.
-pub const ALERTS_FILE: &str = "alerts.json";
+pub use crate::input::ALERTS_FILE;
 
 /// A change point alerted on, as DIR/alerts.json records it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

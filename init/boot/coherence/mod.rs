@@ -262,7 +262,7 @@ pub fn contention(w: &Window) -> Contention {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trig_guest::pid1::kallsyms;
+    use trig_guest::kallsyms;
 
     fn window(text: &str) -> WindowCounts {
         let mut w = WindowCounts::default();

@@ -118,7 +118,7 @@ mod fuzz {
             let h = trig_analysis::history::analyse(
                 "h", nights, &[Metric::Rate, Metric::Overhead], &Default::default(), 3,
             );
-            let _ = crate::history_table::render(&h, false);
+            let _ = crate::people::history_table::render(&h, false);
         }
     }
 }

@@ -6,7 +6,8 @@ mod icount;
 mod inputs;
 mod verdicts;
 
-use crate::{email, json, markdown, parts, table};
+use crate::machines::json;
+use crate::people::{email, markdown, parts, table};
 use std::collections::BTreeMap;
 use trig_analysis::compare::*;
 use trig_analysis::input::{parse, Side};

@@ -1,7 +1,6 @@
 //! Guest duties of PID 1: mounts, console, resource limits, watchdog and
 //! power-off, around the same run as the plain command.
 
-pub mod kallsyms;
 pub mod mounts;
 pub mod power;
 

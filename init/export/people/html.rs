@@ -2,7 +2,7 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::parts;
+use crate::people::parts;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Metric, Verdict};
 use trig_analysis::history::{self, History, Series};
@@ -310,7 +310,7 @@ fn change_points(out: &mut String, h: &History, opts: &PageOptions) {
         let _ = write!(
             out,
             "<p>{}</p>",
-            esc(&crate::history_table::no_change_points(h))
+            esc(&crate::people::history_table::no_change_points(h))
         );
         return;
     }
@@ -442,7 +442,7 @@ pub fn page(h: &History, latest: Option<&Comparison>, opts: &PageOptions) -> Str
             "<p>From {} to {}. Points: median of each result's boots; bars: lowest to highest boot; orange: mean of each segment between change points; dashed lines: change points (red slower, green faster); x axis: commit, or date. Change points: {}.</p>",
             esc(&a.label()),
             esc(&b.label()),
-            esc(&crate::history_table::needs(h))
+            esc(&crate::people::history_table::needs(h))
         );
     }
     change_points(&mut out, h, opts);

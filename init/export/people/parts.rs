@@ -2,8 +2,8 @@
 //! headlines, what was compared, the rows of figures and verdicts, the
 //! totals, and where the instructions went.
 
-use crate::movers;
-use crate::text::words;
+use crate::outside::text::words;
+use crate::people::movers;
 use std::fmt::Write;
 use trig_analysis::compare::{
     BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,

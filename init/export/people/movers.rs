@@ -1,7 +1,7 @@
 //! The lines that say which functions moved (`compare`'s movers), for
 //! the text formats and mail.
 
-use crate::text::{line, pad, width as columns, wrap};
+use crate::outside::text::{line, pad, width as columns, wrap};
 use trig_analysis::compare::movers::{Movers, MIN_MOVE};
 
 /// Text lines that explain `m` for benchmark `name`.

@@ -1,28 +1,22 @@
-//! A sweep of a commit range (`scripts/sweep.sh`, `trig-init sweep`):
-//! every commit of BASE..TIP built and booted once, split into slices
-//! that runners measure apart; the merge of slices into one range; and
-//! the steps between consecutive measured commits, each a comparison of
-//! the two (under icount a figure repeats from boot to boot, so a step
-//! beyond compare's threshold is the commit's own, no change point to
-//! guess).
-//!
-//! A sweep directory holds a manifest ([`MANIFEST`]: the whole range,
-//! BASE first, and the slices measured into it) and one file per commit
-//! of its slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or
-//! `.skip`, one line saying why it was not measured.
+//! A sweep directory (`trig-init sweep plan`, `sweep merge`): the commit
+//! range BASE..TIP in a manifest ([`MANIFEST`]: the whole range, BASE
+//! first, and the slices measured into it) and one file per commit of its
+//! slices, named `INDEX-COMMIT12`: `.json`, the `vm` results, or `.skip`,
+//! one line saying why it was not measured; each commit's outcome, and
+//! what moved between two measured commits. Both the exhaustive sweep
+//! (the report, `sweep/mod.rs`) and the adaptive one (`search`) read
+//! their commits here.
 
-use crate::compare::{self, Comparison, Metric, Settings, Verdict};
-use crate::gate::Tally;
+use crate::compare::{Comparison, Metric, Verdict};
 use crate::git::git;
-use crate::input::{self, Side, Standing};
-use crate::search;
+use crate::input::{self, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use trig_schema::error::{self, Error};
 use trig_schema::files;
-use trig_schema::{identity, Meter};
+use trig_schema::identity;
 
 pub const MANIFEST: &str = "sweep.json";
 
@@ -491,176 +485,6 @@ pub fn moved(c: &Comparison) -> Vec<Moved> {
         .collect();
     out.sort_by_key(|m| m.verdict);
     out
-}
-
-/// A commit where a benchmark stepped against the previous measured one.
-#[derive(Debug, Clone)]
-pub struct CommitStep {
-    /// Indices in the manifest.
-    pub at: usize,
-    pub from: usize,
-    pub comparison: Comparison,
-    pub moved: Vec<Moved>,
-}
-
-impl CommitStep {
-    /// The commits between `from` and `at` that were not measured: the
-    /// step may be theirs.
-    pub fn across(&self) -> std::ops::Range<usize> {
-        self.from + 1..self.at
-    }
-
-    pub fn regressed(&self) -> bool {
-        self.comparison.regressed()
-    }
-}
-
-/// A benchmark a measured commit has no figure of: it failed there, or
-/// the commit before it with a figure had one and this one has none.
-#[derive(Debug, Clone, Serialize)]
-pub struct Broken {
-    /// Index in the manifest.
-    pub at: usize,
-    pub bench: String,
-    /// `failed` or `missing`.
-    pub verdict: Verdict,
-    pub why: String,
-}
-
-/// A measured range and where it stepped.
-#[derive(Debug, Clone)]
-pub struct SweepReport {
-    pub dir: String,
-    pub manifest: Manifest,
-    pub outcomes: Vec<CommitOutcome>,
-    pub steps: Vec<CommitStep>,
-    /// Each commit's benchmarks without a figure, in commit order.
-    pub broken: Vec<Broken>,
-    /// Small changes that add up beyond the threshold (`search::drifts`).
-    pub drifts: Vec<search::DriftStep>,
-    pub meter: Option<Meter>,
-    /// Consecutive measured pairs compared.
-    pub compared: usize,
-}
-
-impl SweepReport {
-    pub fn regressed(&self) -> bool {
-        self.steps.iter().any(CommitStep::regressed)
-    }
-
-    /// What the gate counts: each regressed step, each benchmark broken
-    /// at a commit, and the pairs compared as decided.
-    pub fn tally(&self) -> Tally {
-        let mut t = Tally::of(self.broken.iter().map(|b| b.verdict));
-        t.regressed = self.steps.iter().filter(|s| s.regressed()).count();
-        t.decided = self.compared;
-        t
-    }
-
-    /// The commits measured.
-    pub fn measured(&self) -> usize {
-        self.outcomes
-            .iter()
-            .filter(|o| matches!(o, CommitOutcome::Measured(_)))
-            .count()
-    }
-
-    pub fn short(&self, index: usize) -> &str {
-        trig_schema::abbrev(&self.manifest.commits[index].commit, 12)
-    }
-}
-
-/// `sweep report`: each benchmark's series over the measured commits,
-/// each commit compared with the last one before it that had a figure of
-/// the benchmark (the previous measured commit, unless the benchmark
-/// failed there); keeps the steps where one regressed or improved, and
-/// names every commit where a benchmark failed or lost its figure.
-pub fn analyse(dir: &Path, settings: &Settings) -> Result<SweepReport, Error> {
-    let manifest = Manifest::read(dir)?;
-    let outcomes = outcomes(dir, &manifest)?;
-    let (mut steps, mut broken) = (Vec::new(), Vec::new());
-    // each benchmark's last commit with a figure, and those commits' sides
-    let mut last: BTreeMap<String, usize> = BTreeMap::new();
-    let mut sides: BTreeMap<usize, Side> = BTreeMap::new();
-    let mut compared = 0;
-    let mut meter = None;
-    for (i, o) in outcomes.iter().enumerate() {
-        let CommitOutcome::Measured(path) = o else {
-            continue;
-        };
-        let side = load(path)?;
-        let now = side.standing();
-        for (bench, from) in &last {
-            if !now.contains_key(bench) {
-                broken.push(Broken {
-                    at: i,
-                    bench: bench.clone(),
-                    verdict: Verdict::Missing,
-                    why: format!("no figure, and {} had one", manifest.stem(*from)),
-                });
-            }
-        }
-        for (bench, why) in now.iter().filter_map(|(b, s)| match s {
-            Standing::Failed(why) => Some((b, why)),
-            Standing::Measured => None,
-        }) {
-            broken.push(Broken {
-                at: i,
-                bench: bench.clone(),
-                verdict: Verdict::Failed,
-                why: why.clone(),
-            });
-        }
-        // the benchmarks with a figure here, by the commit they are measured against
-        let mut against: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
-        for bench in now
-            .iter()
-            .filter(|(_, s)| **s == Standing::Measured)
-            .map(|(b, _)| b)
-        {
-            if let Some(&from) = last.get(bench) {
-                against.entry(from).or_default().push(bench);
-            }
-        }
-        for (from, benches) in against {
-            let mut c = compare::compare(&sides[&from], &side, settings).map_err(|e| {
-                e.context(format!(
-                    "{} against {}",
-                    manifest.stem(i),
-                    manifest.stem(from)
-                ))
-            })?;
-            c.benches.retain(|b| benches.contains(&&b.name));
-            compared += 1;
-            meter = Some(c.meter);
-            let moved = moved(&c);
-            if !moved.is_empty() {
-                steps.push(CommitStep {
-                    at: i,
-                    from,
-                    comparison: c,
-                    moved,
-                });
-            }
-        }
-        for (bench, _) in now.iter().filter(|(_, s)| **s == Standing::Measured) {
-            last.insert(bench.clone(), i);
-        }
-        sides.insert(i, side);
-        // a side no benchmark is measured against any more is dropped
-        sides.retain(|k, _| last.values().any(|v| v == k));
-    }
-    let drifts = search::drifts_of(&manifest, &outcomes, settings)?;
-    Ok(SweepReport {
-        dir: dir.display().to_string(),
-        manifest,
-        outcomes,
-        steps,
-        broken,
-        drifts,
-        meter,
-        compared,
-    })
 }
 
 #[cfg(test)]

@@ -431,7 +431,7 @@ impl<'a> Doc<'a> {
     }
 }
 
-impl super::Exporter<Runs<'_>> for Kcidb {
+impl crate::Exporter<Runs<'_>> for Kcidb {
     fn export(&self, r: &Runs<'_>) -> String {
         let mut doc = Doc::new(&self.0);
         for (file, set) in r.files.iter().zip(r.sets) {
@@ -441,7 +441,7 @@ impl super::Exporter<Runs<'_>> for Kcidb {
     }
 }
 
-impl super::Exporter<HistoryRuns<'_>> for Kcidb {
+impl crate::Exporter<HistoryRuns<'_>> for Kcidb {
     /// Every result of the history; a test at a change point carries it,
     /// and fails when the change is for the worse.
     fn export(&self, h: &HistoryRuns<'_>) -> String {
@@ -470,7 +470,7 @@ impl super::Exporter<HistoryRuns<'_>> for Kcidb {
     }
 }
 
-impl super::Exporter<Comparison> for Kcidb {
+impl crate::Exporter<Comparison> for Kcidb {
     fn export(&self, c: &Comparison) -> String {
         let mut doc = Doc::new(&self.0);
         doc.comparison(c);
@@ -478,7 +478,7 @@ impl super::Exporter<Comparison> for Kcidb {
     }
 }
 
-impl super::Exporter<AbRuns<'_>> for Kcidb {
+impl crate::Exporter<AbRuns<'_>> for Kcidb {
     /// The first kernel's figures, then each other's with its verdicts.
     fn export(&self, ab: &AbRuns<'_>) -> String {
         let mut doc = Doc::new(&self.0);

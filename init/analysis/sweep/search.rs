@@ -23,9 +23,9 @@
 //!   (small changes that add up beyond the threshold, no single one
 //!   does) is found by [`drifts`], for any sweep.
 
+use super::range::{self, CommitOutcome, Manifest, Moved};
 use crate::compare::{self, Settings};
 use crate::input::Side;
-use crate::sweep::{self, CommitOutcome, Manifest, Moved};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use trig_schema::error::{self, Error};
@@ -233,7 +233,7 @@ impl<'a> MeasuredCommits<'a> {
 
     fn side(&mut self, i: usize) -> Result<&Side, Error> {
         if !self.sides.contains_key(&i) {
-            let side = sweep::load(&self.paths[&i])?;
+            let side = range::load(&self.paths[&i])?;
             self.sides.insert(i, side);
         }
         Ok(&self.sides[&i])
@@ -250,7 +250,7 @@ impl<'a> MeasuredCommits<'a> {
                 self.manifest.stem(a)
             ))
         })?;
-        Ok(sweep::moved(&c))
+        Ok(range::moved(&c))
     }
 }
 
@@ -307,7 +307,7 @@ pub fn next_in(
             dir.display()
         )));
     }
-    let outcomes = sweep::outcomes(dir, &manifest)?;
+    let outcomes = range::outcomes(dir, &manifest)?;
     let known: Vec<Known> = outcomes.iter().map(Known::from).collect();
     let mut figures = MeasuredCommits::new(&manifest, &outcomes, settings);
     Ok(next(&known, runners, &mut figures)?

@@ -1,7 +1,7 @@
 //! `compare --format markdown`: for CI comments.
 
 use super::parts::{counts, explained, flagged, header, headlines, rows, totals, unsupported, Row};
-use crate::md::{code, inline};
+use crate::outside::md::{code, inline};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 

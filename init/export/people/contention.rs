@@ -3,7 +3,7 @@
 //! shape of upstream's summary ("hits X (Y/prod)"), and where the shared
 //! lines are.
 
-use crate::text::{line, pad};
+use crate::outside::text::{line, pad};
 use std::fmt::Write;
 use trig_schema::{Contention, RunSet};
 

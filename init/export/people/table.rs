@@ -3,7 +3,7 @@
 //! request.
 
 use super::parts::{explained, header, headlines, rows, totals, unsupported};
-use crate::text::{line as one_line, pad, width};
+use crate::outside::text::{line as one_line, pad, width};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};
 

@@ -10,12 +10,12 @@
 
 use std::path::{Path, PathBuf};
 
-fn top() -> &'static Path {
+pub(crate) fn top() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The `.rs` files under `dir`, recursively, in a stable order.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files_ending(dir, "rs")
 }
 
@@ -83,7 +83,7 @@ fn the_crates_follow_the_data() {
 /// The modules of `crate_name` (or, with `local`, of this crate) that
 /// `text` names before its tests, with their line numbers, also inside
 /// `use` groups: `NAME` of `crate_name::NAME` and `crate_name::{NAME, ..}`.
-fn modules(text: &str, root: &str) -> Vec<(usize, String)> {
+pub(crate) fn modules(text: &str, root: &str) -> Vec<(usize, String)> {
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -149,7 +149,7 @@ fn breaches(dirs: &[&str], root: &str, allowed: impl Fn(&str) -> bool) -> Vec<St
     out
 }
 
-fn assert_none(breaches: Vec<String>, rule: &str) {
+pub(crate) fn assert_none(breaches: Vec<String>, rule: &str) {
     assert!(breaches.is_empty(), "{rule}:\n{}", breaches.join("\n"));
 }
 

@@ -1,7 +1,7 @@
 //! The history as a table or in Markdown.
 
-use crate::md::inline;
-use crate::text::{line, pad};
+use crate::outside::md::inline;
+use crate::outside::text::{line, pad};
 use std::fmt::Write;
 use trig_analysis::history::{Found, History};
 use trig_schema::is_object_name;

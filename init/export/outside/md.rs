@@ -6,7 +6,7 @@
 //! unclosed block. The Markdown formats take every field that is not
 //! their own literal through here.
 
-use crate::text;
+use crate::outside::text;
 
 /// `text` as inline Markdown on one line (a list item, a heading, a
 /// table cell, bold): what acts on a terminal shown as its escape (as in

@@ -1,6 +1,6 @@
 //! `compare --format json`: the comparison for machines.
 
-use super::parts::ORDER;
+use crate::people::parts::ORDER;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use trig_analysis::compare::Comparison;

@@ -1,6 +1,6 @@
 //! The summary table of a kernel's runs.
 
-use crate::text::{line, pad, words};
+use crate::outside::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
 use trig_schema::{Meter, Report, RunRecord, RunSet, Status};
@@ -21,7 +21,7 @@ pub fn summary(set: &RunSet) -> String {
     for name in names {
         row(&mut out, name, &reports, set.vm.meter);
     }
-    if let Some(table) = crate::contention::table(set) {
+    if let Some(table) = super::contention::table(set) {
         out.push_str(&table);
     }
     if let Some(line) = time_line(set) {

@@ -2,7 +2,7 @@
 //! distribution (its `--dry-run`, with a stubbed os-release), and its word
 //! on a QEMU too old for the profiling plugin.
 
-mod synth;
+use crate::synth;
 
 use std::path::Path;
 use std::process::Command;
