@@ -106,7 +106,8 @@ vm_commands! {
     /// guest architecture: x86_64 or aarch64 (default: the host's)
     #[argh(option)]
     pub arch: Option<Arch>,
-    /// guest CPUs (default 1 under the icount meter, else 2)
+    /// guest CPUs (default under the icount meter: 1, or one a producer for
+    /// -p N; else 2)
     #[argh(option)]
     pub cpus: Option<usize>,
     /// guest memory (default 1G)

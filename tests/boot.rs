@@ -428,16 +428,6 @@ fn jobs_boot_side_by_side_with_the_figures_of_serial_boots() {
     }
 }
 
-#[test]
-fn icount_refuses_producer_scaling() {
-    let (code, err, _) = vm(
-        &["--meter", "icount"],
-        &["-p", "1,2", "--filter", "trig-base"],
-    );
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("--meter time"), "{err}");
-}
-
 /// The arm64 binary (scripts/build.sh --arch aarch64) on Debian's arm64
 /// 6.1 under qemu-system-aarch64, profiled: arm64's entry points count
 /// exactly, a syscall through `el0_svc`, a uprobe two traps through
@@ -835,63 +825,138 @@ fn a_uprobe_is_one_trap_a_uretprobe_two_and_a_syscall_no_trap() {
 /// two boots, and the counts hang together: every event loads and
 /// stores, a function's accesses add up to the kernel's, and the cycle
 /// estimate is the instructions plus the weighted misses and traps.
-#[test]
-fn the_cache_model_counts_the_same_in_two_boots() {
-    let (code, err, doc) = vm(
-        &["--meter", "icount", "--cache", "--runs", "2"],
-        &["--filter", "trig-base", "--filter", "trig-uprobe-nop"],
+/// One result's profile in boot `i` of a document of several boots.
+fn profile_of(doc: &Value, i: usize, name: &str) -> Value {
+    doc["runs"][i]["report"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("boot {i}: {name} missing"))["profile"]
+        .clone()
+}
+
+/// The cache model's counts of a profile add up, and its cycles are the
+/// instructions plus the weighted misses and traps.
+fn cache_counts_add_up(name: &str, a: &Value) {
+    let m = &a["memory"];
+    let k = |what: &str| m["kernel"][what].as_f64().unwrap();
+    assert!(k("loads") > 10.0 && k("stores") > 10.0, "{name}: {m}");
+    let summed: f64 = a["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["memory"]["loads"].as_f64().unwrap_or(0.0))
+        .sum();
+    // the functions under the listing floor hold the rest
+    assert!(
+        summed <= k("loads") + 1e-9 && summed > 0.99 * k("loads"),
+        "{name}: {summed} of {}",
+        k("loads")
     );
+    let misses: f64 = ["kernel", "user"]
+        .iter()
+        .map(|side| {
+            let s = &m[side];
+            let f = |w: &str| s[w].as_f64().unwrap();
+            10.0 * (f("l1i_misses") + f("l1d_misses")) + 100.0 * f("ll_misses")
+        })
+        .sum();
+    let traps = a["entries"]["traps"].as_f64().unwrap();
+    let cycles = m["cycles"].as_f64().unwrap();
+    let expected = a["total"].as_f64().unwrap() + misses + 500.0 * traps;
+    assert!(
+        (cycles - expected).abs() < 1e-6,
+        "{name}: cycles {cycles}, not {expected}"
+    );
+}
+
+/// Two boots with the cache model and four producers (the coherence
+/// model), and one with a fifth vCPU, which shortens QEMU's turns (each
+/// vCPU's is the time to the next deadline over the vCPUs): every count
+/// repeats in the two, the uprobe's shared lines show at -p 4 and not at
+/// -p 1, the counting loops share none, and the coherence figures do not
+/// move with the turns.
+#[test]
+fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
+    let run = [
+        "-p",
+        "1,4",
+        "--filter",
+        "trig-base",
+        "--filter",
+        "trig-uprobe-nop",
+    ];
+    let turns = std::thread::spawn(move || {
+        vm(
+            &["--meter", "icount", "--cpus", "5"],
+            &["-p", "4", "--filter", "trig-uprobe-nop"],
+        )
+    });
+    let (code, err, doc) = vm(&["--meter", "icount", "--cache", "--runs", "2"], &run);
     assert_eq!(code, Some(0), "{err}");
     let model = doc["vm"]["cache"].as_str().expect("vm.cache recorded");
     assert!(model.contains("L1d 64 KiB 2-way"), "{model}");
-    let boot = |i: usize, name: &str| -> Value {
-        doc["runs"][i]["report"]["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .unwrap_or_else(|| panic!("boot {i}: {name} missing"))["profile"]
-            .clone()
+    let contention = |p: &Value| p["contention"].clone();
+    let misses = |p: &Value| {
+        let c = &p["contention"];
+        c["kernel"]["misses"].as_f64().unwrap() + c["user"]["misses"].as_f64().unwrap()
     };
-    for name in ["trig-base", "trig-uprobe-nop"] {
-        let (a, b) = (boot(0, name), boot(1, name));
+    for bench in ["trig-base", "trig-usermode-count", "trig-uprobe-nop"] {
+        for p in [1, 4] {
+            let name = format!("{bench}/p={p}");
+            let (a, b) = (profile_of(&doc, 0, &name), profile_of(&doc, 1, &name));
+            for part in ["memory", "functions", "contention"] {
+                assert_eq!(a[part], b[part], "{name}: the two boots' {part} differ");
+            }
+            cache_counts_add_up(&name, &a);
+            assert_eq!(contention(&a)["producers"], p, "{name}");
+        }
+        let r = find(&doc, &format!("{bench}/p=4"));
         assert_eq!(
-            a["memory"], b["memory"],
-            "{name}: the two boots' counts differ"
+            r["producer_cpus"],
+            serde_json::json!([0, 1, 2, 3]),
+            "{bench}: {r}"
         );
-        assert_eq!(
-            a["functions"], b["functions"],
-            "{name}: the two boots' functions differ"
-        );
-        let m = &a["memory"];
-        let k = |what: &str| m["kernel"][what].as_f64().unwrap();
-        assert!(k("loads") > 10.0 && k("stores") > 10.0, "{name}: {m}");
-        let summed: f64 = a["functions"]
+        assert!(r["producer_events"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| f["memory"]["loads"].as_f64().unwrap_or(0.0))
-            .sum();
-        // the functions under the listing floor hold the rest
+            .all(|e| e.as_u64() > Some(0)));
+    }
+    let at = |bench: &str, p: usize| profile_of(&doc, 0, &format!("{bench}/p={p}"));
+    for bench in ["trig-base", "trig-usermode-count"] {
         assert!(
-            summed <= k("loads") + 1e-9 && summed > 0.99 * k("loads"),
-            "{name}: {summed} of {}",
-            k("loads")
-        );
-        let misses: f64 = ["kernel", "user"]
-            .iter()
-            .map(|side| {
-                let s = &m[side];
-                let f = |w: &str| s[w].as_f64().unwrap();
-                10.0 * (f("l1i_misses") + f("l1d_misses")) + 100.0 * f("ll_misses")
-            })
-            .sum();
-        let traps = a["entries"]["traps"].as_f64().unwrap();
-        let cycles = m["cycles"].as_f64().unwrap();
-        let expected = a["total"].as_f64().unwrap() + misses + 500.0 * traps;
-        assert!(
-            (cycles - expected).abs() < 1e-6,
-            "{name}: cycles {cycles}, not {expected}"
+            misses(&at(bench, 4)) < 0.01,
+            "{bench}: {}",
+            contention(&at(bench, 4))
         );
     }
+    let (one, four) = (at("trig-uprobe-nop", 1), at("trig-uprobe-nop", 4));
+    assert!(misses(&one) < 0.05, "{}", contention(&one));
+    assert!(misses(&four) > 1.0, "{}", contention(&four));
+    let per_producer = |p: &Value| p["contention"]["per_producer"].as_f64().unwrap();
+    assert!(per_producer(&four) < 0.9 * per_producer(&one));
+    // 6.1 looks a uprobe up under a global spin lock
+    let lines = four["contention"]["lines"].as_array().unwrap();
+    let lock = lines
+        .iter()
+        .find(|l| l["name"] == "uprobes_treelock+0x0")
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(lock["writers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w[0] == "_raw_spin_lock"));
+
+    let (code, err, other) = turns.join().unwrap();
+    assert_eq!(code, Some(0), "{err}");
+    let shorter = find(&other, "trig-uprobe-nop")["profile"].clone();
+    let (a, b) = (misses(&four), misses(&shorter));
+    assert!(
+        (a - b).abs() < 0.02 * a,
+        "misses/event {a} at 4 vCPUs, {b} at 5"
+    );
+    let insn = |p: &Value| p["contention"]["insn"].as_f64().unwrap();
+    assert!((insn(&four) - insn(&shorter)).abs() < 0.005 * insn(&four));
 }

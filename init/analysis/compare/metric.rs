@@ -359,4 +359,44 @@ mod tests {
         assert!(Metric::KernelOverhead.build_independent());
         assert!(!Metric::Overhead.build_independent());
     }
+
+    #[test]
+    fn contention_is_a_model_s_count_and_rate() {
+        use trig_schema::contention::{Misses, Weights, MODEL};
+        let mut boot = boot(Some(300.0));
+        assert_eq!(
+            Metric::Contention(ContentionKind::Misses).value(&boot[0], &boot),
+            None
+        );
+        let c = trig_schema::Contention {
+            model: MODEL.into(),
+            weights: Weights::MODEL,
+            producers: 4,
+            kernel: Misses {
+                misses: 2.0,
+                hitm: 1.5,
+            },
+            user: Misses {
+                misses: 0.5,
+                hitm: 0.0,
+            },
+            insn: 1000.0,
+            spin: 0.0,
+            cycles: 1180.0,
+            rate: 3.39,
+            per_producer: 0.8475,
+            bound_by: None,
+            lines: Vec::new(),
+        };
+        boot[0].profile.as_mut().unwrap().contention = Some(c);
+        let of = |k| Metric::Contention(k).value(&boot[0], &boot);
+        assert_eq!(of(ContentionKind::Misses), Some(2.5));
+        assert_eq!(of(ContentionKind::Hitm), Some(1.5));
+        assert_eq!(of(ContentionKind::Rate), Some(0.8475));
+        let rate = Metric::Contention(ContentionKind::Rate);
+        assert_eq!(rate.better(Better::Lower), Better::Higher);
+        assert!(Metric::Contention(ContentionKind::Hitm).is_count() && !rate.is_count());
+        // the producers' own code is in the user misses
+        assert!(!rate.build_independent());
+    }
 }
