@@ -506,14 +506,10 @@ fn arm64_matrix_on_debian_6_1() {
 
 #[test]
 fn producers_list_and_rename_rule() {
-    // producer scaling is a wall-clock question
+    // several producers under icount: a vCPU each, and the coherence model
     let (code, err, doc) = vm(
-        &["--meter", "time", "--cpus", "2"],
+        &["--meter", "icount"],
         &[
-            "-w",
-            "0",
-            "-d",
-            "1",
             "-p",
             "1,2",
             "--filter",
@@ -524,11 +520,8 @@ fn producers_list_and_rename_rule() {
             "main",
         ],
     );
-    assert_eq!(
-        code,
-        Some(1),
-        "rename with 2 producers fails the run: {err}"
-    );
+    assert_eq!(code, Some(0), "rename at 2 producers is unsupported: {err}");
+    assert_eq!(doc["vm"]["cpus"], 2);
     assert_eq!(find(&doc, "trig-base/p=2")["producers"], 2);
     assert_eq!(find(&doc, "rename-base/p=1")["status"], "ok");
     assert_eq!(
@@ -536,11 +529,12 @@ fn producers_list_and_rename_rule() {
         "main"
     );
     let bad = find(&doc, "rename-base/p=2");
-    assert_eq!(bad["status"], "failed");
+    assert_eq!(bad["status"], "unsupported");
     assert!(bad["reason"]
         .as_str()
         .unwrap()
-        .contains("exactly one producer"));
+        .starts_with("needs exactly one producer"));
+    ok_or_cleanly_unsupported(&doc);
 }
 
 #[test]

@@ -7,13 +7,15 @@
 //! calls per event: a function entered once more per event names itself;
 //! with `--cache`, its simulated misses per event, and the movers are
 //! ranked by what they add to the cycle estimate, so that a function
-//! that gained a miss and no instruction still names itself.
+//! that gained a miss and no instruction still names itself; with several
+//! producers, its coherence misses per event too.
 
 use super::assess::Observed;
 use super::side::results;
 use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use trig_schema::contention::Weights;
 use trig_schema::{BenchResult, CycleWeights, Profile};
 
 /// Functions shown per benchmark.
@@ -53,6 +55,9 @@ pub struct FunctionMove {
     /// NEW − BASE of its last-level misses per event.
     #[serde(skip_serializing_if = "is_zero")]
     pub ll_misses: f64,
+    /// NEW − BASE of its coherence misses per event (`-p N` under icount).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub coherence: f64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -64,7 +69,10 @@ impl FunctionMove {
     /// without `--cache`): the order movers are listed in.
     fn cycles(&self) -> f64 {
         let w = CycleWeights::MODEL;
-        self.change + w.l1_miss * self.l1_misses + w.ll_miss * self.ll_misses
+        self.change
+            + w.l1_miss * self.l1_misses
+            + w.ll_miss * self.ll_misses
+            + Weights::MODEL.miss_cycles * self.coherence
     }
 }
 
@@ -83,14 +91,15 @@ struct Mean {
     functions: BTreeMap<String, FunctionMean>,
 }
 
-/// A function's figures per event: instructions, calls, L1 and
-/// last-level misses.
+/// A function's figures per event: instructions, calls, L1,
+/// last-level and coherence misses.
 #[derive(Debug, Clone, Copy, Default)]
 struct FunctionMean {
     insn: f64,
     calls: f64,
     l1: f64,
     ll: f64,
+    coherence: f64,
 }
 
 impl FunctionMean {
@@ -100,6 +109,7 @@ impl FunctionMean {
         self.calls += k * o.calls;
         self.l1 += k * o.l1;
         self.ll += k * o.ll;
+        self.coherence += k * o.coherence;
     }
 }
 
@@ -122,6 +132,7 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
                 calls: f.calls,
                 l1: a.l1i_misses + a.l1d_misses,
                 ll: a.ll_misses,
+                coherence: f.coherence.map_or(0.0, |c| c.misses),
             };
             functions
                 .entry(f.name.clone())
@@ -190,10 +201,11 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
                 calls: n.calls - b.calls,
                 l1_misses: n.l1 - b.l1,
                 ll_misses: n.ll - b.ll,
+                coherence: n.coherence - b.coherence,
             }
         })
         .filter(|f| {
-            [f.change, f.calls, f.l1_misses, f.ll_misses]
+            [f.change, f.calls, f.l1_misses, f.ll_misses, f.coherence]
                 .iter()
                 .any(|x| x.abs() >= MIN_MOVE)
         })
@@ -259,6 +271,22 @@ mod tests {
             contention: None,
         });
         r
+    }
+
+    #[test]
+    fn a_function_that_gained_coherence_misses_names_itself() {
+        let base = profiled(1000.0, &[("do_syscall_64", 20.0)]);
+        let mut new = profiled(1001.0, &[("do_syscall_64", 21.0)]);
+        let f = &mut new.profile.as_mut().unwrap().functions[0];
+        f.coherence = Some(trig_schema::contention::Misses {
+            misses: 0.9,
+            hitm: 0.9,
+        });
+        let m = of([&base], [&new]).unwrap();
+        assert_eq!(m.functions[0].name, "do_syscall_64");
+        assert_eq!(m.functions[0].coherence, 0.9);
+        // one instruction and 0.9 misses of 60 cycles
+        assert!((m.functions[0].cycles() - 55.0).abs() < 1e-9);
     }
 
     #[test]

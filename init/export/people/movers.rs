@@ -41,6 +41,7 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
                 ("calls", f.calls),
                 ("L1 misses", f.l1_misses),
                 ("LL misses", f.ll_misses),
+                ("coherence misses", f.coherence),
             ]
             .iter()
             .filter(|(_, x)| x.abs() >= MIN_MOVE)
@@ -82,6 +83,7 @@ mod tests {
             calls: 0.0,
             l1_misses: 0.0,
             ll_misses: 0.0,
+            coherence: 0.0,
         };
         let m = Movers {
             against: None,
@@ -118,6 +120,7 @@ mod tests {
                 calls: 0.0,
                 l1_misses: 0.0,
                 ll_misses: 0.0,
+                coherence: 0.0,
             }],
         };
         let text = lines("trig-kprobe", &m);
