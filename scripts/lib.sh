@@ -122,3 +122,15 @@ vmtest_config() {
 sweep_build() {
   cat "$1/seed.path" 2>/dev/null || echo "$1/build"
 }
+
+# The benchmark scripts' arguments, [KERNEL] [-- RUN-OPTIONS]: sets kernel
+# (default debian:6.1.0), run_opts, and out, a temporary folder removed on
+# exit.
+bench_args() {
+  kernel=debian:6.1.0
+  if [ $# -gt 0 ] && [ "$1" != "--" ]; then kernel=$1; shift; fi
+  [ "${1:-}" = "--" ] && shift
+  run_opts=("$@")
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+}

@@ -17,16 +17,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
-kernel=debian:6.1.0
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then kernel=$1; shift; fi
-[ "${1:-}" = "--" ] && shift
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+bench_args "$@"
 for mode in plain profile cache; do
   flag=(); [ "$mode" != plain ] && flag=("--$mode")
   mkdir -p "$out/$mode"
   echo "cache-cost: booting $kernel ($mode), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  "$trig" vm -k "$kernel" --jobs 1 "${flag[@]}" --out "$out/$mode" -q -- "$@" >/dev/null
+  "$trig" vm -k "$kernel" --jobs 1 "${flag[@]}" --out "$out/$mode" -q -- "${run_opts[@]}" >/dev/null
 done
 python3 - "$out"/plain/*.json "$out"/profile/*.json "$out"/cache/*.json <<'PY'
 import json, sys

@@ -14,15 +14,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
-kernel=debian:6.1.0
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then kernel=$1; shift; fi
-[ "${1:-}" = "--" ] && shift
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+bench_args "$@"
 echo "coherence-cost: booting $kernel (--profile), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-"$trig" vm -k "$kernel" --meter icount --jobs 1 --profile --out "$out/profile" -q -- "$@" >/dev/null
+"$trig" vm -k "$kernel" --meter icount --jobs 1 --profile --out "$out/profile" -q -- "${run_opts[@]}" >/dev/null
 echo "coherence-cost: booting $kernel (-p 2), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-"$trig" vm -k "$kernel" --meter icount --jobs 1 --out "$out/model" -q -- -p 2 "$@" >/dev/null || true
+"$trig" vm -k "$kernel" --meter icount --jobs 1 --out "$out/model" -q -- -p 2 "${run_opts[@]}" >/dev/null || true
 python3 - "$out"/profile/*.json "$out"/model/*.json <<'PY'
 import json, sys
 prof, model = (json.load(open(p)) for p in sys.argv[1:])

@@ -320,14 +320,17 @@ mod tests {
              vcpu 3 250000 0 250 250 0 0\n\
              line ffffffff82000008 1000 1000 ffffffff81000110:r:1000",
         );
-        let c = contention(&Window {
-            counts: &counts,
-            text: &text,
-            data: Some(&data),
-            events: 1000.0,
-            producers: 4,
-            spin: 0.0,
-        });
+        let four = |counts: &WindowCounts| {
+            contention(&Window {
+                counts,
+                text: &text,
+                data: Some(&data),
+                events: 1000.0,
+                producers: 4,
+                spin: 0.0,
+            })
+        };
+        let c = four(&counts);
         assert_eq!(c.kernel.misses, 1.0);
         assert_eq!(c.insn, 1000.0);
         // 1000 instructions and one HITM (100 cycles) an event
@@ -347,14 +350,7 @@ mod tests {
              vcpu 3 12500 0 250 250 0 0\n\
              line ffffffff82000008 1000 1000 ffffffff81000110:w:1000",
         );
-        let c = contention(&Window {
-            counts: &cheap,
-            text: &text,
-            data: Some(&data),
-            events: 1000.0,
-            producers: 4,
-            spin: 0.0,
-        });
+        let c = four(&cheap);
         assert!((c.rate - 10.0).abs() < 1e-9, "{}", c.rate);
         assert_eq!(c.per_producer, 2.5);
         assert_eq!(c.bound_by.as_deref(), Some("syscall_count+0x8"));
