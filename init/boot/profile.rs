@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use trig_schema::contention::Misses;
+use trig_schema::contention::CoherenceMisses;
 use trig_schema::error::{usage, Error};
 use trig_schema::{
     Accesses, CycleWeights, Entries, EntryKind, FunctionCost, KernelSymbols, Memory, Profile,
@@ -394,7 +394,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
             insn: f.insns as f64 / events,
             calls: f.calls as f64 / events,
             memory: f.memory.map(|m| m.times(1.0 / events)),
-            coherence: f.coherence.map(|(m, h)| Misses {
+            coherence: f.coherence.map(|(m, h)| CoherenceMisses {
                 misses: m as f64 / events,
                 hitm: h as f64 / events,
             }),
@@ -434,10 +434,13 @@ pub(crate) fn attach(
             Some(counts) if events > 0.0 => {
                 let mut p = profile(counts, &sym, events, insns);
                 p.contention = counts.coherence.as_ref().map(|c| {
-                    coherence::contention(&coherence::Window {
+                    coherence::contention(&coherence::Inputs {
                         counts: c,
-                        text: &sym,
-                        data: data.as_ref(),
+                        text: &|a| function_of(sym.name(a)).to_string(),
+                        data: &|a| {
+                            let (name, off) = data.as_ref()?.containing(a)?;
+                            Some((name.to_string(), off))
+                        },
                         events,
                         producers: r.producers,
                         spin: p

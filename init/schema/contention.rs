@@ -12,7 +12,7 @@ pub const MODEL: &str = "coherence-directory/1";
 /// Coherence misses per event, and of them those that found the line
 /// modified in another vCPU's cache (HITM).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct Misses {
+pub struct CoherenceMisses {
     pub misses: f64,
     pub hitm: f64,
 }
@@ -38,7 +38,7 @@ impl Weights {
     };
 
     /// The cycles `m` misses cost (or keep a line busy).
-    pub fn cycles(&self, m: &Misses) -> f64 {
+    pub fn cycles(&self, m: &CoherenceMisses) -> f64 {
         (m.misses - m.hitm) * self.miss_cycles + m.hitm * self.hitm_cycles
     }
 }
@@ -52,7 +52,7 @@ pub struct SharedLine {
     /// memory: no symbol) or `user`.
     pub kind: String,
     #[serde(flatten)]
-    pub misses: Misses,
+    pub misses: CoherenceMisses,
     /// The functions whose loads missed on it, misses per event.
     pub readers: Vec<(String, f64)>,
     /// The functions whose stores missed on it.
@@ -66,8 +66,8 @@ pub struct Contention {
     pub model: String,
     pub weights: Weights,
     pub producers: usize,
-    pub kernel: Misses,
-    pub user: Misses,
+    pub kernel: CoherenceMisses,
+    pub user: CoherenceMisses,
     /// Instructions per event on the producers' vCPUs, spin-waiting left
     /// out.
     pub insn: f64,
@@ -89,8 +89,8 @@ pub struct Contention {
 
 impl Contention {
     /// All coherence misses per event, kernel and user.
-    pub fn misses(&self) -> Misses {
-        Misses {
+    pub fn misses(&self) -> CoherenceMisses {
+        CoherenceMisses {
             misses: self.kernel.misses + self.user.misses,
             hitm: self.kernel.hitm + self.user.hitm,
         }

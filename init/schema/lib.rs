@@ -312,7 +312,7 @@ pub struct FunctionCost {
     pub memory: Option<Accesses>,
     /// Its coherence misses per event (`-p N` under icount).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub coherence: Option<contention::Misses>,
+    pub coherence: Option<contention::CoherenceMisses>,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's

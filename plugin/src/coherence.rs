@@ -9,7 +9,7 @@
 //!                                  a line's misses, HITMs; who missed: block or user, load or store
 //! ```
 
-use crate::directory::{Access, LineMap, Merger, Outcome, LINE_SHIFT};
+use crate::directory::{Access, LineMap, Merger, Transfer, LINE_SHIFT};
 use std::fmt::Write;
 
 /// A user-space access's site: user space counts as one.
@@ -25,7 +25,7 @@ struct Pair {
 }
 
 impl Pair {
-    fn add(&mut self, o: Outcome) {
+    fn add(&mut self, o: Transfer) {
         self.coherence += o.coherence as u64;
         self.hitm += o.hitm as u64;
     }

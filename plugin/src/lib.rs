@@ -268,101 +268,129 @@ impl HasCallbacks for Plugin {
         tb: TranslationBlock,
     ) -> Result<()> {
         let vaddr = tb.vaddr();
-        let cache = counts().mem.is_some();
-        let coh = COHERENCE.get().is_some();
-        // the block's code bytes, for the instruction fetch (none without
-        // the model)
-        let len = if cache {
-            tb.instructions()
-                .map(|i| i.vaddr() + i.size() as u64)
-                .max()
-                .map_or(0, |end| end - vaddr)
-        } else {
-            0
+        let block = Block {
+            vaddr,
+            insns: tb.size() as u64,
+            // a kernel block's slot; user space counts as one
+            slot: is_kernel(vaddr).then(|| state().slot(vaddr)),
+            // the block's code bytes, for the instruction fetch (none
+            // without the model)
+            len: if counts().mem.is_some() {
+                tb.instructions()
+                    .map(|i| i.vaddr() + i.size() as u64)
+                    .max()
+                    .map_or(0, |end| end - vaddr)
+            } else {
+                0
+            },
         };
-        // a kernel block's slot; user space counts as one
-        let slot = is_kernel(vaddr).then(|| state().slot(vaddr));
-        // the models tell vCPUs apart: the running one is read from its
-        // registers (vcpu.rs), which costs, so only for them
-        let per_vcpu = cache || coh;
-        let flags = if per_vcpu {
-            CallbackFlags::QEMU_PLUGIN_CB_R_REGS
-        } else {
-            CallbackFlags::QEMU_PLUGIN_CB_NO_REGS
-        };
-        if slot.is_some() || per_vcpu {
-            let n = tb.size() as u64;
-            tb.register_execute_callback_flags(
-                move |given| {
-                    let c = counts();
-                    if !c.open.load(Relaxed) {
-                        return;
-                    }
-                    let vcpu = if per_vcpu {
-                        vcpu::running(given as usize)
-                    } else {
-                        given as usize
-                    };
-                    if let Some(mut m) = coherence() {
-                        m.block(vcpu, n, slot.is_some());
-                    }
-                    if let Some(slot) = slot {
-                        let (s, e) = (&c.insns[slot], &c.execs[slot]);
-                        s.store(s.load(Relaxed) + n, Relaxed);
-                        e.store(e.load(Relaxed) + 1, Relaxed);
-                    }
-                    if let Some(m) = &c.mem {
-                        let misses = caches().fetch(vcpu, vaddr, len);
-                        m.add_misses(slot, L1I, misses);
-                    }
-                },
-                flags,
-            );
-        }
+        on_block(&tb, block);
         for (index, insn) in tb.instructions().enumerate() {
-            let data = insn.data();
-            if slot.is_none() {
-                if let Some(kind) = marker::kind_of(&data) {
-                    insn.register_execute_callback(move |_| state().mark(kind));
-                }
-            }
-            if coh && coherence::halts(&data) {
-                insn.register_execute_callback_flags(
-                    move |given| {
-                        if counts().open.load(Relaxed) {
-                            if let Some(mut m) = coherence() {
-                                m.halt(vcpu::running(given as usize));
-                            }
-                        }
-                    },
-                    CallbackFlags::QEMU_PLUGIN_CB_R_REGS,
-                );
-            }
-            if cache || coh {
-                let site = slot.map_or(coherence::USER, |s| s as u32);
-                insn.register_memory_access_callback(
-                    move |_, info, addr| {
-                        let c = counts();
-                        if !c.open.load(Relaxed) {
-                            return;
-                        }
-                        // set by this block's callback
-                        let vcpu = vcpu::current();
-                        if let Some(m) = c.mem.as_ref() {
-                            m.add(slot, if info.is_store() { STORES } else { LOADS }, 1);
-                            let size = 1u64 << info.size_shift();
-                            m.add_misses(slot, L1D, caches().data(vcpu, addr, size));
-                        }
-                        if let Some(mut m) = coherence() {
-                            m.access(vcpu, index as u64, addr, info.is_store(), site);
-                        }
-                    },
-                    MemRW::QEMU_PLUGIN_MEM_RW,
-                );
-            }
+            on_instruction(&insn, block.slot, index as u64);
         }
         Ok(())
     }
+}
+
+/// What a block's callbacks need of it.
+#[derive(Clone, Copy)]
+struct Block {
+    vaddr: u64,
+    insns: u64,
+    slot: Option<usize>,
+    len: u64,
+}
+
+/// Whether a model tells vCPUs apart: the running one is read from its
+/// registers (vcpu.rs), which costs, so only then.
+fn per_vcpu() -> bool {
+    counts().mem.is_some() || COHERENCE.get().is_some()
+}
+
+/// The block's execution callback: its counts, its fetch through the
+/// caches, its vCPU's clock.
+fn on_block(tb: &TranslationBlock, b: Block) {
+    let per_vcpu = per_vcpu();
+    if b.slot.is_none() && !per_vcpu {
+        return;
+    }
+    let flags = if per_vcpu {
+        CallbackFlags::QEMU_PLUGIN_CB_R_REGS
+    } else {
+        CallbackFlags::QEMU_PLUGIN_CB_NO_REGS
+    };
+    tb.register_execute_callback_flags(
+        move |given| {
+            let c = counts();
+            if !c.open.load(Relaxed) {
+                return;
+            }
+            let vcpu = if per_vcpu {
+                vcpu::running(given as usize)
+            } else {
+                given as usize
+            };
+            if let Some(mut m) = coherence() {
+                m.block(vcpu, b.insns, b.slot.is_some());
+            }
+            if let Some(slot) = b.slot {
+                let (s, e) = (&c.insns[slot], &c.execs[slot]);
+                s.store(s.load(Relaxed) + b.insns, Relaxed);
+                e.store(e.load(Relaxed) + 1, Relaxed);
+            }
+            if let Some(m) = &c.mem {
+                let misses = caches().fetch(vcpu, b.vaddr, b.len);
+                m.add_misses(b.slot, L1I, misses);
+            }
+        },
+        flags,
+    );
+}
+
+/// An instruction's callbacks: a window mark, a halt, its accesses.
+fn on_instruction(insn: &qemu_plugin::Instruction, slot: Option<usize>, index: u64) {
+    let data = insn.data();
+    if slot.is_none() {
+        if let Some(kind) = marker::kind_of(&data) {
+            insn.register_execute_callback(move |_| state().mark(kind));
+        }
+    }
+    let coh = COHERENCE.get().is_some();
+    if coh && coherence::halts(&data) {
+        insn.register_execute_callback_flags(
+            move |given| {
+                if counts().open.load(Relaxed) {
+                    if let Some(mut m) = coherence() {
+                        m.halt(vcpu::running(given as usize));
+                    }
+                }
+            },
+            CallbackFlags::QEMU_PLUGIN_CB_R_REGS,
+        );
+    }
+    if !per_vcpu() {
+        return;
+    }
+    let site = slot.map_or(coherence::USER, |s| s as u32);
+    insn.register_memory_access_callback(
+        move |_, info, addr| {
+            let c = counts();
+            if !c.open.load(Relaxed) {
+                return;
+            }
+            // set by this block's callback
+            let vcpu = vcpu::current();
+            if let Some(m) = c.mem.as_ref() {
+                m.add(slot, if info.is_store() { STORES } else { LOADS }, 1);
+                let size = 1u64 << info.size_shift();
+                m.add_misses(slot, L1D, caches().data(vcpu, addr, size));
+            }
+            if let Some(mut m) = coherence() {
+                m.access(vcpu, index, addr, info.is_store(), site);
+            }
+        },
+        MemRW::QEMU_PLUGIN_MEM_RW,
+    );
 }
 
 register!(Plugin);

@@ -362,7 +362,7 @@ mod tests {
 
     #[test]
     fn contention_is_a_model_s_count_and_rate() {
-        use trig_schema::contention::{Misses, Weights, MODEL};
+        use trig_schema::contention::{CoherenceMisses as Misses, Weights, MODEL};
         let mut boot = boot(Some(300.0));
         assert_eq!(
             Metric::Contention(ContentionKind::Misses).value(&boot[0], &boot),

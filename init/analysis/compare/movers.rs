@@ -278,7 +278,7 @@ mod tests {
         let base = profiled(1000.0, &[("do_syscall_64", 20.0)]);
         let mut new = profiled(1001.0, &[("do_syscall_64", 21.0)]);
         let f = &mut new.profile.as_mut().unwrap().functions[0];
-        f.coherence = Some(trig_schema::contention::Misses {
+        f.coherence = Some(trig_schema::contention::CoherenceMisses {
             misses: 0.9,
             hitm: 0.9,
         });

@@ -21,9 +21,10 @@ pub const LINE_SHIFT: u32 = 6;
 /// vCPUs the directory tells apart (a line's holders are a bit mask).
 pub const MAX_VCPUS: usize = 64;
 
-/// What one access cost in coherence.
+/// What one access cost in coherence: whether it moved the line between
+/// caches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Transfer {
     /// The access needed another vCPU's cache: a miss on a line another
     /// vCPU wrote since this one held it, or holds modified, or a store
     /// that must invalidate other holders.
@@ -79,7 +80,7 @@ impl Directory {
 
     /// `vcpu` loads or stores (`store`) in `line` (an address shifted by
     /// [`LINE_SHIFT`]).
-    pub fn access(&mut self, vcpu: usize, line: u64, store: bool) -> Outcome {
+    pub fn access(&mut self, vcpu: usize, line: u64, store: bool) -> Transfer {
         let me = 1u64 << (vcpu % MAX_VCPUS);
         let l = self.lines.entry(line).or_default();
         let held = l.holders & me != 0;
@@ -88,17 +89,17 @@ impl Directory {
         let lost = l.lost & me != 0;
         let out = if store {
             if held && others == 0 {
-                Outcome::default()
+                Transfer::default()
             } else {
-                Outcome {
+                Transfer {
                     coherence: others != 0 || lost,
                     hitm: other_modified,
                 }
             }
         } else if held {
-            Outcome::default()
+            Transfer::default()
         } else {
-            Outcome {
+            Transfer {
                 coherence: other_modified || lost,
                 hitm: other_modified,
             }
@@ -201,7 +202,7 @@ impl Merger {
     /// Runs every access that no running vCPU can still precede through
     /// the directory, in stamp order, and hands each to `seen`; `all`
     /// runs every pending one (a window's end).
-    pub fn advance(&mut self, all: bool, seen: &mut impl FnMut(usize, &Access, Outcome)) {
+    pub fn advance(&mut self, all: bool, seen: &mut impl FnMut(usize, &Access, Transfer)) {
         let limit = if all {
             u64::MAX
         } else {
@@ -325,21 +326,21 @@ mod tests {
             (1, 5, false),
         ];
         let mut d = Directory::default();
-        let outs: Vec<Outcome> = t.iter().map(|&(v, l, s)| d.access(v, l, s)).collect();
-        let hitm = Outcome {
+        let outs: Vec<Transfer> = t.iter().map(|&(v, l, s)| d.access(v, l, s)).collect();
+        let hitm = Transfer {
             coherence: true,
             hitm: true,
         };
-        let clean = Outcome {
+        let clean = Transfer {
             coherence: true,
             hitm: false,
         };
         assert_eq!(
             outs,
             [
-                Outcome::default(),
+                Transfer::default(),
                 hitm,
-                Outcome::default(),
+                Transfer::default(),
                 clean,
                 hitm,
                 clean
@@ -353,7 +354,7 @@ mod tests {
     fn merged(streams: &[Vec<(u64, Vec<(u64, u64, bool)>)>], turn: usize) -> (usize, usize) {
         let mut m = Merger::default();
         let (mut coh, mut hitm) = (0, 0);
-        let mut seen = |_: usize, _: &Access, o: Outcome| {
+        let mut seen = |_: usize, _: &Access, o: Transfer| {
             coh += o.coherence as usize;
             hitm += o.hitm as usize;
         };
@@ -443,7 +444,7 @@ mod tests {
     fn a_halted_vcpu_does_not_hold_the_merge_up() {
         let mut m = Merger::default();
         let mut n = 0;
-        let mut seen = |_: usize, _: &Access, _: Outcome| n += 1;
+        let mut seen = |_: usize, _: &Access, _: Transfer| n += 1;
         m.block(1, 5);
         m.halt(1);
         for _ in 0..10 {

@@ -5,9 +5,8 @@
 
 pub mod directory;
 
-use crate::profile::{function_of, Symbolizer};
 use std::collections::HashMap;
-use trig_schema::contention::{Misses, SharedLine, Weights, MODEL};
+use trig_schema::contention::{CoherenceMisses as Misses, SharedLine, Weights, MODEL};
 use trig_schema::Contention;
 
 /// Lines a result lists, the most missed first.
@@ -127,14 +126,20 @@ pub fn is_coherence_line(first: &str) -> bool {
     matches!(first, "coh" | "vcpu" | "line")
 }
 
+/// The function a kernel code address is in.
+pub type TextNames<'a> = &'a dyn Fn(u64) -> String;
+
+/// The data symbol a kernel address is in, and the offset into it.
+pub type DataNames<'a> = &'a dyn Fn(u64) -> Option<(String, u64)>;
+
 /// What a line is: a static kernel symbol with its offset, else the kind
 /// of memory it lies in.
-fn line_name(addr: u64, data: Option<&Symbolizer>) -> (String, &'static str) {
+fn line_name(addr: u64, data: DataNames) -> (String, &'static str) {
     // x86-64's and arm64's user halves both end below bit 63
     if addr >> 63 == 0 {
         return ("[user]".into(), "user");
     }
-    if let Some((sym, off)) = data.and_then(|d| d.containing(addr)) {
+    if let Some((sym, off)) = data(addr) {
         return (format!("{sym}+{off:#x}"), "static");
     }
     ("[dynamic]".into(), "dynamic")
@@ -142,11 +147,11 @@ fn line_name(addr: u64, data: Option<&Symbolizer>) -> (String, &'static str) {
 
 /// The functions that missed on a line, loads and stores apart, per
 /// event, most first.
-fn who(l: &LineCounts, text: &Symbolizer, events: f64, stores: bool) -> Vec<(String, f64)> {
+fn who(l: &LineCounts, text: TextNames, events: f64, stores: bool) -> Vec<(String, f64)> {
     let mut by: HashMap<String, u64> = HashMap::new();
     for s in l.sites.iter().filter(|s| s.store == stores) {
         let name = match s.block {
-            Some(b) => function_of(text.name(b)).to_string(),
+            Some(b) => text(b),
             None => "[user]".to_string(),
         };
         *by.entry(name).or_default() += s.misses;
@@ -159,11 +164,11 @@ fn who(l: &LineCounts, text: &Symbolizer, events: f64, stores: bool) -> Vec<(Str
     v
 }
 
-/// Inputs of a window's [`Contention`].
-pub struct Window<'a> {
+/// What a window's [`Contention`] is made of.
+pub struct Inputs<'a> {
     pub counts: &'a WindowCounts,
-    pub text: &'a Symbolizer,
-    pub data: Option<&'a Symbolizer>,
+    pub text: TextNames<'a>,
+    pub data: DataNames<'a>,
     /// The benchmark's events in the window.
     pub events: f64,
     pub producers: usize,
@@ -171,34 +176,74 @@ pub struct Window<'a> {
     pub spin: f64,
 }
 
+impl Inputs<'_> {
+    fn per_event(&self, misses: u64, hitm: u64) -> Misses {
+        Misses {
+            misses: misses as f64 / self.events,
+            hitm: hitm as f64 / self.events,
+        }
+    }
+
+    /// Every vCPU's misses of one side (kernel or user) per event.
+    fn side(&self, of: fn(&VcpuCounts) -> (u64, u64)) -> Misses {
+        let (m, h) = self
+            .counts
+            .vcpus
+            .iter()
+            .map(of)
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        self.per_event(m, h)
+    }
+
+    /// The producers' instructions per event, spin-waiting left out:
+    /// they run pinned on the first vCPUs.
+    fn insn(&self) -> f64 {
+        let insns: u64 = self
+            .counts
+            .vcpus
+            .iter()
+            .take(self.producers)
+            .map(|v| v.kernel_insns + v.user_insns)
+            .sum();
+        (insns as f64 / self.events - self.spin).max(0.0)
+    }
+
+    /// The cycles per event the busiest line is kept moving, and its name.
+    fn busiest(&self, weights: &Weights) -> Option<(f64, String)> {
+        let line = self
+            .counts
+            .lines
+            .iter()
+            .map(|l| (weights.cycles(&self.per_event(l.misses, l.hitm)), l.addr))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
+        Some((line.0, line_name(line.1, self.data).0))
+    }
+
+    /// The most missed lines, named, with who missed on them.
+    fn lines(&self) -> Vec<SharedLine> {
+        let lines = self.counts.lines.iter().take(LINES);
+        lines
+            .map(|l| {
+                let (name, kind) = line_name(l.addr, self.data);
+                SharedLine {
+                    name,
+                    kind: kind.into(),
+                    misses: self.per_event(l.misses, l.hitm),
+                    readers: who(l, self.text, self.events, false),
+                    writers: who(l, self.text, self.events, true),
+                }
+            })
+            .collect()
+    }
+}
+
 /// The window's contention per event, and the modelled throughput: each
 /// producer's cycles are its instructions plus its weighted misses, and
 /// a line's transfers queue, so the total is also bounded by the line
 /// busiest with transfers.
-pub fn contention(w: &Window) -> Contention {
-    let per = |n: u64| n as f64 / w.events;
-    let sum = |f: fn(&VcpuCounts) -> (u64, u64)| {
-        let (m, h) = w
-            .counts
-            .vcpus
-            .iter()
-            .map(f)
-            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        Misses {
-            misses: per(m),
-            hitm: per(h),
-        }
-    };
-    let (kernel, user) = (sum(|v| v.kernel), sum(|v| v.user));
-    // the producers run pinned on the first vCPUs
-    let insns: u64 = w
-        .counts
-        .vcpus
-        .iter()
-        .take(w.producers)
-        .map(|v| v.kernel_insns + v.user_insns)
-        .sum();
-    let insn = (per(insns) - w.spin).max(0.0);
+pub fn contention(w: &Inputs) -> Contention {
+    let (kernel, user) = (w.side(|v| v.kernel), w.side(|v| v.user));
+    let insn = w.insn();
     let weights = Weights::MODEL;
     let all = Misses {
         misses: kernel.misses + user.misses,
@@ -206,43 +251,10 @@ pub fn contention(w: &Window) -> Contention {
     };
     let cycles = insn + weights.cycles(&all);
     let unbounded = w.producers as f64 * 1e3 / cycles.max(1e-9);
-    let busiest = w
-        .counts
-        .lines
-        .iter()
-        .map(|l| {
-            let m = Misses {
-                misses: per(l.misses),
-                hitm: per(l.hitm),
-            };
-            (weights.cycles(&m), l.addr)
-        })
-        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-    let (rate, bound_by) = match busiest {
-        Some((busy, addr)) if busy > 0.0 && 1e3 / busy < unbounded => {
-            (1e3 / busy, Some(line_name(addr, w.data).0))
-        }
+    let (rate, bound_by) = match w.busiest(&weights) {
+        Some((busy, name)) if busy > 0.0 && 1e3 / busy < unbounded => (1e3 / busy, Some(name)),
         _ => (unbounded, None),
     };
-    let lines = w
-        .counts
-        .lines
-        .iter()
-        .take(LINES)
-        .map(|l| {
-            let (name, kind) = line_name(l.addr, w.data);
-            SharedLine {
-                name,
-                kind: kind.into(),
-                misses: Misses {
-                    misses: per(l.misses),
-                    hitm: per(l.hitm),
-                },
-                readers: who(l, w.text, w.events, false),
-                writers: who(l, w.text, w.events, true),
-            }
-        })
-        .collect();
     Contention {
         model: MODEL.into(),
         weights,
@@ -255,14 +267,13 @@ pub fn contention(w: &Window) -> Contention {
         rate,
         per_producer: rate / w.producers.max(1) as f64,
         bound_by,
-        lines,
+        lines: w.lines(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trig_guest::kallsyms;
 
     fn window(text: &str) -> WindowCounts {
         let mut w = WindowCounts::default();
@@ -296,21 +307,30 @@ mod tests {
         }
     }
 
-    fn syms() -> (Symbolizer, Symbolizer) {
-        let all = "ffffffff81000000 T do_syscall_64\n\
-                   ffffffff81000100 T inc_counter\n\
-                   ffffffff82000000 D syscall_count\n\
-                   ffffffff82000040 d other\n\
-                   ffffffff83000000 B _end\n";
-        (
-            Symbolizer::new(&kallsyms::parse(all)).unwrap(),
-            Symbolizer::new(&kallsyms::parse_data(all)).unwrap(),
-        )
+    /// Two functions and two data symbols.
+    fn text(a: u64) -> String {
+        let f = if a >= 0xffffffff81000100 {
+            "inc_counter"
+        } else {
+            "do_syscall_64"
+        };
+        f.to_string()
+    }
+
+    fn data(a: u64) -> Option<(String, u64)> {
+        match a {
+            0xffffffff82000000..0xffffffff82000040 => {
+                Some(("syscall_count".into(), a - 0xffffffff82000000))
+            }
+            0xffffffff82000040..0xffffffff83000000 => {
+                Some(("other".into(), a - 0xffffffff82000040))
+            }
+            _ => None,
+        }
     }
 
     #[test]
     fn a_line_every_producer_writes_bounds_the_total() {
-        let (text, data) = syms();
         // four producers, 1000 events, 1000 instructions each; one
         // global counter moved on every event, modified each time
         let counts = window(
@@ -321,10 +341,10 @@ mod tests {
              line ffffffff82000008 1000 1000 ffffffff81000110:r:1000",
         );
         let four = |counts: &WindowCounts| {
-            contention(&Window {
+            contention(&Inputs {
                 counts,
                 text: &text,
-                data: Some(&data),
+                data: &data,
                 events: 1000.0,
                 producers: 4,
                 spin: 0.0,
@@ -359,10 +379,9 @@ mod tests {
 
     #[test]
     fn lines_without_a_symbol_say_what_memory_they_are() {
-        let (_, data) = syms();
-        assert_eq!(line_name(0x7fff_0000_0040, Some(&data)).1, "user");
-        assert_eq!(line_name(0xffff_8880_0000_0040, Some(&data)).1, "dynamic");
-        assert_eq!(line_name(0xffffffff82000040, None).1, "dynamic");
-        assert_eq!(line_name(0xffffffff82000050, Some(&data)).0, "other+0x10");
+        assert_eq!(line_name(0x7fff_0000_0040, &data).1, "user");
+        assert_eq!(line_name(0xffff_8880_0000_0040, &data).1, "dynamic");
+        assert_eq!(line_name(0xffffffff82000040, &|_| None).1, "dynamic");
+        assert_eq!(line_name(0xffffffff82000050, &data).0, "other+0x10");
     }
 }
