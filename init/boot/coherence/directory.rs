@@ -348,10 +348,12 @@ mod tests {
         );
     }
 
-    /// Feeds `streams` (per vCPU: blocks of (instructions, accesses as
-    /// (index, line, store))) to a merger as QEMU would in turns of
-    /// `turn` blocks, and counts coherence misses.
-    fn merged(streams: &[Vec<(u64, Vec<(u64, u64, bool)>)>], turn: usize) -> (usize, usize) {
+    /// A vCPU's blocks: (instructions, accesses as (index, line, store)).
+    type Stream = Vec<(u64, Vec<(u64, u64, bool)>)>;
+
+    /// Feeds `streams` to a merger as QEMU would in turns of `turn`
+    /// blocks, and counts coherence misses.
+    fn merged(streams: &[Stream], turn: usize) -> (usize, usize) {
         let mut m = Merger::default();
         let (mut coh, mut hitm) = (0, 0);
         let mut seen = |_: usize, _: &Access, o: Transfer| {
@@ -404,7 +406,7 @@ mod tests {
 
     /// The coherence misses of `streams` run in QEMU's order: each vCPU's
     /// `turn` blocks in a row.
-    fn qemu_order(streams: &[Vec<(u64, Vec<(u64, u64, bool)>)>], turn: usize) -> (usize, usize) {
+    fn qemu_order(streams: &[Stream], turn: usize) -> (usize, usize) {
         let mut trace = Vec::new();
         for start in (0..)
             .step_by(turn)
