@@ -82,7 +82,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -157,6 +157,12 @@ vm_commands! {
     /// a per-function profile and compare names the functions that moved
     #[argh(switch)]
     pub profile: bool,
+    /// with --profile: for a debian:... kernel, stream the vmlinux of its
+    /// -dbg package into the cache (once; about 630 MB for 6.1) so that
+    /// the movers name source lines; other kernels' DWARF is found beside
+    /// the image
+    #[argh(switch)]
+    pub debuginfo: bool,
     /// as --profile, and every access through simulated caches of the
     /// pinned CPU model: loads, stores, L1i, L1d and last-level misses
     /// per event and function, and an estimate of cycles (a model; boots

@@ -8,6 +8,8 @@ pub mod console;
 pub mod initramfs;
 pub mod judge;
 pub mod kernel;
+pub mod debuginfo;
+pub mod lines;
 pub mod machine;
 pub mod profile;
 pub mod qemu;

@@ -174,6 +174,8 @@ pub(crate) fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String>
                 }
                 done.insert(n, counts);
             }
+            // a block's instruction offsets, for its source lines (lines.rs)
+            ["shape", ..] => {}
             ["user", ref rest @ ..] => {
                 open.as_mut().ok_or_else(bad)?.1.user = Some(accesses(rest).ok_or_else(bad)?);
             }
@@ -233,6 +235,14 @@ impl Symbolizer {
             0 => JIT,
             i => &self.names[i - 1],
         }
+    }
+
+    /// The address of the symbol `name`, if kallsyms has it.
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| self.addrs[i])
     }
 
     /// The symbols that start at `addr` (aliases share an address).
@@ -297,7 +307,7 @@ fn is_call(symbol: &str) -> bool {
 
 /// The events and instructions of a result's measured samples: under the
 /// icount meter a guest nanosecond is one instruction.
-fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
+pub(crate) fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
     samples
         .iter()
         .filter(|s| !s.warmup)
@@ -364,6 +374,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
             insn: f.insns as f64 / events,
             calls: f.calls as f64 / events,
             memory: f.memory.map(|m| m.times(1.0 / events)),
+            lines: Vec::new(),
         })
         .filter(|f| f.insn >= Profile::FLOOR)
         .collect();
@@ -374,6 +385,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
         functions,
         entries: Some(entries),
         memory,
+        source: None,
     }
 }
 

@@ -305,6 +305,7 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
                 functions: Vec::new(),
                 entries: None,
                 memory: None,
+                source: None,
             });
             // the baseline a guest records
             trig_schema::upgrade::fill(r);

@@ -147,6 +147,7 @@ fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) ->
             functions: Vec::new(),
             entries: None,
             memory: None,
+            source: None,
         });
     }
     add_overheads(&mut rs);

@@ -286,6 +286,7 @@ mod tests {
             functions: Vec::new(),
             entries: None,
             memory: None,
+            source: None,
         });
         r
     }

@@ -247,6 +247,7 @@ mod tests {
                 insn,
                 calls: 0.0,
                 memory: None,
+                lines: Vec::new(),
             })
             .collect();
         r.profile = Some(Profile {
@@ -255,6 +256,7 @@ mod tests {
             functions,
             entries: None,
             memory: None,
+            source: None,
         });
         r
     }

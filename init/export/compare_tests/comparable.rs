@@ -141,6 +141,7 @@ fn profiled_with(kprobe_scale: f64, kernel: f64, rev: &str, entries: Option<Entr
                 functions: Vec::new(),
                 entries,
                 memory: None,
+                source: None,
             });
         }
     }

@@ -142,9 +142,11 @@ fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
                         insn: if kprobe { tcb } else { 0.0 },
                         calls: 0.0,
                         memory: None,
+                        lines: Vec::new(),
                     }],
                     entries: None,
                     memory: None,
+                    source: None,
                 });
             }
         }

@@ -148,6 +148,7 @@ fn negative_instruction_counts_are_invalid_input() {
             functions: Vec::new(),
             entries: None,
             memory: None,
+            source: None,
         });
         let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
         assert!(

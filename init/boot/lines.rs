@@ -1,0 +1,438 @@
+//! The source lines of `--profile`: the plugin's blocks, each with its
+//! instructions' offsets (its `shape` lines), give every instruction's
+//! executions in a window (a block's instructions run as often as the
+//! block); the vmlinux's DWARF maps each address to a file and line with
+//! `addr2line` (gimli's reader, the one std's backtraces use); and each
+//! function of the profile gets its lines' instructions per event. An
+//! instruction inlined from another function counts on the line of the
+//! call in the function kallsyms names, where a reader of that function
+//! looks. Where the DWARF comes from, and the check that it is the booted
+//! image's: [`debuginfo`] (docs/profile.md).
+
+use crate::profile::{function_of, BlockCount, Symbolizer, Window};
+use addr2line::gimli;
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use trig_schema::{LineCost, LineSource, Profile, Report};
+
+/// Each block's instruction offsets from its start, by start address and
+/// instruction count (the plugin's `shape` lines).
+#[derive(Debug, Default)]
+pub struct Shapes(HashMap<(u64, usize), Vec<u32>>);
+
+impl Shapes {
+    /// The `shape` lines of the plugin's output; other lines are the
+    /// windows' (profile.rs). A malformed one is left out: its block's
+    /// instructions then count as unplaced, never wrongly placed.
+    pub fn parse(text: &str) -> Shapes {
+        let mut shapes = HashMap::new();
+        for line in text.lines() {
+            let mut fields = line.split(' ');
+            if fields.next() != Some("shape") {
+                continue;
+            }
+            let Some(addr) = fields.next().and_then(|a| u64::from_str_radix(a, 16).ok()) else {
+                continue;
+            };
+            let offsets: Option<Vec<u32>> = fields.map(|o| o.parse().ok()).collect();
+            if let Some(o) = offsets.filter(|o| !o.is_empty()) {
+                shapes.entry((addr, o.len())).or_insert(o);
+            }
+        }
+        Shapes(shapes)
+    }
+
+    /// The addresses of a block's instructions, when its shape is known
+    /// and its counts are whole executions of it.
+    fn instructions(&self, b: &BlockCount) -> Option<impl Iterator<Item = u64> + '_> {
+        if b.execs == 0 || b.insns % b.execs != 0 {
+            return None;
+        }
+        let n = (b.insns / b.execs) as usize;
+        let offsets = self.0.get(&(b.addr, n))?;
+        let start = b.addr;
+        Some(offsets.iter().map(move |o| start + u64::from(*o)))
+    }
+}
+
+/// Every instruction's executions in a window, and the instructions of
+/// blocks without a shape (which no line gets).
+pub fn instruction_counts(w: &Window, shapes: &Shapes) -> (HashMap<u64, u64>, u64) {
+    let mut at: HashMap<u64, u64> = HashMap::new();
+    let mut unplaced = 0;
+    for b in &w.blocks {
+        match shapes.instructions(b) {
+            Some(addrs) => {
+                for a in addrs {
+                    *at.entry(a).or_default() += b.execs;
+                }
+            }
+            None => unplaced += b.insns,
+        }
+    }
+    (at, unplaced)
+}
+
+/// A vmlinux with DWARF, checked against the booted image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DebugInfo {
+    pub path: PathBuf,
+    /// Its GNU build id, hex.
+    pub build_id: Option<String>,
+}
+
+/// An ELF mapped into memory, its sections read in place.
+struct Mapped {
+    map: memmap2::Mmap,
+}
+
+impl Mapped {
+    fn open(path: &Path) -> Result<Mapped, String> {
+        let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // SAFETY: the file is only read; one truncated under us faults
+        // this process, which has written its results already
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Mapped { map })
+    }
+
+    fn elf(&self, path: &Path) -> Result<object::File<'_>, String> {
+        object::File::parse(&*self.map).map_err(|e| {
+            format!(
+                "{} is not a complete ELF file ({e}): truncated, or not a vmlinux?",
+                path.display()
+            )
+        })
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The GNU build id note of an ELF file, hex.
+fn elf_build_id(elf: &object::File<'_>) -> Result<Option<String>, String> {
+    elf.build_id()
+        .map(|id| id.map(hex))
+        .map_err(|e| format!("its build id note: {e}"))
+}
+
+/// The GNU build id in raw image bytes (an arm64 `Image` carries the
+/// vmlinux's `.notes` as they are): the note's header, name and 20 bytes.
+fn raw_build_id(bytes: &[u8]) -> Option<String> {
+    const HEAD: &[u8] = b"\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0";
+    let at = bytes.windows(HEAD.len()).position(|w| w == HEAD)?;
+    bytes.get(at + HEAD.len()..at + HEAD.len() + 20).map(hex)
+}
+
+/// The build id of the image booted: an ELF's note, a bzImage's vmlinux's
+/// (decompressed), or a raw image's embedded note.
+pub fn image_build_id(image: &Path) -> Result<Option<String>, String> {
+    let bytes = std::fs::read(image).map_err(|e| format!("{}: {e}", image.display()))?;
+    if let Ok(elf) = object::File::parse(&*bytes) {
+        return elf_build_id(&elf).map_err(|e| format!("{}: {e}", image.display()));
+    }
+    if bytes.get(0x202..0x206) == Some(b"HdrS") {
+        if let Ok(elf) = crate::kernel::extract_vmlinux(&bytes) {
+            if let Ok(elf) = object::File::parse(&*elf) {
+                return elf_build_id(&elf).map_err(|e| format!("{}: {e}", image.display()));
+            }
+        }
+    }
+    Ok(raw_build_id(&bytes))
+}
+
+/// Checks that `path` is an ELF with line tables whose build id is the
+/// image's (`None`: the image has none to check against).
+pub fn check(path: &Path, image_id: Option<&str>) -> Result<DebugInfo, String> {
+    let mapped = Mapped::open(path)?;
+    let elf = mapped.elf(path)?;
+    for name in [".debug_info", ".debug_line"] {
+        let Some(s) = elf.section_by_name(name) else {
+            return Err(format!(
+                "{} has no DWARF ({name}): a kernel built with CONFIG_DEBUG_INFO \
+                 (kconfigs/common.config), or Debian's -dbg vmlinux (--debuginfo)",
+                path.display()
+            ));
+        };
+        let compressed = s
+            .compressed_file_range()
+            .map_or(true, |r| r.format != object::CompressionFormat::None);
+        if compressed {
+            return Err(format!(
+                "{}: {name} is compressed (CONFIG_DEBUG_INFO_COMPRESSED), which is not read",
+                path.display()
+            ));
+        }
+    }
+    let build_id = elf_build_id(&elf).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let (Some(want), Some(have)) = (image_id, build_id.as_deref()) {
+        if want != have {
+            return Err(format!(
+                "{} is another build than the image booted (build id {have}, the image's {want})",
+                path.display()
+            ));
+        }
+    }
+    Ok(DebugInfo {
+        path: path.to_path_buf(),
+        build_id,
+    })
+}
+
+/// Lexically normal: `a/b/../c` is `a/c`, `./` dropped.
+fn normal(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "." | "" if !parts.is_empty() => {}
+            ".." if parts.last().is_some_and(|l| *l != ".." && !l.is_empty()) => {
+                parts.pop();
+            }
+            _ => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+/// Source files as the DWARF names them, interned, and relative to the
+/// kernel's source tree when it is known (`init/main.c`'s directory).
+#[derive(Default)]
+struct Files {
+    root: Option<String>,
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Files {
+    fn intern(&mut self, raw: &str) -> u32 {
+        let mut name = normal(raw);
+        if let Some(rest) = self.root.as_deref().and_then(|r| name.strip_prefix(r)) {
+            name = rest.to_string();
+        }
+        let next = self.names.len() as u32;
+        *self.index.entry(name).or_insert_with_key(|n| {
+            self.names.push(n.clone());
+            next
+        })
+    }
+}
+
+type Ctx<'a> = addr2line::Context<gimli::EndianSlice<'a, gimli::RunTimeEndian>>;
+
+fn context<'a>(elf: &object::File<'a>) -> Result<Ctx<'a>, String> {
+    let endian = if elf.is_little_endian() {
+        gimli::RunTimeEndian::Little
+    } else {
+        gimli::RunTimeEndian::Big
+    };
+    let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
+        let data = elf
+            .section_by_name(id.name())
+            .and_then(|s| s.data().ok())
+            .unwrap_or(&[]);
+        Ok(gimli::EndianSlice::new(data, endian))
+    };
+    let dwarf = gimli::Dwarf::load(load).map_err(|e| format!("its DWARF: {e}"))?;
+    addr2line::Context::from_dwarf(dwarf).map_err(|e| format!("its DWARF: {e}"))
+}
+
+/// The file and line of `addr` in the function that holds it: the
+/// outermost frame's (an inlined callee's code is on its call's line).
+fn outer_line<'a>(ctx: &'a Ctx<'_>, addr: u64) -> Option<(&'a str, u32)> {
+    let mut frames = ctx.find_frames(addr).skip_all_loads().ok()?;
+    let mut last = None;
+    while let Ok(Some(f)) = frames.next() {
+        if let Some(l) = f.location {
+            last = l.file.zip(l.line);
+        }
+    }
+    last
+}
+
+/// Addresses resolved to (file, line), the files interned.
+pub struct Resolved {
+    files: Vec<String>,
+    at: HashMap<u64, (u32, u32)>,
+}
+
+/// Resolves `addrs` (run-time addresses; `slide` is run time less link
+/// time, 0 without KASLR) with `debug`'s DWARF; `anchor` is
+/// `start_kernel`'s run-time address, which names the source tree.
+fn resolve(
+    debug: &Path,
+    addrs: impl IntoIterator<Item = u64>,
+    slide: u64,
+    anchor: Option<u64>,
+) -> Result<Resolved, String> {
+    let mapped = Mapped::open(debug)?;
+    let elf = mapped.elf(debug)?;
+    let ctx = context(&elf).map_err(|e| format!("{}: {e}", debug.display()))?;
+    let mut files = Files::default();
+    if let Some((f, _)) = anchor.and_then(|a| outer_line(&ctx, a.wrapping_sub(slide))) {
+        let f = normal(f);
+        files.root = f.strip_suffix("init/main.c").map(str::to_string);
+    }
+    let mut at = HashMap::new();
+    for a in addrs {
+        if let Some((f, line)) = outer_line(&ctx, a.wrapping_sub(slide)) {
+            at.insert(a, (files.intern(f), line));
+        }
+    }
+    Ok(Resolved {
+        files: files.names,
+        at,
+    })
+}
+
+/// `_stext`'s run-time address less its link-time one: what KASLR moved
+/// the kernel by (0 when either is unknown).
+fn slide(debug: &Path, sym: &Symbolizer) -> u64 {
+    let Some(run) = sym.address_of("_stext") else {
+        return 0;
+    };
+    let link = Mapped::open(debug).ok().and_then(|m| {
+        let elf = m.elf(debug).ok()?;
+        let s = elf.symbols().find(|s| s.name() == Ok("_stext"))?;
+        Some(s.address())
+    });
+    link.map_or(0, |l| run.wrapping_sub(l))
+}
+
+/// What resolving a boot's lines cost.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Cost {
+    pub addresses: usize,
+    pub seconds: f64,
+}
+
+impl Cost {
+    /// What the lines cost against the boots' wall time.
+    pub fn said(&self, sets: &[trig_schema::RunSet]) -> String {
+        let boots: f64 = sets.iter().flat_map(|s| &s.runs).map(|r| r.wall_s).sum();
+        let share = match boots > 0.0 {
+            true => format!(", {:.1}% of the boots' {boots:.1} s", 100.0 * self.seconds / boots),
+            false => String::new(),
+        };
+        format!(
+            "source lines: {} addresses resolved in {:.2} s{share}",
+            self.addresses, self.seconds
+        )
+    }
+}
+
+/// One function's lines per event, at or above the floor, in file and
+/// line order.
+fn function_lines(
+    counts: &HashMap<u64, u64>,
+    r: &Resolved,
+    sym: &Symbolizer,
+    events: f64,
+) -> HashMap<String, Vec<LineCost>> {
+    let mut by_fn: HashMap<&str, BTreeMap<(u32, u32), u64>> = HashMap::new();
+    for (addr, n) in counts {
+        if let Some(&(file, line)) = r.at.get(addr) {
+            let f = function_of(sym.name(*addr));
+            *by_fn.entry(f).or_default().entry((file, line)).or_default() += n;
+        }
+    }
+    let per_event = |lines: BTreeMap<(u32, u32), u64>| -> Vec<LineCost> {
+        let mut v: Vec<LineCost> = lines
+            .into_iter()
+            .map(|((file, line), n)| LineCost {
+                file: r.files[file as usize].clone(),
+                line,
+                insn: n as f64 / events,
+            })
+            .filter(|l| l.insn >= Profile::FLOOR)
+            .collect();
+        v.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
+        v
+    };
+    by_fn
+        .into_iter()
+        .map(|(f, lines)| (f.to_string(), per_event(lines)))
+        .collect()
+}
+
+/// Marks every profile of `report` with `source` (where the lines came
+/// from, or why there are none).
+fn mark(report: &mut Report, source: &LineSource) {
+    for p in report.results.iter_mut().filter_map(|r| r.profile.as_mut()) {
+        p.source = Some(source.clone());
+    }
+}
+
+/// Fills in the source lines of every profiled result of `report` from
+/// the plugin's output and `debug`; no debug info, or DWARF that cannot
+/// be read, leaves the profiles as they are and says why in each.
+pub fn attach(
+    report: &mut Report,
+    sym: &Symbolizer,
+    plugin_out: &str,
+    debug: &Result<DebugInfo, String>,
+) -> Result<Cost, String> {
+    let start = Instant::now();
+    let debug = debug.as_ref().map_err(|why| {
+        let missing = LineSource {
+            missing: Some(why.clone()),
+            ..LineSource::default()
+        };
+        mark(report, &missing);
+        why.clone()
+    })?;
+    let shapes = Shapes::parse(plugin_out);
+    let windows = crate::profile::parse_windows(plugin_out)?;
+    let mut counts: HashMap<u32, HashMap<u64, u64>> = HashMap::new();
+    for r in report.results.iter().filter(|r| r.profile.is_some()) {
+        if let Some(w) = r.window.and_then(|w| windows.get(&w).map(|c| (w, c))) {
+            counts.insert(w.0, instruction_counts(w.1, &shapes).0);
+        }
+    }
+    let addrs: std::collections::BTreeSet<u64> =
+        counts.values().flat_map(|c| c.keys().copied()).collect();
+    let slide = slide(&debug.path, sym);
+    let resolved = resolve(&debug.path, addrs.iter().copied(), slide, sym.address_of("start_kernel"))
+        .inspect_err(|why| {
+            let missing = LineSource {
+                missing: Some(why.clone()),
+                ..LineSource::default()
+            };
+            mark(report, &missing);
+        })?;
+    fill(report, &counts, &resolved, sym, debug);
+    Ok(Cost {
+        addresses: addrs.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Puts each window's lines under its profile's functions.
+fn fill(
+    report: &mut Report,
+    counts: &HashMap<u32, HashMap<u64, u64>>,
+    resolved: &Resolved,
+    sym: &Symbolizer,
+    debug: &DebugInfo,
+) {
+    let source = LineSource {
+        debuginfo: Some(debug.path.display().to_string()),
+        build_id: debug.build_id.clone(),
+        missing: None,
+    };
+    for r in &mut report.results {
+        let (events, _) = crate::profile::window_totals(&r.samples);
+        let (Some(p), Some(w)) = (r.profile.as_mut(), r.window) else {
+            continue;
+        };
+        p.source = Some(source.clone());
+        let Some(c) = counts.get(&w).filter(|_| events > 0.0) else {
+            continue;
+        };
+        let mut lines = function_lines(c, resolved, sym, events);
+        for f in &mut p.functions {
+            f.lines = lines.remove(&f.name).unwrap_or_default();
+        }
+    }
+}
