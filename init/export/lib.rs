@@ -20,6 +20,7 @@ pub mod json;
 pub mod kcidb;
 pub mod markdown;
 pub mod md;
+pub mod mover_lines;
 pub mod movers;
 pub mod parts;
 pub mod sweep;

@@ -11,6 +11,7 @@
 
 use super::assess::Observed;
 use super::side::results;
+use super::source_lines::{self, LineMove, MeanLines};
 use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -36,6 +37,9 @@ pub struct Movers {
     /// The functions that moved by [`MIN_MOVE`] or more, largest change
     /// first, at most [`TOP`].
     pub functions: Vec<FunctionMove>,
+    /// Why the functions have no source lines, when a side has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_lines: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -53,6 +57,9 @@ pub struct FunctionMove {
     /// NEW − BASE of its last-level misses per event.
     #[serde(skip_serializing_if = "is_zero")]
     pub ll_misses: f64,
+    /// Its source lines that moved most (compare/source_lines.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<LineMove>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -81,6 +88,9 @@ struct Mean {
     total: f64,
     kernel: f64,
     functions: BTreeMap<String, FunctionMean>,
+    lines: MeanLines,
+    /// Why its profiles have no source lines, if they have none.
+    no_lines: Option<String>,
 }
 
 /// A function's figures per event: instructions, calls, L1 and
@@ -134,6 +144,8 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         total: avg(|p| p.total),
         kernel: avg(|p| p.kernel),
         functions,
+        lines: MeanLines::of(&ps),
+        no_lines: source_lines::missing(&ps),
     })
 }
 
@@ -145,6 +157,8 @@ impl Mean {
         for (name, f) in &base.functions {
             self.functions.entry(name.clone()).or_default().add(f, -1.0);
         }
+        self.lines = self.lines.over(&base.lines);
+        self.no_lines = self.no_lines.or_else(|| base.no_lines.clone());
         self
     }
 }
@@ -174,8 +188,13 @@ pub fn of_overhead<'a>(
 }
 
 fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
-    let (bt, bk, bf) = (base.total, base.kernel, base.functions);
-    let (nt, nk, nf) = (new.total, new.kernel, new.functions);
+    let no_lines = [("BASE", &base.no_lines), ("NEW", &new.no_lines)]
+        .iter()
+        .filter_map(|(side, why)| why.as_ref().map(|w| format!("{side}: {w}")))
+        .reduce(|a, b| format!("{a}; {b}"));
+    let (bl, nl) = (&base.lines, &new.lines);
+    let (bt, bk, bf) = (base.total, base.kernel, &base.functions);
+    let (nt, nk, nf) = (new.total, new.kernel, &new.functions);
     let names: std::collections::BTreeSet<&String> = bf.keys().chain(nf.keys()).collect();
     let mut functions: Vec<FunctionMove> = names
         .into_iter()
@@ -190,6 +209,7 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
                 calls: n.calls - b.calls,
                 l1_misses: n.l1 - b.l1,
                 ll_misses: n.ll - b.ll,
+                lines: Vec::new(),
             }
         })
         .filter(|f| {
@@ -205,11 +225,15 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
             .then(a.name.cmp(&b.name))
     });
     functions.truncate(TOP);
+    for f in &mut functions {
+        f.lines = source_lines::top(bl, nl, &f.name);
+    }
     Movers {
         against,
         total: nt - bt,
         kernel: nk - bk,
         functions,
+        no_lines,
     }
 }
 
