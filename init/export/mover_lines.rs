@@ -3,7 +3,7 @@
 //! new)`, and why there are none when a side has none. File names come
 //! from the kernel's DWARF, anyone's text: shown through `text`.
 
-use crate::text::{line, wrap};
+use crate::text::{line, width as columns, wrap};
 use trig_analysis::compare::movers::{FunctionMove, Movers};
 
 /// The rows of `f`'s lines, indented under its own row, within `width`.
@@ -12,25 +12,36 @@ pub fn rows(f: &FunctionMove, width: usize) -> Vec<String> {
         .iter()
         .flat_map(|l| {
             let text = format!(
-                "    {}  {:+.2}  ({:.2} -> {:.2})",
+                "{}  {:+.2}  ({:.2} -> {:.2})",
                 line(&l.place()),
                 l.change,
                 l.base,
                 l.new
             );
-            wrap(&text, width, 6)
+            indented(&text, 4, width)
         })
+        .collect()
+}
+
+/// `text` indented by `indent` spaces, wrapped (its spacing then lost)
+/// only where it does not fit `width`.
+fn indented(text: &str, indent: usize, width: usize) -> Vec<String> {
+    let pad = " ".repeat(indent);
+    if columns(text).saturating_add(indent) <= width {
+        return vec![format!("{pad}{text}")];
+    }
+    wrap(text, width.saturating_sub(indent), 2)
+        .into_iter()
+        .map(|l| format!("{pad}{l}"))
         .collect()
 }
 
 /// Why the movers have no source lines, when they have none.
 pub fn note(m: &Movers, width: usize) -> Vec<String> {
     match &m.no_lines {
-        Some(why) if !m.functions.is_empty() => wrap(
-            &format!("  (no source lines: {})", line(why)),
-            width,
-            4,
-        ),
+        Some(why) if !m.functions.is_empty() => {
+            indented(&format!("(no source lines: {})", line(why)), 2, width)
+        }
         _ => Vec::new(),
     }
 }
