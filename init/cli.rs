@@ -37,6 +37,7 @@ pub enum Cmd {
     Bisect(BisectCmd),
     AbProof(AbProofCmd),
     Sweep(SweepCmd),
+    Profile(ProfileCmd),
 }
 
 /// `run`'s flags come from the options table, with the `trig.*` parameters.
@@ -205,6 +206,30 @@ vm_commands! {
     /// run options for the guest, after --
     #[argh(positional, greedy)]
     pub run_args: Vec<String>,}
+}
+
+/// One function of profiled results (`vm`/`ab --profile` with debug
+/// info) line by line, BASE against NEW: each source line's instructions
+/// per event on both sides as an annotated diff, the lines aligned across
+/// files whose numbers moved (`+` NEW alone, `-` BASE alone, `!` changed)
+#[derive(FromArgs, Debug, Default)]
+#[argh(subcommand, name = "profile")]
+pub struct ProfileCmd {
+    /// the function (as the movers name it)
+    #[argh(option)]
+    pub lines: String,
+    /// the benchmark (default: every one whose profile has the function)
+    #[argh(option)]
+    pub bench: Option<String>,
+    /// NEW's kernel sources: each line's text beside it
+    #[argh(option)]
+    pub source: Option<String>,
+    /// BASE's kernel sources, for the lines BASE alone has
+    #[argh(option)]
+    pub base_source: Option<String>,
+    /// BASE and NEW results (files or directories)
+    #[argh(positional)]
+    pub paths: Vec<String>,
 }
 
 /// Compare NEW against BASE results (files or directories from `vm` or

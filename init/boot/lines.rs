@@ -197,18 +197,28 @@ fn normal(path: &str) -> String {
 }
 
 /// Source files as the DWARF names them, interned, and relative to the
-/// kernel's source tree when it is known (`init/main.c`'s directory).
+/// kernel's source tree where it is known ([`ANCHORS`]).
 #[derive(Default)]
 struct Files {
-    root: Option<String>,
+    /// Where the tree's files are, as the DWARF spells it, longest first:
+    /// C and assembly may be spelled apart (Debian maps C's prefix away).
+    roots: Vec<String>,
     names: Vec<String>,
     index: HashMap<String, u32>,
 }
 
+/// Functions whose source file is known, which name the source tree in
+/// the DWARF: C's, and the assembly's of each architecture.
+const ANCHORS: [(&str, &str); 3] = [
+    ("start_kernel", "init/main.c"),
+    ("entry_SYSCALL_64", "arch/x86/entry/entry_64.S"),
+    ("vectors", "arch/arm64/kernel/entry.S"),
+];
+
 impl Files {
     fn intern(&mut self, raw: &str) -> u32 {
         let mut name = normal(raw);
-        if let Some(rest) = self.root.as_deref().and_then(|r| name.strip_prefix(r)) {
+        if let Some(rest) = self.roots.iter().find_map(|r| name.strip_prefix(r.as_str())) {
             name = rest.to_string();
         }
         let next = self.names.len() as u32;
@@ -216,6 +226,17 @@ impl Files {
             self.names.push(n.clone());
             next
         })
+    }
+
+    /// Learns a root from `file`, an anchor's file as the DWARF has it.
+    fn learn(&mut self, file: &str, known: &str) {
+        let Some(root) = normal(file).strip_suffix(known).map(str::to_string) else {
+            return;
+        };
+        if !root.is_empty() && !self.roots.contains(&root) {
+            self.roots.push(root);
+            self.roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+        }
     }
 }
 
@@ -258,21 +279,22 @@ pub struct Resolved {
 }
 
 /// Resolves `addrs` (run-time addresses; `slide` is run time less link
-/// time, 0 without KASLR) with `debug`'s DWARF; `anchor` is
-/// `start_kernel`'s run-time address, which names the source tree.
+/// time, 0 without KASLR) with `debug`'s DWARF; `anchors` are the
+/// run-time addresses of [`ANCHORS`] kallsyms has, with their files.
 fn resolve(
     debug: &Path,
     addrs: impl IntoIterator<Item = u64>,
     slide: u64,
-    anchor: Option<u64>,
+    anchors: &[(u64, &str)],
 ) -> Result<Resolved, String> {
     let mapped = Mapped::open(debug)?;
     let elf = mapped.elf(debug)?;
     let ctx = context(&elf).map_err(|e| format!("{}: {e}", debug.display()))?;
     let mut files = Files::default();
-    if let Some((f, _)) = anchor.and_then(|a| outer_line(&ctx, a.wrapping_sub(slide))) {
-        let f = normal(f);
-        files.root = f.strip_suffix("init/main.c").map(str::to_string);
+    for (a, known) in anchors {
+        if let Some((f, _)) = outer_line(&ctx, a.wrapping_sub(slide)) {
+            files.learn(f, known);
+        }
     }
     let mut at = HashMap::new();
     for a in addrs {
@@ -393,7 +415,11 @@ pub fn attach(
     let addrs: std::collections::BTreeSet<u64> =
         counts.values().flat_map(|c| c.keys().copied()).collect();
     let slide = slide(&debug.path, sym);
-    let resolved = resolve(&debug.path, addrs.iter().copied(), slide, sym.address_of("start_kernel"))
+    let anchors: Vec<(u64, &str)> = ANCHORS
+        .iter()
+        .filter_map(|(f, file)| Some((sym.address_of(f)?, *file)))
+        .collect();
+    let resolved = resolve(&debug.path, addrs.iter().copied(), slide, &anchors)
         .inspect_err(|why| {
             let missing = LineSource {
                 missing: Some(why.clone()),

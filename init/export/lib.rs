@@ -18,6 +18,7 @@ mod history_tests;
 pub mod html;
 pub mod json;
 pub mod kcidb;
+pub mod line_diff;
 pub mod markdown;
 pub mod md;
 pub mod mover_lines;

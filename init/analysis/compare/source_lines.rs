@@ -144,6 +144,32 @@ pub fn top(base: &MeanLines, new: &MeanLines, function: &str) -> Vec<LineMove> {
     moved
 }
 
+/// `function`'s lines in `bench`'s profiles of each side, aligned: what
+/// `trig-init profile --lines` shows. None when a side has no profile of
+/// it.
+pub fn of_bench(
+    base: &[trig_schema::RunSet],
+    new: &[trig_schema::RunSet],
+    bench: &str,
+    function: &str,
+) -> Option<Vec<LineMove>> {
+    let profiles = |sets: &[trig_schema::RunSet]| -> Vec<Profile> {
+        sets.iter()
+            .flat_map(|s| &s.runs)
+            .filter_map(|r| r.report.as_ref())
+            .flat_map(|r| &r.results)
+            .filter(|r| r.name == bench)
+            .filter_map(|r| r.profile.clone())
+            .collect()
+    };
+    let (b, n) = (profiles(base), profiles(new));
+    if b.is_empty() || n.is_empty() {
+        return None;
+    }
+    let mean = |ps: &[Profile]| MeanLines::of(&ps.iter().collect::<Vec<_>>());
+    Some(aligned(&mean(&b), &mean(&n), function))
+}
+
 /// Why a side's profiles have no lines, if one has none: the reason its
 /// profiles recorded, or that they were profiled before lines were.
 pub fn missing(ps: &[&Profile]) -> Option<String> {
