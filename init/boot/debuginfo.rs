@@ -53,10 +53,11 @@ pub fn find(kernel: &Kernel, arch: Arch, fetch: bool) -> Result<DebugInfo, Strin
     Err(tried.join("; "))
 }
 
-/// Where a kernel's vmlinux may be: the image, `vmlinux` in its folder
+/// Where a kernel's vmlinux may be: the image (an ELF), `vmlinux` in its folder
 /// and the three above, and a Debian kernel's cached `-dbg` vmlinux.
 fn candidates(kernel: &Kernel) -> Vec<PathBuf> {
-    let mut c = vec![kernel.path.clone()];
+    let elf = matches!(kernel.format, kernel::Format::Elf(_));
+    let mut c: Vec<PathBuf> = elf.then(|| kernel.path.clone()).into_iter().collect();
     c.extend(
         kernel
             .path
@@ -142,7 +143,9 @@ pub(crate) fn extract_vmlinux(mut deb: impl Read, out: &Path) -> Result<u64, Str
             "data.tar.xz" => return from_tar(xz2::read::XzDecoder::new(member), out),
             "data.tar" => return from_tar(member, out),
             n if n.starts_with("data.tar") => {
-                return Err(format!("its {n} is compressed in a way not read here (xz is)"))
+                return Err(format!(
+                    "its {n} is compressed in a way not read here (xz is)"
+                ))
             }
             _ => skip(&mut deb, size + (size & 1))?,
         }
@@ -216,4 +219,133 @@ fn write_member(tar: &mut impl Read, size: u64, out: &Path) -> Result<(), String
         return Err(format!("its vmlinux is truncated ({got} of {size} bytes)"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tar entry's header: ustar, the checksum left out (not read).
+    fn tar_header(name: &str, size: usize, kind: u8) -> Vec<u8> {
+        let mut h = vec![0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        let size = format!("{size:011o}\0");
+        h[124..136].copy_from_slice(size.as_bytes());
+        h[156] = kind;
+        h[257..263].copy_from_slice(b"ustar\0");
+        h
+    }
+
+    fn entry(tar: &mut Vec<u8>, name: &str, data: &[u8], kind: u8) {
+        tar.extend(tar_header(name, data.len(), kind));
+        tar.extend(data);
+        tar.resize(tar.len().div_ceil(512) * 512, 0);
+    }
+
+    /// An ar member.
+    fn member(ar: &mut Vec<u8>, name: &str, data: &[u8]) {
+        ar.extend(
+            format!(
+                "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                0,
+                0,
+                0,
+                100644,
+                data.len()
+            )
+            .as_bytes(),
+        );
+        ar.extend(data);
+        if data.len() % 2 == 1 {
+            ar.push(b'\n');
+        }
+    }
+
+    /// A -dbg package: a module with a GNU long name before the vmlinux.
+    fn deb(vmlinux: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut tar = Vec::new();
+        entry(&mut tar, "./usr/lib/debug/boot/", b"", b'5');
+        entry(
+            &mut tar,
+            "./usr/lib/debug/boot/System.map-6.1.0-57-amd64",
+            b"ffff T x\n",
+            b'0',
+        );
+        let long = format!("./usr/lib/debug/lib/modules/{}/x.ko\0", "d".repeat(120));
+        entry(&mut tar, "././@LongLink", long.as_bytes(), b'L');
+        entry(&mut tar, "ignored", b"a module", b'0');
+        entry(
+            &mut tar,
+            "./usr/lib/debug/boot/vmlinux-6.1.0-57-amd64",
+            vmlinux,
+            b'0',
+        );
+        tar.extend([0u8; 1024]);
+        let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
+        xz.write_all(&tar).unwrap();
+        let mut ar = b"!<arch>\n".to_vec();
+        member(&mut ar, "debian-binary", b"2.0\n");
+        member(&mut ar, "control.tar.xz", b"not read");
+        member(&mut ar, "data.tar.xz", &xz.finish().unwrap());
+        ar
+    }
+
+    #[test]
+    fn only_the_vmlinux_comes_out_of_the_package() {
+        let out = std::env::temp_dir().join(format!("trig-dbg-{}", std::process::id()));
+        let vmlinux: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let size = extract_vmlinux(&deb(&vmlinux)[..], &out).unwrap();
+        assert_eq!(size, 5000);
+        assert_eq!(std::fs::read(&out).unwrap(), vmlinux);
+        let _ = std::fs::remove_file(&out);
+    }
+
+    #[test]
+    fn a_cut_or_foreign_package_is_named() {
+        let out = std::env::temp_dir().join(format!("trig-dbg-cut-{}", std::process::id()));
+        let whole = deb(&[7u8; 3000]);
+        let e = extract_vmlinux(&whole[..whole.len() - 200], &out).unwrap_err();
+        assert!(e.contains("ended") || e.contains("truncated"), "{e}");
+        let e = extract_vmlinux(&b"<html>not found</html>"[..], &out).unwrap_err();
+        assert!(e.contains("not a Debian package"), "{e}");
+        let mut no_data = b"!<arch>\n".to_vec();
+        member(&mut no_data, "debian-binary", b"2.0\n");
+        let e = extract_vmlinux(&no_data[..], &out).unwrap_err();
+        assert!(e.contains("before its data.tar.xz"), "{e}");
+        let _ = std::fs::remove_file(&out);
+    }
+
+    #[test]
+    fn only_the_boot_vmlinux_is_the_vmlinux() {
+        assert!(is_vmlinux(
+            "./usr/lib/debug/boot/vmlinux-6.12.118+deb12-amd64"
+        ));
+        assert!(!is_vmlinux(
+            "./usr/lib/debug/boot/System.map-6.1.0-57-amd64"
+        ));
+        assert!(!is_vmlinux("./usr/lib/debug/boot/vmlinux-x/y"));
+        assert!(!is_vmlinux("./usr/lib/debug/lib/modules/vmlinux-1"));
+    }
+
+    #[test]
+    fn a_kernel_without_debug_info_says_where_it_was_looked_for() {
+        let dir = std::env::temp_dir().join(format!("trig-dbg-none-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let image = dir.join("bzImage");
+        std::fs::write(&image, b"not an ELF").unwrap();
+        let k = Kernel {
+            path: image.clone(),
+            format: kernel::Format::BzImage,
+            spec: image.display().to_string(),
+            package: None,
+        };
+        let e = find(&k, Arch::X86_64, false).unwrap_err();
+        assert!(e.contains("no vmlinux with DWARF"), "{e}");
+        // a vmlinux beside it without DWARF is named with its cause
+        std::fs::write(dir.join("vmlinux"), b"\x7fELF cut").unwrap();
+        let e = find(&k, Arch::X86_64, false).unwrap_err();
+        assert!(e.contains("not a complete ELF"), "{e}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

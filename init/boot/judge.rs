@@ -2,8 +2,8 @@
 //! console, how it ended) to the boot's record in the results.
 
 use crate::console;
-use crate::machine::Boot;
 use crate::lines::{self, DebugInfo};
+use crate::machine::Boot;
 use crate::profile;
 use std::path::Path;
 use std::time::Duration;

@@ -5,10 +5,10 @@
 pub mod cache;
 pub mod cache_sim;
 pub mod console;
+pub mod debuginfo;
 pub mod initramfs;
 pub mod judge;
 pub mod kernel;
-pub mod debuginfo;
 pub mod lines;
 pub mod machine;
 pub mod profile;

@@ -93,7 +93,8 @@ impl Mapped {
         let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         // SAFETY: the file is only read; one truncated under us faults
         // this process, which has written its results already
-        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        let map =
+            unsafe { memmap2::Mmap::map(&f) }.map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Mapped { map })
     }
 
@@ -218,7 +219,11 @@ const ANCHORS: [(&str, &str); 3] = [
 impl Files {
     fn intern(&mut self, raw: &str) -> u32 {
         let mut name = normal(raw);
-        if let Some(rest) = self.roots.iter().find_map(|r| name.strip_prefix(r.as_str())) {
+        if let Some(rest) = self
+            .roots
+            .iter()
+            .find_map(|r| name.strip_prefix(r.as_str()))
+        {
             name = rest.to_string();
         }
         let next = self.names.len() as u32;
@@ -334,7 +339,10 @@ impl Cost {
     pub fn said(&self, sets: &[trig_schema::RunSet]) -> String {
         let boots: f64 = sets.iter().flat_map(|s| &s.runs).map(|r| r.wall_s).sum();
         let share = match boots > 0.0 {
-            true => format!(", {:.1}% of the boots' {boots:.1} s", 100.0 * self.seconds / boots),
+            true => format!(
+                ", {:.1}% of the boots' {boots:.1} s",
+                100.0 * self.seconds / boots
+            ),
             false => String::new(),
         };
         format!(
@@ -419,8 +427,8 @@ pub fn attach(
         .iter()
         .filter_map(|(f, file)| Some((sym.address_of(f)?, *file)))
         .collect();
-    let resolved = resolve(&debug.path, addrs.iter().copied(), slide, &anchors)
-        .inspect_err(|why| {
+    let resolved =
+        resolve(&debug.path, addrs.iter().copied(), slide, &anchors).inspect_err(|why| {
             let missing = LineSource {
                 missing: Some(why.clone()),
                 ..LineSource::default()
@@ -460,5 +468,186 @@ fn fill(
         for f in &mut p.functions {
             f.lines = lines.remove(&f.name).unwrap_or_default();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trig_guest::pid1::kallsyms;
+    use trig_schema::{BenchResult, Better, Sample, Status};
+
+    /// gcc's vmlinux of testdata/lines-fixture.c: `add` inlined twice into
+    /// `outer`, at lines 16 and 17.
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lines-fixture.elf")
+    }
+
+    /// `outer`'s one block: its 10 instructions' offsets.
+    const SHAPE: &str = "shape 401000 0 6 8 14 20 26 29 35 41 43\n";
+
+    fn sym() -> Symbolizer {
+        Symbolizer::new(&kallsyms::parse(
+            "0000000000401000 T outer\n0000000000403000 B _end\n",
+        ))
+        .unwrap()
+    }
+
+    fn window(blocks: &[(u64, u64, u64)]) -> Window {
+        Window {
+            blocks: blocks
+                .iter()
+                .map(|&(addr, insns, execs)| BlockCount {
+                    addr,
+                    insns,
+                    execs,
+                    memory: None,
+                })
+                .collect(),
+            user: None,
+        }
+    }
+
+    #[test]
+    fn a_block_s_instructions_run_as_often_as_it() {
+        let shapes = Shapes::parse(&format!("{SHAPE}shape 401020 0 3 nonsense\n"));
+        // 5 executions of outer's block, and a block of no known shape
+        let w = window(&[(0x401000, 50, 5), (0x401030, 8, 2)]);
+        let (at, unplaced) = instruction_counts(&w, &shapes);
+        assert_eq!(at.len(), 10);
+        assert_eq!(at[&0x401000], 5);
+        assert_eq!(at[&0x40102b], 5);
+        assert_eq!(unplaced, 8);
+        // a shorter retranslation of the same start counts apart
+        let shorter = Shapes::parse("shape 401000 0 6\n");
+        let (at, unplaced) = instruction_counts(&window(&[(0x401000, 50, 5)]), &shorter);
+        assert!(at.is_empty());
+        assert_eq!(unplaced, 50);
+    }
+
+    #[test]
+    fn inlined_code_is_on_the_line_of_its_call_in_the_function() {
+        let r = resolve(&fixture(), [0x401000, 0x40100e, 0x40101d, 0x40102b], 0, &[]).unwrap();
+        let line = |a: u64| {
+            let (f, l) = r.at[&a];
+            (r.files[f as usize].as_str(), l)
+        };
+        // add()'s own lines are 8 and 9: inlined, they are the calls'
+        assert_eq!(line(0x401000), ("/src/linux/lines-fixture.c", 16));
+        assert_eq!(line(0x40101d).1, 17);
+        assert_eq!(line(0x40102b).1, 19);
+    }
+
+    #[test]
+    fn files_are_named_from_the_source_tree() {
+        let mut f = Files::default();
+        f.learn(
+            "/build/linux-6.1/debian/build/../../init/main.c",
+            "init/main.c",
+        );
+        f.learn(
+            "/build/linux-6.1/arch/x86/entry/entry_64.S",
+            "arch/x86/entry/entry_64.S",
+        );
+        f.learn("init/main.c", "init/main.c");
+        assert_eq!(f.roots, ["/build/linux-6.1/"]);
+        let i = f.intern("/build/linux-6.1/./fs/../fs/exec.c");
+        assert_eq!(f.names[i as usize], "fs/exec.c");
+        let j = f.intern("lib/string.c");
+        assert_eq!(f.names[j as usize], "lib/string.c");
+        assert_eq!(normal("../../fs/exec.c"), "../../fs/exec.c");
+        assert_eq!(normal("/a/b/../../c"), "/c");
+    }
+
+    /// A report of one profiled, ok result in window 0: 10 events.
+    fn report() -> Report {
+        let run = trig_guest::recorder::Recorder::new(
+            trig_guest::recorder::Sink::Plain("/dev/null".into()),
+            &trig_guest::options::RunOptions::default(),
+            1,
+            vec![],
+            false,
+        );
+        let mut report = run.report.lock().unwrap().clone();
+        let mut r = BenchResult::new("rename-base", "rename-base", "rename", 1, Better::Higher);
+        r.status = Status::Ok;
+        r.window = Some(0);
+        r.samples = vec![Sample {
+            t_s: 1.0,
+            interval_s: 1e-6,
+            warmup: false,
+            bpf: 0,
+            user: 10,
+            mps: 10.0,
+        }];
+        report.results = vec![r];
+        report
+    }
+
+    #[test]
+    fn a_profile_gets_its_functions_lines_per_event() {
+        let text = format!("window 0\n{SHAPE}401000 100 10\nend 0\n");
+        let mut rep = report();
+        let syms = kallsyms::parse("0000000000401000 T outer\n0000000000403000 B _end\n");
+        crate::profile::attach(&mut rep, &syms, &text).unwrap();
+        let build_id = image_build_id(&fixture()).unwrap();
+        let debug = check(&fixture(), build_id.as_deref());
+        let cost = attach(&mut rep, &sym(), &text, &debug).unwrap();
+        assert_eq!(cost.addresses, 10);
+        let p = rep.results[0].profile.as_ref().unwrap();
+        assert_eq!(p.source.as_ref().unwrap().build_id, build_id);
+        let lines: Vec<(u32, f64)> = p.functions[0]
+            .lines
+            .iter()
+            .map(|l| (l.line, l.insn))
+            .collect();
+        // 10 instructions an event: 3 of the first add, 4 of the second,
+        // the return's
+        assert_eq!(lines.iter().map(|l| l.1).sum::<f64>(), 10.0, "{lines:?}");
+        assert_eq!(lines.first().map(|l| l.0), Some(16), "{lines:?}");
+    }
+
+    #[test]
+    fn without_debug_info_the_profile_stays_and_says_why() {
+        let text = format!("window 0\n{SHAPE}401000 100 10\nend 0\n");
+        let mut rep = report();
+        let syms = kallsyms::parse("0000000000401000 T outer\n0000000000403000 B _end\n");
+        crate::profile::attach(&mut rep, &syms, &text).unwrap();
+        let before = rep.results[0].profile.clone().unwrap();
+        let why = Err("no vmlinux with DWARF at /boot/vmlinuz".to_string());
+        assert!(attach(&mut rep, &sym(), &text, &why).is_err());
+        let p = rep.results[0].profile.as_ref().unwrap();
+        assert_eq!(p.functions, before.functions);
+        let missing = p.source.as_ref().unwrap().missing.as_deref();
+        assert_eq!(missing, Some("no vmlinux with DWARF at /boot/vmlinuz"));
+    }
+
+    #[test]
+    fn bad_debug_info_is_named_by_its_cause() {
+        let dir = std::env::temp_dir().join(format!("trig-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bytes = std::fs::read(fixture()).unwrap();
+        // another build
+        let e = check(&fixture(), Some("00ff")).unwrap_err();
+        assert!(e.contains("another build than the image booted"), "{e}");
+        // truncated
+        let cut = dir.join("cut");
+        std::fs::write(&cut, &bytes[..600]).unwrap();
+        let e = check(&cut, None).unwrap_err();
+        assert!(e.contains("not a complete ELF"), "{e}");
+        // no DWARF: the sections' names gone
+        let stripped = dir.join("stripped");
+        let mut s = bytes.clone();
+        for name in [&b".debug_info"[..], b".debug_line"] {
+            let at = s.windows(name.len()).position(|w| w == name).unwrap();
+            s[at + 1] = b'X';
+        }
+        std::fs::write(&stripped, &s).unwrap();
+        let e = check(&stripped, None).unwrap_err();
+        assert!(e.contains("has no DWARF"), "{e}");
+        // an arm64 Image is the vmlinux's bytes: its note is found in them
+        let id = image_build_id(&fixture()).unwrap().unwrap();
+        assert_eq!(raw_build_id(&bytes[0x100..]), Some(id));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

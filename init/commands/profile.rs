@@ -33,7 +33,9 @@ fn benches_with(sets: &[RunSet], function: &str) -> Vec<String> {
 fn source_line(root: Option<&Path>, file: &str, n: u32) -> Option<String> {
     let path = root?.join(file);
     let text = std::fs::read_to_string(path).ok()?;
-    text.lines().nth(n.checked_sub(1)? as usize).map(str::to_string)
+    text.lines()
+        .nth(n.checked_sub(1)? as usize)
+        .map(str::to_string)
 }
 
 pub fn profile(cmd: ProfileCmd) -> Result<ExitCode, Error> {

@@ -45,7 +45,11 @@ pub fn render(
         let num = |x: Option<u32>| x.map_or("-".to_string(), |x| x.to_string());
         format!("{}:{} -> {}", l.file, num(l.base_line), num(l.line))
     };
-    let w = lines.iter().map(|l| crate::text::width(&place(l))).max().unwrap_or(0);
+    let w = lines
+        .iter()
+        .map(|l| crate::text::width(&place(l)))
+        .max()
+        .unwrap_or(0);
     for l in lines {
         let change = match l.change.abs() >= MIN_MOVE {
             true => format!("{:+9.2}", l.change),
@@ -101,10 +105,16 @@ mod tests {
         let rows: Vec<&str> = d.lines().skip(2).collect();
         assert!(rows[0].starts_with("  fs/exec.c:1235 -> 1236"), "{d}");
         assert!(rows[1].starts_with("+ fs/exec.c:- -> 1237"), "{d}");
-        assert!(rows[1].contains("+3.00") && rows[1].contains("|         spin();"), "{d}");
+        assert!(
+            rows[1].contains("+3.00") && rows[1].contains("|         spin();"),
+            "{d}"
+        );
         assert!(!d.contains('\u{1b}') && !d.contains('\r'), "{d}");
         assert!(rows[2].starts_with("- fs/exec.c:1236 -> -"), "{d}");
         assert!(rows[3].starts_with("! "), "{d}");
-        assert!(d.starts_with("--- BASE __set_task_comm in rename-base: 12.00"), "{d}");
+        assert!(
+            d.starts_with("--- BASE __set_task_comm in rename-base: 12.00"),
+            "{d}"
+        );
     }
 }

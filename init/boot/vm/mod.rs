@@ -13,12 +13,12 @@ pub use options::{AccelChoice, MeterChoice, VmOptions};
 pub use schedule::Order;
 
 use crate::initramfs;
-use crate::{debuginfo, lines};
 use crate::kernel::{self, Kernel};
 use crate::profile;
 use crate::results::timestamp;
 use crate::signals;
 use crate::ui::Ui;
+use crate::{debuginfo, lines};
 use options::check;
 use session::Session;
 use std::path::PathBuf;
