@@ -47,7 +47,7 @@ impl Shapes {
     /// The addresses of a block's instructions, when its shape is known
     /// and its counts are whole executions of it.
     fn instructions(&self, b: &BlockCount) -> Option<impl Iterator<Item = u64> + '_> {
-        if b.execs == 0 || b.insns % b.execs != 0 {
+        if b.execs == 0 || !b.insns.is_multiple_of(b.execs) {
             return None;
         }
         let n = (b.insns / b.execs) as usize;
@@ -474,6 +474,7 @@ fn fill(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::tests::window;
     use trig_guest::pid1::kallsyms;
     use trig_schema::{BenchResult, Better, Sample, Status};
 
@@ -486,26 +487,16 @@ mod tests {
     /// `outer`'s one block: its 10 instructions' offsets.
     const SHAPE: &str = "shape 401000 0 6 8 14 20 26 29 35 41 43\n";
 
-    fn sym() -> Symbolizer {
-        Symbolizer::new(&kallsyms::parse(
-            "0000000000401000 T outer\n0000000000403000 B _end\n",
-        ))
-        .unwrap()
+    /// The fixture's kallsyms.
+    const KALLSYMS: &str = "0000000000401000 T outer\n0000000000403000 B _end\n";
+
+    /// `outer`'s block run 10 times in window 0.
+    fn plugin_out() -> String {
+        format!("window 0\n{SHAPE}401000 100 10\nend 0\n")
     }
 
-    fn window(blocks: &[(u64, u64, u64)]) -> Window {
-        Window {
-            blocks: blocks
-                .iter()
-                .map(|&(addr, insns, execs)| BlockCount {
-                    addr,
-                    insns,
-                    execs,
-                    memory: None,
-                })
-                .collect(),
-            user: None,
-        }
+    fn sym() -> Symbolizer {
+        Symbolizer::new(&kallsyms::parse(KALLSYMS)).unwrap()
     }
 
     #[test]
@@ -559,7 +550,7 @@ mod tests {
         assert_eq!(normal("/a/b/../../c"), "/c");
     }
 
-    /// A report of one profiled, ok result in window 0: 10 events.
+    /// A report of one ok result in window 0, 10 events, profiled.
     fn report() -> Report {
         let run = trig_guest::recorder::Recorder::new(
             trig_guest::recorder::Sink::Plain("/dev/null".into()),
@@ -581,15 +572,13 @@ mod tests {
             mps: 10.0,
         }];
         report.results = vec![r];
+        crate::profile::attach(&mut report, &kallsyms::parse(KALLSYMS), &plugin_out()).unwrap();
         report
     }
 
     #[test]
     fn a_profile_gets_its_functions_lines_per_event() {
-        let text = format!("window 0\n{SHAPE}401000 100 10\nend 0\n");
-        let mut rep = report();
-        let syms = kallsyms::parse("0000000000401000 T outer\n0000000000403000 B _end\n");
-        crate::profile::attach(&mut rep, &syms, &text).unwrap();
+        let (text, mut rep) = (plugin_out(), report());
         let build_id = image_build_id(&fixture()).unwrap();
         let debug = check(&fixture(), build_id.as_deref());
         let cost = attach(&mut rep, &sym(), &text, &debug).unwrap();
@@ -609,10 +598,7 @@ mod tests {
 
     #[test]
     fn without_debug_info_the_profile_stays_and_says_why() {
-        let text = format!("window 0\n{SHAPE}401000 100 10\nend 0\n");
-        let mut rep = report();
-        let syms = kallsyms::parse("0000000000401000 T outer\n0000000000403000 B _end\n");
-        crate::profile::attach(&mut rep, &syms, &text).unwrap();
+        let (text, mut rep) = (plugin_out(), report());
         let before = rep.results[0].profile.clone().unwrap();
         let why = Err("no vmlinux with DWARF at /boot/vmlinuz".to_string());
         assert!(attach(&mut rep, &sym(), &text, &why).is_err());

@@ -421,12 +421,12 @@ pub(crate) fn attach(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use trig_guest::pid1::kallsyms;
 
     /// A window of `(address, instructions, executions)` blocks.
-    fn window(blocks: &[(u64, u64, u64)]) -> Window {
+    pub(crate) fn window(blocks: &[(u64, u64, u64)]) -> Window {
         Window {
             blocks: blocks
                 .iter()
