@@ -20,7 +20,7 @@ const DBG_FILE: &str = "vmlinux-dbg";
 /// The debug info of `kernel`, checked against its image; `fetch`
 /// (`--debuginfo`) streams a Debian kernel's from its `-dbg` package when
 /// the cache has none. An error says why there are no lines.
-pub fn find(kernel: &Kernel, arch: Arch, fetch: bool) -> Result<DebugInfo, String> {
+pub(crate) fn find(kernel: &Kernel, arch: Arch, fetch: bool) -> Result<DebugInfo, String> {
     let image_id = image_build_id(&kernel.path)?;
     let mut tried = Vec::new();
     for path in candidates(kernel) {

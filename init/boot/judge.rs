@@ -225,7 +225,7 @@ fn report_verdict(
 /// the guest's symbols, and their source lines from `debug` (none: not
 /// asked for); what is missing goes in the boot's message, and the
 /// results stay as they are. Returns what the lines cost.
-pub fn add_profiles(
+pub(crate) fn add_profiles(
     rec: &mut RunRecord,
     frames: &[Frame],
     counts: &Path,

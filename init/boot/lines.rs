@@ -129,7 +129,7 @@ fn raw_build_id(bytes: &[u8]) -> Option<String> {
 
 /// The build id of the image booted: an ELF's note, a bzImage's vmlinux's
 /// (decompressed), or a raw image's embedded note.
-pub fn image_build_id(image: &Path) -> Result<Option<String>, String> {
+pub(crate) fn image_build_id(image: &Path) -> Result<Option<String>, String> {
     let bytes = std::fs::read(image).map_err(|e| format!("{}: {e}", image.display()))?;
     if let Ok(elf) = object::File::parse(&*bytes) {
         return elf_build_id(&elf).map_err(|e| format!("{}: {e}", image.display()));
@@ -146,7 +146,7 @@ pub fn image_build_id(image: &Path) -> Result<Option<String>, String> {
 
 /// Checks that `path` is an ELF with line tables whose build id is the
 /// image's (`None`: the image has none to check against).
-pub fn check(path: &Path, image_id: Option<&str>) -> Result<DebugInfo, String> {
+pub(crate) fn check(path: &Path, image_id: Option<&str>) -> Result<DebugInfo, String> {
     let mapped = Mapped::open(path)?;
     let elf = mapped.elf(path)?;
     for name in [".debug_info", ".debug_line"] {
@@ -397,7 +397,7 @@ fn mark(report: &mut Report, source: &LineSource) {
 /// Fills in the source lines of every profiled result of `report` from
 /// the plugin's output and `debug`; no debug info, or DWARF that cannot
 /// be read, leaves the profiles as they are and says why in each.
-pub fn attach(
+pub(crate) fn attach(
     report: &mut Report,
     sym: &Symbolizer,
     plugin_out: &str,
