@@ -137,5 +137,7 @@ fn results_without_lines_say_why() {
         "{}",
         r.both()
     );
+    // NEW's lines alone are no move
+    assert!(!r.out.contains(":11  +3.00"), "{}", r.out);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -225,7 +225,8 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
             .then(a.name.cmp(&b.name))
     });
     functions.truncate(TOP);
-    for f in &mut functions {
+    // lines of one side alone would all look moved
+    for f in functions.iter_mut().filter(|_| no_lines.is_none()) {
         f.lines = source_lines::top(bl, nl, &f.name);
     }
     Movers {
