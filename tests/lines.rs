@@ -86,6 +86,8 @@ fn a_moved_line_is_named_under_its_function_and_shown_escaped() {
             "profile",
             "--lines",
             "__set_task_comm",
+            "--bench",
+            "trig-kprobe",
             base.to_str().unwrap(),
             new.to_str().unwrap(),
         ],
