@@ -45,6 +45,14 @@ fn scratch(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// `profile --lines ARGS BASE NEW`.
+fn profile_lines(args: &[&str], base: &Path, new: &Path) -> common::Ran {
+    let mut all = vec!["profile", "--lines"];
+    all.extend(args);
+    all.extend([base.to_str().unwrap(), new.to_str().unwrap()]);
+    common::bounded(20, &all)
+}
+
 #[test]
 fn a_moved_line_is_named_under_its_function_and_shown_escaped() {
     let dir = scratch("moved");
@@ -80,18 +88,7 @@ fn a_moved_line_is_named_under_its_function_and_shown_escaped() {
             r.out
         );
     }
-    let r = common::bounded(
-        20,
-        &[
-            "profile",
-            "--lines",
-            "__set_task_comm",
-            "--bench",
-            "trig-kprobe",
-            base.to_str().unwrap(),
-            new.to_str().unwrap(),
-        ],
-    );
+    let r = profile_lines(&["__set_task_comm", "--bench", "trig-kprobe"], &base, &new);
     assert_eq!(r.code, 0, "{}", r.both());
     assert!(
         !r.out.contains('\u{1b}') && !r.out.contains('\r'),
@@ -109,16 +106,7 @@ fn a_moved_line_is_named_under_its_function_and_shown_escaped() {
         "{}",
         r.out
     );
-    let r = common::bounded(
-        20,
-        &[
-            "profile",
-            "--lines",
-            "no_such_fn",
-            base.to_str().unwrap(),
-            new.to_str().unwrap(),
-        ],
-    );
+    let r = profile_lines(&["no_such_fn"], &base, &new);
     assert_eq!(r.code, 2, "{}", r.both());
     let _ = std::fs::remove_dir_all(dir);
 }
