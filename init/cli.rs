@@ -37,6 +37,7 @@ pub enum Cmd {
     Bisect(BisectCmd),
     AbProof(AbProofCmd),
     Sweep(SweepCmd),
+    Profile(ProfileCmd),
 }
 
 /// `run`'s flags come from the options table, with the `trig.*` parameters.
@@ -82,7 +83,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -158,6 +159,12 @@ vm_commands! {
     /// a per-function profile and compare names the functions that moved
     #[argh(switch)]
     pub profile: bool,
+    /// with --profile: for a debian:... kernel, stream the vmlinux of its
+    /// -dbg package into the cache (once; about 630 MB for 6.1) so that
+    /// the movers name source lines; other kernels' DWARF is found beside
+    /// the image
+    #[argh(switch)]
+    pub debuginfo: bool,
     /// as --profile, and every access through simulated caches of the
     /// pinned CPU model: loads, stores, L1i, L1d and last-level misses
     /// per event and function, and an estimate of cycles (a model; boots
@@ -200,6 +207,30 @@ vm_commands! {
     /// run options for the guest, after --
     #[argh(positional, greedy)]
     pub run_args: Vec<String>,}
+}
+
+/// One function of profiled results (`vm`/`ab --profile` with debug
+/// info) line by line, BASE against NEW: each source line's instructions
+/// per event on both sides as an annotated diff, the lines aligned across
+/// files whose numbers moved (`+` NEW alone, `-` BASE alone, `!` changed)
+#[derive(FromArgs, Debug, Default)]
+#[argh(subcommand, name = "profile")]
+pub struct ProfileCmd {
+    /// the function (as the movers name it)
+    #[argh(option)]
+    pub lines: String,
+    /// the benchmark (default: every one whose profile has the function)
+    #[argh(option)]
+    pub bench: Option<String>,
+    /// NEW's kernel sources: each line's text beside it
+    #[argh(option)]
+    pub source: Option<String>,
+    /// BASE's kernel sources, for the lines BASE alone has
+    #[argh(option)]
+    pub base_source: Option<String>,
+    /// BASE and NEW results (files or directories)
+    #[argh(positional)]
+    pub paths: Vec<String>,
 }
 
 /// Compare NEW against BASE results (files or directories from `vm` or

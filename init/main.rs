@@ -7,7 +7,7 @@ mod commands;
 
 use argh::FromArgs;
 use cli::{Cmd, RunCmd, TrigInit};
-use commands::{bench, bisect, compare, history, list, report, run, strs, sweep, vm};
+use commands::{bench, bisect, compare, history, list, profile, report, run, strs, sweep, vm};
 use std::process::ExitCode;
 use trig_guest::pid1;
 use trig_schema::exit;
@@ -82,6 +82,7 @@ fn main() -> ExitCode {
         Some(Cmd::AbProof(cmd)) => ("trig-init", bisect::ab_proof(cmd)),
         Some(Cmd::List(cmd)) => ("trig-init", list::list(cmd)),
         Some(Cmd::Sweep(cmd)) => ("trig-init sweep", sweep::sweep(cmd)),
+        Some(Cmd::Profile(cmd)) => ("trig-init profile", profile::profile(cmd)),
     };
     commands::exit_on_error(name, result)
 }

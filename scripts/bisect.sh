@@ -77,6 +77,17 @@ build_here() {
   build_commit "$tree" "$build" "$state/build.log" --base "$base"
 }
 
+# compare's movers in a comparison's JSON (with --profile), each with
+# its top source lines where the kernel had DWARF; names from the kernel
+# are anyone's text: control characters shown as "?"
+movers_of() {
+  jq -r 'def r: . * 100 | round / 100; def s: (if . >= 0 then "+" else "" end) + (r | tostring);
+    def t: gsub("[[:cntrl:]]"; "?");
+    .benches[] | select(.movers) | "\(.name | t): \(.movers.total | s) insn/event, kernel \(.movers.kernel | s)",
+      (.movers.functions[:5][] | "  \(.name | t) \(.change | s) (\(.base | r) -> \(.new | r))",
+        (.lines[]? | "    \(.file | t):\(.line // .base_line)\(if .line then "" else " (BASE)" end) \(.change | s)"))' "$1"
+}
+
 # Boots GOOD's image and $1 interleaved and compares them paired; leaves
 # compare.json and compare.txt in runs/$2. Returns 125 when the new kernel
 # did not boot or report, 255 when trig-init vm refused the command line
@@ -154,12 +165,8 @@ if [ ! -f "$state/good.img" ]; then
   signature "$state/runs/bad-check/compare.json" >"$state/bad-signature.json" ||
     { echo "bisect.sh: cannot read BAD's comparison ($state/runs/bad-check/compare.json)" >&2; exit 255; }
   echo "prepare: built GOOD and BAD in $((t1 - t0)) s, boots and compare in $(( $(now) - t1 )) s, BAD regressed: $(cat "$state/bad-signature.json")" >>"$log"
-  # compare's movers of BAD against GOOD (with --profile), from its JSON:
-  # where to look
-  movers=$(jq -r 'def r: . * 100 | round / 100; def s: (if . >= 0 then "+" else "" end) + (r | tostring);
-    .benches[] | select(.movers) | "\(.name): \(.movers.total | s) insn/event, kernel \(.movers.kernel | s)",
-      (.movers.functions[:5][] | "  \(.name) \(.change | s) (\(.base | r) -> \(.new | r))")' \
-    "$state/runs/bad-check/compare.json")
+  # compare's movers of BAD against GOOD (with --profile): where to look
+  movers=$(movers_of "$state/runs/bad-check/compare.json")
   if [ -n "$movers" ]; then
     movers="BAD against GOOD, where the instructions went per event (compare's movers):"$'\n'"$movers"
     echo "bisect.sh: $movers" >&2
@@ -197,5 +204,10 @@ if [ $verdict -eq 0 ]; then
 fi
 word=$([ $verdict -eq 0 ] && echo good || { [ $verdict -eq 1 ] && echo bad || echo skip; })
 echo "step ${commit:0:12}: build $((t1 - t0)) s, boots and compare $(( $(now) - t1 )) s: $why -> $word" >>"$log"
+# a bad step's movers, source lines included: the last one's say where
+# the first bad commit slowed the kernel
+if [ $verdict -eq 1 ]; then
+  movers_of "$state/runs/${commit:0:12}/compare.json" 2>/dev/null | sed 's/^/  /' >>"$log" || true
+fi
 echo "bisect.sh: ${commit:0:12}: $why -> $word" >&2
 exit $verdict

@@ -187,7 +187,9 @@ if ! make "${make_args[@]}" -j"$(nproc)" "$target" 2>&1 | progress; then
   exit 1
 fi
 echo "build-kernel: built in $(( $(date +%s) - start )) s" >&2
-# x86: the vmlinux ELF boots faster (PVH) than the bzImage under QEMU
+# x86: the vmlinux ELF boots faster (PVH) than the bzImage under QEMU;
+# it keeps its DWARF (kconfigs/common.config), which --profile's source
+# lines read, as arm64's $out/vmlinux beside its Image (docs/profile.md)
 if [ "$arch" = x86_64 ] && [ -f "$out/vmlinux" ]; then
   echo "$out/vmlinux"
 else

@@ -963,3 +963,77 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     let insn = |p: &Value| p["contention"]["insn"].as_f64().unwrap();
     assert!((insn(&four) - insn(&shorter)).abs() < 0.005 * insn(&four));
 }
+
+/// Debian 6.1 against 6.12 under `--profile --debuginfo`: the -dbg
+/// packages' vmlinuxes streamed into the cache (about 15 s and 600 MB a
+/// kernel, once), and rename-base's movers name the lines of the comm
+/// copy that grew: 6.12's strnlen() loop, lib/string.c:421 (6.12.118;
+/// the line of `for (sc = s; count-- && *sc != '\0'; ++sc)` in the
+/// package's sources), 76 instructions an event. Networked and slow:
+/// `cargo test --features boot-tests --test boot -- --ignored comm_copy`.
+#[test]
+#[ignore]
+fn the_comm_copy_that_grew_is_named_by_its_source_lines() {
+    let _slot = slot(&["--meter", "icount"]);
+    let out = tempdir() + "-lines";
+    let o = trig_init(&[
+        "ab",
+        "-q",
+        "--profile",
+        "--debuginfo",
+        "-k",
+        "debian:6.1.0",
+        "-k",
+        "debian:6.12",
+        "--out",
+        &out,
+        "--",
+        "--filter",
+        "rename-base",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path().display().to_string()))
+        .filter(|p| p.ends_with(".json"))
+        .collect();
+    let k = |n: &str| files.iter().find(|f| f.ends_with(n)).unwrap().clone();
+    let c = trig_init(&[
+        "compare",
+        "--format",
+        "json",
+        &k("-k1.json"),
+        &k("-k2.json"),
+    ]);
+    let doc: Value = serde_json::from_slice(&c.stdout).expect("compare's JSON");
+    let movers = &doc["benches"][0]["movers"];
+    assert!(movers["no_lines"].is_null(), "{movers}");
+    let lines = |name: &str| -> Vec<(String, f64)> {
+        let f = movers["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name);
+        let f = f.unwrap_or_else(|| panic!("{name} is no mover: {movers}"));
+        f["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    format!("{}:{}", l["file"].as_str().unwrap(), l["line"]),
+                    l["change"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let strnlen = lines("strnlen");
+    assert_eq!(strnlen[0].0, "lib/string.c:421", "{strnlen:?}");
+    assert!(strnlen[0].1 > 70.0, "{strnlen:?}");
+    assert!(
+        lines("sized_strscpy")
+            .iter()
+            .all(|(l, _)| l.starts_with("lib/string.c:")),
+        "{movers}"
+    );
+}

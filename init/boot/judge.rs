@@ -2,6 +2,7 @@
 //! console, how it ended) to the boot's record in the results.
 
 use crate::console;
+use crate::lines::{self, DebugInfo};
 use crate::machine::Boot;
 use crate::profile;
 use std::path::Path;
@@ -221,12 +222,16 @@ fn report_verdict(
 }
 
 /// Fills in the boot's per-function profiles from the plugin's counts and
-/// the guest's symbols; what is missing goes in the boot's message, and
-/// the results stay as they are.
-pub fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
-    let Some(report) = rec.report.as_mut() else {
-        return;
-    };
+/// the guest's symbols, and their source lines from `debug` (none: not
+/// asked for); what is missing goes in the boot's message, and the
+/// results stay as they are. Returns what the lines cost.
+pub(crate) fn add_profiles(
+    rec: &mut RunRecord,
+    frames: &[Frame],
+    counts: &Path,
+    debug: Option<&Result<DebugInfo, String>>,
+) -> Option<lines::Cost> {
+    let report = rec.report.as_mut()?;
     let syms = frames
         .iter()
         .rev()
@@ -242,14 +247,23 @@ pub fn add_profiles(rec: &mut RunRecord, frames: &[Frame], counts: &Path) {
         .rev()
         .find(|f| f.kind == frame::DATASYMS)
         .and_then(|f| serde_json::from_str::<KernelSymbols>(&f.payload).ok());
+    let mut cost = None;
     let attached = syms.and_then(|syms| {
         let text = std::fs::read_to_string(counts)
             .map_err(|e| format!("plugin output {}: {e}", counts.display()))?;
-        profile::attach(report, &syms, data.as_ref(), &text)
+        profile::attach(report, &syms, data.as_ref(), &text)?;
+        if let Some(debug) = debug {
+            // a profile without lines is still the profile: the reason is
+            // in each profile's source, not the boot's message
+            let sym = profile::Symbolizer::new(&syms)?;
+            cost = lines::attach(report, &sym, &text, debug).ok();
+        }
+        Ok(())
     });
     if let Err(why) = attached {
         append(&mut rec.message, format!("profile: {why}"));
     }
+    cost
 }
 
 /// 3 if any boot did not give a complete report, else 1 if any benchmark
@@ -317,7 +331,7 @@ mod tests {
         let counts = dir.join("counts");
         // no symbols from the guest
         let mut r = rec();
-        add_profiles(&mut r, &frames, &counts);
+        add_profiles(&mut r, &frames, &counts, None);
         assert!(r.message.unwrap().contains("sent no kernel symbols"));
         assert_eq!(r.report.unwrap().results.len(), 1);
         // symbols, but the plugin's window was cut off
@@ -329,7 +343,7 @@ mod tests {
         let (frames, _) = trig_schema::frame::parse(&text.concat());
         std::fs::write(&counts, "window 0\nffffffff81000000 50 5\n").unwrap();
         let mut r = rec();
-        add_profiles(&mut r, &frames, &counts);
+        add_profiles(&mut r, &frames, &counts, None);
         assert!(r
             .message
             .unwrap()
@@ -337,7 +351,7 @@ mod tests {
         // and whole: 10 events, 50 kernel instructions
         std::fs::write(&counts, "window 0\nffffffff81000000 50 5\nend 0\n").unwrap();
         let mut r = rec();
-        add_profiles(&mut r, &frames, &counts);
+        add_profiles(&mut r, &frames, &counts, None);
         assert_eq!(r.message, None);
         let p = r.report.unwrap().results[0].profile.clone().unwrap();
         assert_eq!((p.kernel, p.functions[0].name.as_str()), (5.0, "f"));

@@ -573,6 +573,47 @@ fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
     Err(usage(why))
 }
 
+/// Where a Debian package's kernel is cached (and its `-dbg` vmlinux,
+/// init/boot/debuginfo.rs).
+pub(crate) fn package_dir(package: &str) -> PathBuf {
+    cache_dir().join("kernels").join(package)
+}
+
+/// The `-dbg` package of an image package (`linux-image-ABI-ARCH-dbg`)
+/// and the address apt would download it from: the host's sources first,
+/// then the suites' (their lists as `-k debian:SUITE` left them).
+pub(crate) fn dbg_uri(package: &str, arch: Arch) -> Result<(String, String), String> {
+    let abi = image_abi(package, arch)
+        .ok_or_else(|| format!("{package} is not a Debian image package"))?;
+    let dbg = format!("linux-image-{abi}-{}-dbg", arch.debian());
+    let pkg = if arch == Arch::host() {
+        dbg.clone()
+    } else {
+        format!("{dbg}:{}", arch.debian())
+    };
+    let cache = cache_dir();
+    let apts = std::iter::once(Apt::host(arch, &cache))
+        .chain(SUITES.iter().map(|s| Apt::suite(s, arch, &cache)));
+    let mut why = Vec::new();
+    for apt in apts {
+        let out = run(
+            Command::new("apt-get")
+                .args(&apt.opts)
+                .args(["--print-uris", "download", &pkg]),
+            &format!("apt-get --print-uris download {pkg} ({})", apt.name),
+        );
+        match out {
+            // 'URI' FILE SIZE HASH
+            Ok(out) => match out.split('\'').nth(1).filter(|u| u.contains("://")) {
+                Some(uri) => return Ok((dbg, uri.to_string())),
+                None => why.push(format!("{}: no address", apt.name)),
+            },
+            Err(e) => why.push(e),
+        }
+    }
+    Err(format!("no {dbg} to fetch: {}", why.join("; ")))
+}
+
 /// Resolves `-k`: a path, `debian`, `debian:PREFIX` or `debian:SUITE`.
 pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, Error> {
     if spec == "debian" || spec.starts_with("debian:") {

@@ -180,6 +180,8 @@ pub(crate) fn parse_windows(text: &str) -> Result<BTreeMap<u32, Window>, String>
                 }
                 done.insert(n, counts);
             }
+            // a block's instruction offsets, for its source lines (lines.rs)
+            ["shape", ..] => {}
             ["user", ref rest @ ..] => {
                 open.as_mut().ok_or_else(bad)?.1.user = Some(accesses(rest).ok_or_else(bad)?);
             }
@@ -258,6 +260,14 @@ impl Symbolizer {
         Some((&self.names[i], addr - self.addrs[i]))
     }
 
+    /// The address of the symbol `name`, if kallsyms has it.
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| self.addrs[i])
+    }
+
     /// The symbols that start at `addr` (aliases share an address).
     pub fn starting_at(&self, addr: u64) -> &[String] {
         if addr >= self.end {
@@ -320,7 +330,7 @@ fn is_call(symbol: &str) -> bool {
 
 /// The events and instructions of a result's measured samples: under the
 /// icount meter a guest nanosecond is one instruction.
-fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
+pub(crate) fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
     samples
         .iter()
         .filter(|s| !s.warmup)
@@ -398,6 +408,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
                 misses: m as f64 / events,
                 hitm: h as f64 / events,
             }),
+            lines: Vec::new(),
         })
         .filter(|f| f.insn >= Profile::FLOOR)
         .collect();
@@ -409,6 +420,7 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
         entries: Some(entries),
         memory,
         contention: None,
+        source: None,
     }
 }
 
@@ -467,12 +479,12 @@ pub(crate) fn attach(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use trig_guest::kallsyms;
 
     /// A window of `(address, instructions, executions)` blocks.
-    fn window(blocks: &[(u64, u64, u64)]) -> Window {
+    pub(crate) fn window(blocks: &[(u64, u64, u64)]) -> Window {
         Window {
             blocks: blocks
                 .iter()

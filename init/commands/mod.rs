@@ -6,6 +6,7 @@ pub mod bisect;
 pub mod compare;
 pub mod history;
 pub mod list;
+pub mod profile;
 pub mod report;
 pub mod run;
 pub mod sweep;

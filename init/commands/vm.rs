@@ -110,6 +110,11 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
     if compare_after && kernels.len() < 2 {
         return Err(usage("ab needs at least two kernels (-k A -k B)"));
     }
+    if cmd.debuginfo && !cmd.profile && !cmd.cache {
+        return Err(usage(
+            "--debuginfo is for the source lines of --profile (or --cache): add --profile",
+        ));
+    }
     Ok(VmOptions {
         kernels,
         order: cmd.order.seeded(cmd.seed),
@@ -129,6 +134,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         kernel_appends: cmd.kernel_append,
         profile: cmd.profile || cmd.cache,
         cache: cmd.cache,
+        debuginfo: cmd.debuginfo,
         quiet: cmd.quiet,
         verbose: cmd.verbose,
         // ab's answer is its comparison; vm's is the table

@@ -306,6 +306,7 @@ fn the_kernel_metrics_continue_across_a_trig_init_update() {
                 entries: None,
                 memory: None,
                 contention: None,
+                source: None,
             });
             // the baseline a guest records
             trig_schema::upgrade::fill(r);

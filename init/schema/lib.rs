@@ -240,6 +240,38 @@ pub struct Profile {
     /// (`-p N` under icount).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contention: Option<Contention>,
+    /// Where the functions' source lines came from, or why they have
+    /// none; absent in results profiled before lines were resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<LineSource>,
+}
+
+/// The debug info a profile's source lines were resolved with, or why
+/// there are none (docs/profile.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct LineSource {
+    /// The vmlinux whose DWARF was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debuginfo: Option<String>,
+    /// Its GNU build id (hex), which the booted image's matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_id: Option<String>,
+    /// Why the lines are missing (no debug info, a mismatch, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+/// One source line's instructions per event in a function: where an
+/// instruction was inlined, the line of the call in the function that
+/// kallsyms names (what a reader of that function sees).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LineCost {
+    /// The source file, relative to the kernel's source tree where the
+    /// DWARF allows (outside text: escaped where shown).
+    pub file: String,
+    pub line: u32,
+    /// Instructions per event.
+    pub insn: f64,
 }
 
 /// How often per event the kernel was entered through each kind of entry
@@ -313,6 +345,10 @@ pub struct FunctionCost {
     /// Its coherence misses per event (`-p N` under icount).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coherence: Option<contention::CoherenceMisses>,
+    /// Its source lines at or above [`Profile::FLOOR`], in file and line
+    /// order (`--profile` with debug info: [`Profile::source`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<LineCost>,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's

@@ -11,6 +11,17 @@
 //! The host maps block addresses to functions with the guest's kallsyms;
 //! the executions of the block at a function's start are its entries.
 //!
+//! A block is counted per start address and instruction boundaries (a
+//! block retranslated shorter, under icount's I/O or after a static key
+//! flipped, counts apart), and before a block's first counts a `shape`
+//! line gives its instructions' offsets from its start, once a run:
+//! each of its instructions ran as often as the block, which is what
+//! maps the counts to source lines (init/boot/lines.rs).
+//!
+//! ```text
+//! shape ffffffff81234560 0 4 7 12
+//! ```
+//!
 //! With `l1i=`, `l1d=` and `ll=` (`SIZE:WAYS:LINE`, `vm --cache`) it also
 //! runs every kernel and user access of the windows through simulated
 //! caches (init/boot/cache_sim.rs): a kernel block's line then carries its
@@ -125,9 +136,12 @@ fn caches() -> std::sync::MutexGuard<'static, Hierarchy> {
 
 #[derive(Default)]
 struct Profiler {
-    /// Slot of each block start address, and the address of each slot.
-    slot_of: HashMap<u64, usize>,
+    /// Slot of each block (start address and its instructions' offsets),
+    /// the address of each slot, its offsets and whether its `shape` line
+    /// was written.
+    slot_of: HashMap<(u64, Vec<u32>), usize>,
     addrs: Vec<u64>,
+    shapes: Vec<(Vec<u32>, bool)>,
     out: Option<BufWriter<File>>,
     windows: u64,
 }
@@ -147,14 +161,28 @@ fn is_kernel(vaddr: u64) -> bool {
 }
 
 impl Profiler {
-    fn slot(&mut self, vaddr: u64) -> usize {
+    fn slot(&mut self, vaddr: u64, offsets: Vec<u32>) -> usize {
         let next = self.addrs.len().min(SLOTS - 1);
-        *self.slot_of.entry(vaddr).or_insert_with(|| {
-            if next < SLOTS - 1 {
-                self.addrs.push(vaddr);
-            }
-            next
-        })
+        *self
+            .slot_of
+            .entry((vaddr, offsets.clone()))
+            .or_insert_with(|| {
+                if next < SLOTS - 1 {
+                    self.addrs.push(vaddr);
+                    self.shapes.push((offsets, false));
+                }
+                next
+            })
+    }
+
+    /// The `shape` line of slot `i`, the first time it has counts.
+    fn shape_line(&mut self, i: usize, addr: u64) -> Option<String> {
+        let (offsets, written) = self.shapes.get_mut(i)?;
+        if std::mem::replace(written, true) {
+            return None;
+        }
+        let offsets: Vec<String> = offsets.iter().map(u32::to_string).collect();
+        Some(format!("shape {addr:x} {}\n", offsets.join(" ")))
     }
 
     fn mark(&mut self, kind: u8) {
@@ -185,12 +213,18 @@ impl Profiler {
         let c = counts();
         let window = self.windows;
         self.windows += 1;
-        let Some(out) = self.out.as_mut() else { return };
+        if self.out.is_none() {
+            return;
+        }
         let mut lines = format!("window {window}\n");
         let spill = (self.addrs.len() == SLOTS - 1).then_some(0);
-        for (i, addr) in self.addrs.iter().copied().chain(spill).enumerate() {
+        let addrs: Vec<u64> = self.addrs.iter().copied().chain(spill).collect();
+        for (i, addr) in addrs.into_iter().enumerate() {
             let (n, e) = (c.insns[i].load(Relaxed), c.execs[i].load(Relaxed));
             if n > 0 {
+                if let Some(shape) = self.shape_line(i, addr) {
+                    lines.push_str(&shape);
+                }
                 lines.push_str(&format!("{addr:x} {n} {e}"));
                 if let Some(m) = &c.mem {
                     for what in &m.kernel {
@@ -210,6 +244,7 @@ impl Profiler {
         lines.push_str(&format!("end {window}\n"));
         // a full disk loses the profile, never the run: the host notices
         // the missing `end` line
+        let Some(out) = self.out.as_mut() else { return };
         let _ = out.write_all(lines.as_bytes()).and_then(|()| out.flush());
     }
 }
@@ -271,8 +306,15 @@ impl HasCallbacks for Plugin {
         let block = Block {
             vaddr,
             insns: tb.size() as u64,
-            // a kernel block's slot; user space counts as one
-            slot: is_kernel(vaddr).then(|| state().slot(vaddr)),
+            // a kernel block's slot, by its start and its instructions'
+            // offsets; user space counts as one
+            slot: is_kernel(vaddr).then(|| {
+                let offsets = tb
+                    .instructions()
+                    .map(|i| (i.vaddr() - vaddr) as u32)
+                    .collect();
+                state().slot(vaddr, offsets)
+            }),
             // the block's code bytes, for the instruction fetch (none
             // without the model)
             len: if counts().mem.is_some() {

@@ -113,6 +113,29 @@ for k in $(seq 1 "$commits"); do
 done
 git log --oneline pristine..HEAD
 
+# The plant's source line, from the build's own DWARF (the x86-64 image
+# is the vmlinux): the top line of BAD's top mover in compare, in the
+# bisect's last step when it measured the planted commit, and in `ab` of
+# the two images this proof built (a rename-base boot each, no build).
+check_plant_line() {
+  local want got
+  want=fs/exec.c:$(git show "$planted:fs/exec.c" | grep -nF -- "$slow" | cut -d: -f1)
+  top_line() {
+    jq -r 'first(.benches[] | .movers.functions[0]? // empty) | .lines[0]? // empty | "\(.file):\(.line)"' "$1" 2>/dev/null
+  }
+  for cmp in "$st/runs/bad-check/compare.json" "$st/runs/${planted:0:12}/compare.json"; do
+    [ -f "$cmp" ] || continue
+    got=$(top_line "$cmp")
+    [ "$got" = "$want" ] ||
+      { echo "bisect-proof: FAILED: $cmp names line '${got:-none}', planted at $want" >&2; exit 1; }
+  done
+  "$trig" ab -q -k "$st/good.img" -k "$st/bad.img" --profile --out "$st/runs/ab-lines" \
+    -- --filter rename-base >"$st/runs/ab-lines.txt" 2>&1 || [ $? -eq 1 ]
+  grep -qE "^ +$want +\+" "$st/runs/ab-lines.txt" ||
+    { echo "bisect-proof: FAILED: ab does not name the planted line $want ($st/runs/ab-lines.txt)" >&2; exit 1; }
+  echo "bisect-proof: OK: compare, the last step and ab name the planted line $want"
+}
+
 start=$(date +%s)
 git bisect start HEAD pristine >/dev/null
 set +e
@@ -143,5 +166,6 @@ else
     [ "$first" = __set_task_comm ] ||
       { echo "bisect-proof: FAILED: BAD's top mover is '$first', planted in __set_task_comm" >&2; exit 1; }
     echo "bisect-proof: OK: BAD's top mover is __set_task_comm: $change insn/event"
+    check_plant_line
   fi
 fi

@@ -148,6 +148,7 @@ fn profiled(commit: &str, created: &str, kprobe: f64, kernel: f64, rev: &str) ->
             entries: None,
             memory: None,
             contention: None,
+            source: None,
         });
     }
     add_overheads(&mut rs);

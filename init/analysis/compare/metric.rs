@@ -303,6 +303,7 @@ mod tests {
             entries: None,
             memory: None,
             contention: None,
+            source: None,
         });
         r
     }

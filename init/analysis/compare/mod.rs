@@ -15,6 +15,7 @@ mod metric;
 pub mod movers;
 mod notes;
 mod side;
+pub mod source_lines;
 mod verdict;
 
 pub use comparison::{BenchComparison, Comparison, MetricComparison, SideStats, TestKind};

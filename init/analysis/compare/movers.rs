@@ -12,6 +12,7 @@
 
 use super::assess::Observed;
 use super::side::results;
+use super::source_lines::{self, LineMove, MeanLines};
 use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +39,9 @@ pub struct Movers {
     /// The functions that moved by [`MIN_MOVE`] or more, largest change
     /// first, at most [`TOP`].
     pub functions: Vec<FunctionMove>,
+    /// Why the functions have no source lines, when a side has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_lines: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -58,6 +62,9 @@ pub struct FunctionMove {
     /// NEW − BASE of its coherence misses per event (`-p N` under icount).
     #[serde(skip_serializing_if = "is_zero")]
     pub coherence: f64,
+    /// Its source lines that moved most (compare/source_lines.rs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<LineMove>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -89,6 +96,9 @@ struct Mean {
     total: f64,
     kernel: f64,
     functions: BTreeMap<String, FunctionMean>,
+    lines: MeanLines,
+    /// Why its profiles have no source lines, if they have none.
+    no_lines: Option<String>,
 }
 
 /// A function's figures per event: instructions, calls, L1,
@@ -145,6 +155,8 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         total: avg(|p| p.total),
         kernel: avg(|p| p.kernel),
         functions,
+        lines: MeanLines::of(&ps),
+        no_lines: source_lines::missing(&ps),
     })
 }
 
@@ -156,6 +168,8 @@ impl Mean {
         for (name, f) in &base.functions {
             self.functions.entry(name.clone()).or_default().add(f, -1.0);
         }
+        self.lines = self.lines.over(&base.lines);
+        self.no_lines = self.no_lines.or_else(|| base.no_lines.clone());
         self
     }
 }
@@ -185,8 +199,13 @@ pub fn of_overhead<'a>(
 }
 
 fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
-    let (bt, bk, bf) = (base.total, base.kernel, base.functions);
-    let (nt, nk, nf) = (new.total, new.kernel, new.functions);
+    let no_lines = [("BASE", &base.no_lines), ("NEW", &new.no_lines)]
+        .iter()
+        .filter_map(|(side, why)| why.as_ref().map(|w| format!("{side}: {w}")))
+        .reduce(|a, b| format!("{a}; {b}"));
+    let (bl, nl) = (&base.lines, &new.lines);
+    let (bt, bk, bf) = (base.total, base.kernel, &base.functions);
+    let (nt, nk, nf) = (new.total, new.kernel, &new.functions);
     let names: std::collections::BTreeSet<&String> = bf.keys().chain(nf.keys()).collect();
     let mut functions: Vec<FunctionMove> = names
         .into_iter()
@@ -202,6 +221,7 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
                 l1_misses: n.l1 - b.l1,
                 ll_misses: n.ll - b.ll,
                 coherence: n.coherence - b.coherence,
+                lines: Vec::new(),
             }
         })
         .filter(|f| {
@@ -217,11 +237,16 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
             .then(a.name.cmp(&b.name))
     });
     functions.truncate(TOP);
+    // lines of one side alone would all look moved
+    for f in functions.iter_mut().filter(|_| no_lines.is_none()) {
+        f.lines = source_lines::top(bl, nl, &f.name);
+    }
     Movers {
         against,
         total: nt - bt,
         kernel: nk - bk,
         functions,
+        no_lines,
     }
 }
 
@@ -260,6 +285,7 @@ mod tests {
                 calls: 0.0,
                 memory: None,
                 coherence: None,
+                lines: Vec::new(),
             })
             .collect();
         r.profile = Some(Profile {
@@ -269,6 +295,7 @@ mod tests {
             entries: None,
             memory: None,
             contention: None,
+            source: None,
         });
         r
     }

@@ -155,7 +155,11 @@ impl<'a> Session<'a> {
     ) -> Option<Signal> {
         let mut rec = judge_boot(this.round, &b, self.launch.timeout);
         if let Some(counts) = &counts {
-            add_profiles(&mut rec, &b.console.frames, counts.path());
+            let debug = self.debug.get(this.k);
+            if let Some(c) = add_profiles(&mut rec, &b.console.frames, counts.path(), debug) {
+                self.lines_cost.addresses += c.addresses;
+                self.lines_cost.seconds += c.seconds;
+            }
         }
         rec.pairing = Some(Pairing {
             session: self.id.clone(),

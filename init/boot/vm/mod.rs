@@ -18,11 +18,12 @@ use crate::profile;
 use crate::results::timestamp;
 use crate::signals;
 use crate::ui::Ui;
+use crate::{debuginfo, lines};
 use options::check;
 use session::Session;
 use std::path::PathBuf;
 use trig_guest::registry;
-use trig_schema::error::{infra, usage, Error};
+use trig_schema::error::{infra, shown, usage, Error};
 use trig_schema::files::{self, TempFile};
 use trig_schema::RunSet;
 
@@ -63,6 +64,12 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     let coherence =
         session.meter_choice != MeterChoice::Time && opts.run.producers.iter().any(|&p| p > 1);
     session.plugin = plugin(opts, coherence)?;
+    if opts.profile {
+        session.debug = targets
+            .iter()
+            .map(|t| debuginfo_of(opts, &t.kernel))
+            .collect();
+    }
     // undocumented: extra files for scripts/bench/upstream-bench.sh
     let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
     let cpio = initramfs::build_with(&init, extra.as_deref()).map_err(|e| {
@@ -125,6 +132,27 @@ fn plugin(opts: &VmOptions, coherence: bool) -> Result<Option<PathBuf>, Error> {
     let p = profile::plugin_path()?;
     profile::probe(opts.arch, &p)?;
     Ok(Some(p))
+}
+
+/// A kernel's DWARF for the source lines of `--profile`, said on the
+/// terminal either way: lines or why not.
+fn debuginfo_of(opts: &VmOptions, k: &Kernel) -> Result<lines::DebugInfo, String> {
+    let found = debuginfo::find(k, opts.arch, opts.debuginfo);
+    if !opts.quiet {
+        match &found {
+            Ok(d) => eprintln!(
+                "trig-init: source lines of {} from {}",
+                shown(&k.spec, false),
+                d.path.display()
+            ),
+            Err(why) => eprintln!(
+                "trig-init: no source lines for {}: {}",
+                shown(&k.spec, false),
+                shown(why, false)
+            ),
+        }
+    }
+    found
 }
 
 /// A temporary file of the command, removed on every path out.

@@ -42,6 +42,9 @@ pub struct VmOptions {
     /// With `profile`: also run every access through the simulated caches
     /// of the pinned CPU model.
     pub cache: bool,
+    /// With `profile`: fetch a Debian kernel's `-dbg` vmlinux for the
+    /// source lines (init/boot/debuginfo.rs).
+    pub debuginfo: bool,
     pub quiet: bool,
     /// QEMU's own words behind the notes that sum them up.
     pub verbose: bool,

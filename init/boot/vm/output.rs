@@ -35,6 +35,9 @@ impl<'a> Session<'a> {
         if let Some(dest) = &opts.json {
             write_json(dest, &sets)?;
         }
+        if !opts.quiet && self.debug.iter().any(Result::is_ok) {
+            eprintln!("trig-init: {}", self.lines_cost.said(&sets));
+        }
         if let Some(e) = &self.unsaved {
             return Err(infra(format!(
                 "results not written: {e}; the figures above are all that is left of the last boot"

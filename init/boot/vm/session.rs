@@ -8,6 +8,7 @@ use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
 use crate::cache::Caches;
 use crate::kernel::Kernel;
+use crate::lines::{Cost, DebugInfo};
 use crate::qemu::{self, Accel};
 use crate::results::Target;
 use std::path::PathBuf;
@@ -28,6 +29,10 @@ pub(super) struct Session<'a> {
     /// Unique to this command: runs in the same second must not pair.
     pub(super) id: String,
     pub(super) plugin: Option<PathBuf>,
+    /// With `--profile`: each kernel's DWARF for the source lines, or why
+    /// it has none; and what resolving the lines cost so far.
+    pub(super) debug: Vec<Result<DebugInfo, String>>,
+    pub(super) lines_cost: Cost,
     /// Why the results of the last boot could not be written: the
     /// schedule stops, and the figures are shown all the same.
     pub(super) unsaved: Option<String>,
@@ -78,6 +83,8 @@ impl<'a> Session<'a> {
             stem,
             id: session,
             plugin: None,
+            debug: Vec::new(),
+            lines_cost: Cost::default(),
             unsaved: None,
             kvm_works: false,
         })

@@ -142,6 +142,7 @@ fn profiled_with(kprobe_scale: f64, kernel: f64, rev: &str, entries: Option<Entr
                 entries,
                 memory: None,
                 contention: None,
+                source: None,
             });
         }
     }

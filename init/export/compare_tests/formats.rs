@@ -143,10 +143,12 @@ fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
                         calls: 0.0,
                         memory: None,
                         coherence: None,
+                        lines: Vec::new(),
                     }],
                     entries: None,
                     memory: None,
                     contention: None,
+                    source: None,
                 });
             }
         }

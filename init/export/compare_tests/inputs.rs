@@ -149,6 +149,7 @@ fn negative_instruction_counts_are_invalid_input() {
             entries: None,
             memory: None,
             contention: None,
+            source: None,
         });
         let e = parse(&serde_json::to_string(&s).unwrap()).unwrap_err();
         assert!(

@@ -1,6 +1,7 @@
 //! The lines that say which functions moved (`compare`'s movers), for
 //! the text formats and mail.
 
+use super::mover_lines;
 use crate::outside::text::{line, pad, width as columns, wrap};
 use trig_analysis::compare::movers::{Movers, MIN_MOVE};
 
@@ -63,7 +64,9 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
             out.push(format!("  {}", line(&f.name)));
             out.push(format!("  {}  {fig}", pad("", name_width, true)));
         }
+        out.extend(mover_lines::rows(f, width));
     }
+    out.extend(mover_lines::note(m, width));
     out
 }
 
@@ -84,12 +87,14 @@ mod tests {
             l1_misses: 0.0,
             ll_misses: 0.0,
             coherence: 0.0,
+            lines: Vec::new(),
         };
         let m = Movers {
             against: None,
             total: 100.0,
             kernel: 100.0,
             functions: vec![moved(long, 10.0, 90.0), moved("vfs_write", 100.0, 120.0)],
+            no_lines: None,
         };
         let text = lines_within("trig-kprobe-multi-something", &m, 72);
         for l in &text {
@@ -121,7 +126,9 @@ mod tests {
                 l1_misses: 0.0,
                 ll_misses: 0.0,
                 coherence: 0.0,
+                lines: Vec::new(),
             }],
+            no_lines: None,
         };
         let text = lines("trig-kprobe", &m);
         assert!(text.iter().any(|l| l.contains(&long)));
