@@ -574,7 +574,7 @@ fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
 }
 
 /// Where a Debian package's kernel is cached (and its `-dbg` vmlinux,
-/// init/boot/debuginfo.rs).
+/// init/boot/lines/debuginfo.rs).
 pub(crate) fn package_dir(package: &str) -> PathBuf {
     cache_dir().join("kernels").join(package)
 }

@@ -6,7 +6,6 @@ pub mod cache;
 pub mod cache_sim;
 pub mod coherence;
 pub mod console;
-pub mod debuginfo;
 pub mod initramfs;
 pub mod judge;
 pub mod kernel;

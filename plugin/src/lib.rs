@@ -16,7 +16,7 @@
 //! flipped, counts apart), and before a block's first counts a `shape`
 //! line gives its instructions' offsets from its start, once a run:
 //! each of its instructions ran as often as the block, which is what
-//! maps the counts to source lines (init/boot/lines.rs).
+//! maps the counts to source lines (init/boot/lines/).
 //!
 //! ```text
 //! shape ffffffff81234560 0 4 7 12

@@ -14,11 +14,11 @@ pub use schedule::Order;
 
 use crate::initramfs;
 use crate::kernel::{self, Kernel};
+use crate::lines::{self, debuginfo};
 use crate::profile;
 use crate::results::timestamp;
 use crate::signals;
 use crate::ui::Ui;
-use crate::{debuginfo, lines};
 use options::check;
 use session::Session;
 use std::path::PathBuf;

@@ -43,7 +43,7 @@ pub struct VmOptions {
     /// of the pinned CPU model.
     pub cache: bool,
     /// With `profile`: fetch a Debian kernel's `-dbg` vmlinux for the
-    /// source lines (init/boot/debuginfo.rs).
+    /// source lines (init/boot/lines/debuginfo.rs).
     pub debuginfo: bool,
     pub quiet: bool,
     /// QEMU's own words behind the notes that sum them up.

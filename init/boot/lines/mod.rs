@@ -9,6 +9,8 @@
 //! looks. Where the DWARF comes from, and the check that it is the booted
 //! image's: [`debuginfo`] (docs/profile.md).
 
+pub mod debuginfo;
+
 use crate::profile::{function_of, BlockCount, Symbolizer, Window};
 use addr2line::gimli;
 use object::{Object, ObjectSection, ObjectSymbol};
