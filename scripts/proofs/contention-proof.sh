@@ -92,8 +92,9 @@ if [ -z "$results" ]; then
   GIT_AUTHOR_DATE=$when GIT_COMMITTER_DATE=$when \
     proof_git commit -qam "x86/entry: count every syscall in one global (planted)"
   built b
-  nm "$work/images/b.vmlinux" | grep -q ' trig_syscall_count$' ||
-    { echo "contention-proof: B has no symbol trig_syscall_count" >&2; exit 1; }
+  sym=$(nm "$work/images/b.vmlinux" | grep ' trig_syscall_count$' || true)
+  [ -n "$sym" ] || { echo "contention-proof: B has no symbol trig_syscall_count" >&2; exit 1; }
+  echo "contention-proof: B's counter: $sym"
 
   results=$work/results-$(date +%Y%m%dT%H%M%S)
   mkdir -p "$results"
@@ -132,27 +133,39 @@ def check(cond, what):
     global ok
     print(f"  {'ok' if cond else 'FAILED'}: {what}")
     ok &= bool(cond)
-for p in (1, 4):
-    name = f"trig-base/p={p}"
+benches = sorted({r["name"] for d in (a, b) for run in d["runs"]
+                  for r in (run.get("report") or {}).get("results", [])})
+for name in benches:
     print(f"{name}:")
+    cs = {}
     for side, doc in (("A", a), ("B", b)):
-        c = contention(doc, name)
+        c = cs[side] = contention(doc, name)
         if c is None:
             print(f"  {side}: no contention counted")
             continue
         k, u = c["kernel"], c["user"]
         print(f"  {side}: coherence misses/event kernel {k['misses']:.4f} (HITM {k['hitm']:.4f}), "
-              f"user {u['misses']:.4f} (HITM {u['hitm']:.4f}); {c['insn']:.1f} insn, "
-              f"{c['cycles']:.1f} modelled cycles/event; modelled hits {c['rate']:.3f} "
+              f"user {u['misses']:.4f} (HITM {u['hitm']:.4f}); {c['insn']:.2f} insn, "
+              f"{c['cycles']:.2f} modelled cycles/event; modelled hits {c['rate']:.3f} "
               f"({c['per_producer']:.3f}/prod) M/Gcycle"
               + (f", bound by {c['bound_by']}" if c.get("bound_by") else ""))
     vm, vr = verdict(misses, name), verdict(rate, name)
     print(f"  compare: coherence-misses {vm}, modelled-rate {vr}")
-    if p == 4:
+    if name == "trig-base/p=4":
         check(vm == "regressed", "coherence misses regressed at -p 4")
         check(vr == "regressed", "modelled rate regressed at -p 4")
+        continue
+    check(vm != "regressed", "coherence misses not flagged")
+    if vr == "regressed" and cs["A"] and cs["B"]:
+        # one instruction more a syscall moves a one-producer rate by
+        # about 0.5%: flagged on instructions alone when the modelled
+        # cycles grew by the instructions and no more
+        di = cs["B"]["insn"] - cs["A"]["insn"]
+        dc = cs["B"]["cycles"] - cs["A"]["cycles"]
+        check(abs(dc - di) < 0.05,
+              f"modelled rate flagged on instructions alone: cycles {dc:+.3f}, instructions {di:+.3f} an event")
     else:
-        check(vm != "regressed" and vr != "regressed", "neither flagged at -p 1")
+        check(vr != "regressed", "modelled rate not flagged")
 c = contention(b, "trig-base/p=4") or {"lines": []}
 line = next((l for l in c["lines"] if l["name"].startswith("trig_syscall_count+")), None)
 if line:
@@ -163,6 +176,7 @@ check(line is not None and line["name"] == "trig_syscall_count+0x0",
       "B's trig-base/p=4 names the line trig_syscall_count+0x0")
 check(line is not None and any(f == "do_syscall_64" for f, _ in line["writers"]),
       "do_syscall_64 among its writers")
+check(c.get("bound_by") == "trig_syscall_count+0x0", "B's trig-base/p=4 modelled rate bound by that line")
 print("contention-proof:", "OK" if ok else "FAILED")
 sys.exit(0 if ok else 1)
 PY
