@@ -9,6 +9,7 @@ pub mod initramfs;
 pub mod judge;
 pub mod kernel;
 pub mod machine;
+pub mod merge;
 pub mod profile;
 pub mod qemu;
 pub mod results;

@@ -58,6 +58,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     }
     let mut session = Session::new(opts, stem)?;
     let mut targets = session.targets(kernels)?;
+    session.plan_split(targets.len())?;
     session.plugin = plugin(opts)?;
     // undocumented: extra files for scripts/bench/upstream-bench.sh
     let extra = std::env::var_os(initramfs::EXTRA_ROOT_ENV).map(PathBuf::from);
