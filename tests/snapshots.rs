@@ -106,9 +106,9 @@ fn vm_summary_says_where_a_split_runs_time_went() {
     run["report"]["results"][1]["group"] = "rename".into();
     let part = |i: usize, name: &str, first: f64| {
         serde_json::json!({
-            "part": format!("{i}/2"), "benchmarks": [name], "status": "ok",
-            "console_log": "", "wall_s": 11.0,
-            "timeline": {"starts": [[name, first]], "report_s": 10.5},
+            "part": format!("{i}/2"), "benchmarks": [name],
+            "boot": {"index": 1, "status": "ok", "console_log": "", "wall_s": 11.0,
+                "timeline": {"starts": [[name, first]], "report_s": 10.5}},
         })
     };
     run["parts"] = serde_json::json!([part(1, "trig-base", 8.0), part(2, "trig-kprobe", 9.0)]);

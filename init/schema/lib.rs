@@ -650,7 +650,7 @@ pub struct PartRecord {
     /// The benchmarks it ran, in order: its own and the baselines they
     /// are measured against.
     pub benchmarks: Vec<String>,
-    #[serde(flatten)]
+    /// Its boot, recorded as a run's without a report.
     pub boot: RunRecord,
 }
 

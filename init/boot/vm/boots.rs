@@ -54,8 +54,8 @@ impl<'a> Session<'a> {
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Error> {
-        let parts = self.parts();
-        let mut todo = boots(self.opts.order, targets.len(), self.opts.runs, parts).into_iter();
+        let mut todo =
+            boots(self.opts.order, targets.len(), self.opts.runs, self.parts()).into_iter();
         while self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works {
             let Some(this) = todo.next() else {
                 return Ok(None);
@@ -63,7 +63,11 @@ impl<'a> Session<'a> {
             let counts = self.launcher().counts_file(&this)?;
             let Some(b) = self.try_kvm(&targets[this.k], &this, initrd, counts.as_ref(), events)?
             else {
-                let all = std::iter::once(this).chain(todo).collect();
+                // nothing was recorded yet: the whole schedule again under
+                // TCG, split where the icount meter makes that faster
+                drop((this, todo));
+                self.plan_split(targets.len())?;
+                let all = boots(self.opts.order, targets.len(), self.opts.runs, self.parts());
                 return self.side_by_side(targets, all, initrd, events);
             };
             let sig = self.record(&mut targets[this.k], &this, b, counts, events);
