@@ -29,7 +29,7 @@ impl Part {
     pub const WHOLE: Part = Part { index: 1, of: 1 };
 
     /// `I/N`, as `trig.part=` takes it.
-    pub fn parse(v: &str) -> Result<Part, String> {
+    pub(crate) fn parse(v: &str) -> Result<Part, String> {
         let bad = || format!("part '{v}' is not I/N with 1 <= I <= N <= {MAX_PARTS}");
         let (i, n) = v.split_once('/').ok_or_else(bad)?;
         let (index, of) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);

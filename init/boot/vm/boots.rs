@@ -34,9 +34,9 @@ impl<'a> Session<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
     /// A KVM that may still fail boots alone, since falling back to TCG
     /// changes how every later boot runs; then `--jobs` boots go side by
-    /// side, the one that found KVM wanting among them.
-    /// The runs whose parts did not all end are merged from those that
-    /// did, whatever stopped the schedule.
+    /// side, the one that found KVM wanting among them. The runs whose
+    /// parts did not all end are merged from those that did, whatever
+    /// stopped the schedule.
     pub(super) fn boot_all(
         &mut self,
         targets: &mut [Target],
@@ -204,7 +204,8 @@ impl<'a> Session<'a> {
             return b.interrupted;
         }
         let now = Instant::now();
-        let start = now - Duration::from_secs_f64(rec.wall_s.max(0.0));
+        let took = Duration::try_from_secs_f64(rec.wall_s).unwrap_or_default();
+        let start = now.checked_sub(took).unwrap_or(now);
         let group = self
             .pending
             .entry((this.round, this.k))
