@@ -83,7 +83,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, split, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -122,6 +122,12 @@ vm_commands! {
     /// 1, since guests side by side slow each other's clocks)
     #[argh(option)]
     pub jobs: Option<usize>,
+    /// boots each run of a kernel is split into, run side by side, their
+    /// results merged into the one run (1: no split; default under the
+    /// icount meter: as many as the cores the boots leave free, where the
+    /// selection is large enough to gain; under the time meter 1)
+    #[argh(option)]
+    pub split: Option<usize>,
     /// directory for results and console logs (default results/)
     #[argh(option, default = "String::from(\"results\")")]
     pub out: String,

@@ -107,6 +107,33 @@ fn ok_or_cleanly_unsupported(doc: &Value) {
     }
 }
 
+/// Where the host has cores to spare, a whole-matrix run was split over
+/// boots side by side (`--split`'s default) and merged into one run's
+/// shape: each part ok, with its log, every benchmark in a part.
+fn split_over_the_cores(run: &Value, all: &[&trig_guest::registry::Bench]) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts = run["parts"].as_array().map_or(&[][..], |p| p.as_slice());
+    assert_eq!(parts.len() > 1, cores > 1, "{run}");
+    for p in parts {
+        assert_eq!(p["boot"]["status"], "ok", "{p}");
+        assert!(std::path::Path::new(p["boot"]["console_log"].as_str().unwrap()).exists());
+    }
+    for b in all {
+        let ran = |p: &Value| {
+            p["benchmarks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n == b.name)
+        };
+        assert!(
+            parts.is_empty() || parts.iter().any(ran),
+            "{} in no part",
+            b.name
+        );
+    }
+}
+
 #[test]
 fn whole_matrix_on_debian_6_1() {
     // the default meter under TCG: instructions, sub-second runs
@@ -203,6 +230,7 @@ fn whole_matrix_on_debian_6_1() {
     );
     // a result file and the console log were kept
     assert!(std::path::Path::new(run["console_log"].as_str().unwrap()).exists());
+    split_over_the_cores(run, &all);
     // counting costs something, but never more than the syscall itself
     let h = &report["harness"];
     let ratio = h["ratio"].as_f64().expect("harness figures");

@@ -388,6 +388,14 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
         ),
         (&["--runs", "10001"], "at most 10000"),
         (&["--jobs", "0"], "--jobs must be at least 1"),
+        (
+            &["--split", "0"],
+            "--split 0: from 1 (no split) to 64 boots a run",
+        ),
+        (
+            &["--split", "65"],
+            "--split 65: from 1 (no split) to 64 boots a run",
+        ),
         (&["--timeout", "0"], "--timeout"),
         (&["--append", "trig.duration=9"], "--append trig.duration=9"),
         (

@@ -95,6 +95,34 @@ fn vm_summary_says_where_a_boots_time_went() {
     );
 }
 
+/// A run split over two boots side by side: its wall time from the first
+/// part's start to the last one's end, the parts' mean start and end, and
+/// their benchmarks' seconds summed.
+#[test]
+fn vm_summary_says_where_a_split_runs_time_went() {
+    let mut doc = synth::results("6.1.0", "aaaa", "20261101T000000Z", 0.8, 1, 0.0);
+    let run = &mut doc["runs"][0];
+    run["wall_s"] = 12.0.into();
+    run["report"]["results"][1]["group"] = "rename".into();
+    let part = |i: usize, name: &str, first: f64| {
+        serde_json::json!({
+            "part": format!("{i}/2"), "benchmarks": [name],
+            "boot": {"index": 1, "status": "ok", "console_log": "", "wall_s": 11.0,
+                "timeline": {"starts": [[name, first]], "report_s": 10.5}},
+        })
+    };
+    run["parts"] = serde_json::json!([part(1, "trig-base", 8.0), part(2, "trig-kprobe", 9.0)]);
+    let set = serde_json::from_value(doc).unwrap();
+    let table = trig_export::people::vm_table::summary(&set);
+    assert_eq!(
+        table.lines().last().unwrap(),
+        "time a boot (split over 2 boots side by side, their seconds summed): 12.0 s: \
+         8.5 s to the first benchmark, trigger 1 in 2.5 s, rename 1 in 1.5 s, \
+         0.5 s report and power-off",
+        "{table}"
+    );
+}
+
 #[test]
 fn compare_in_every_format() {
     let dir = inputs("compare");

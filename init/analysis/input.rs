@@ -248,6 +248,7 @@ fn from_report(report: Report) -> RunSet {
             pairing: None,
             report: Some(report),
             timeline: None,
+            parts: Vec::new(),
         }],
     }
 }

@@ -73,6 +73,7 @@ pub fn judge_boot(index: usize, b: &Boot, timeout: Duration) -> RunRecord {
         pairing: None,
         report,
         timeline: (!b.timeline.starts.is_empty()).then(|| b.timeline.clone()),
+        parts: Vec::new(),
     }
 }
 
@@ -325,6 +326,7 @@ mod tests {
             pairing: None,
             report: Some(report.clone()),
             timeline: None,
+            parts: Vec::new(),
         };
         let dir = std::env::temp_dir().join(format!("trig-profile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

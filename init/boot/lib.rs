@@ -11,6 +11,7 @@ pub mod judge;
 pub mod kernel;
 pub mod lines;
 pub mod machine;
+pub mod merge;
 pub mod profile;
 pub mod qemu;
 pub mod results;

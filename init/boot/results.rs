@@ -18,10 +18,11 @@ pub struct Target {
 }
 
 impl Target {
-    /// Adds a boot, writes its console log and rewrites the results file;
-    /// `tag` keeps several kernels of one command apart. A log that could
-    /// not be written is noted in the boot's message and returned as a
-    /// warning; a results file that could not be is the error (the boot
+    /// Adds a run, writes its console logs (one, or one a part of a split
+    /// run; None for a part that never ran) and rewrites the results
+    /// file; `tag` keeps several kernels of one command apart. A log that
+    /// could not be written is noted in the run's message and returned as
+    /// a warning; a results file that could not be is the error (the run
     /// stays in `set`, to be shown).
     pub(crate) fn add(
         &mut self,
@@ -29,7 +30,7 @@ impl Target {
         stem: &str,
         tag: &str,
         rec: RunRecord,
-        log: &str,
+        logs: &[Option<String>],
     ) -> Result<Option<String>, String> {
         if let Some(r) = &rec.report {
             self.set.kernel.release.clone_from(&r.system.release);
@@ -39,21 +40,32 @@ impl Target {
         self.set.runs.insert(at, rec);
         let path = self.claim(out, &format!("{stem}{tag}"))?;
         let rec = &mut self.set.runs[at];
-        let log_path = path.with_extension(format!("boot{}.log", rec.index));
-        let warning = match files::replace(&log_path, log.as_bytes()) {
-            Ok(()) => {
-                rec.console_log = log_path.display().to_string();
-                None
+        let mut warnings = Vec::new();
+        if rec.parts.is_empty() {
+            let log = logs.first().and_then(Option::as_deref).unwrap_or_default();
+            let log_path = path.with_extension(format!("boot{}.log", rec.index));
+            match write_log(&log_path, log) {
+                Ok(p) => rec.console_log = p,
+                Err(why) => warnings.push(why),
             }
-            Err(e) => {
-                let why = format!("console log {} not written: {e}", log_path.display());
-                append(&mut rec.message, why.clone());
-                Some(why)
+        }
+        for (i, log) in logs.iter().enumerate().take(rec.parts.len()) {
+            let Some(log) = log else { continue };
+            let log_path = path.with_extension(format!("boot{}.part{}.log", rec.index, i + 1));
+            match write_log(&log_path, log) {
+                Ok(p) => rec.parts[i].boot.console_log = p,
+                Err(why) => warnings.push(why),
             }
-        };
+        }
+        if let Some(first) = rec.parts.iter().find(|p| !p.boot.console_log.is_empty()) {
+            rec.console_log.clone_from(&first.boot.console_log);
+        }
+        for why in &warnings {
+            append(&mut rec.message, why.clone());
+        }
         files::replace(&path, self.json().as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(warning)
+        Ok((!warnings.is_empty()).then(|| warnings.join("; ")))
     }
 
     fn json(&self) -> String {
@@ -82,6 +94,13 @@ impl Target {
         }
         Ok(self.path.as_ref().expect("claimed above").0.clone())
     }
+}
+
+/// Writes a console log; its path, or why it could not be written.
+fn write_log(path: &Path, log: &str) -> Result<String, String> {
+    files::replace(path, log.as_bytes())
+        .map(|()| path.display().to_string())
+        .map_err(|e| format!("console log {} not written: {e}", path.display()))
 }
 
 /// A UTC timestamp for file names, 20261130T012345Z.

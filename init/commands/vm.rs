@@ -124,6 +124,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         memory: cmd.memory,
         runs: cmd.runs,
         jobs: cmd.jobs,
+        split: cmd.split,
         out: cmd.out.into(),
         accel: cmd.accel,
         meter: cmd.meter,

@@ -15,6 +15,7 @@ pub mod pid1;
 pub mod recorder;
 pub mod registry;
 pub mod sampler;
+pub mod split;
 pub mod upstream;
 
 use trig_schema::Tool;

@@ -5,6 +5,7 @@
 //! the check and the value recorded in the report's [`Params`] all come
 //! (that type, and compare's signature of it, are the report schema's).
 
+use crate::split::Part;
 use trig_schema::error::{usage, Error};
 use trig_schema::Params;
 
@@ -235,6 +236,16 @@ impl Param for Vec<String> {
     }
 }
 
+/// `I/N`.
+impl Param for Part {
+    fn parse(key: &str, v: &str) -> Result<Self, String> {
+        Part::parse(v).map_err(|e| format!("{key}: {e}"))
+    }
+    fn show(&self) -> String {
+        self.to_string()
+    }
+}
+
 /// `BENCH:SPINS,...`.
 impl Param for Vec<Inject> {
     fn parse(_: &str, v: &str) -> Result<Self, String> {
@@ -452,6 +463,15 @@ run_options! {
         /// put trig-base's counting overhead in the report.
         harness: bool = false;
         key harness;
+    }
+    {
+        option
+        /// Which part of the selection this boot runs, when `vm --split`
+        /// spreads one kernel's matrix over several boots (set by the
+        /// host, not a flag of `run`; the report does not record it: the
+        /// host merges the parts into one run).
+        part: Part = Part::WHOLE;
+        key part;
     }
     {
         option
@@ -685,6 +705,7 @@ mod tests {
             timeout: 99,
             verbose: true,
             harness: true,
+            part: Part { index: 2, of: 3 },
             profile: true,
             inject: vec![
                 Inject {
@@ -704,7 +725,7 @@ mod tests {
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.timeout=99 \
-             trig.verbose=1 trig.harness=1 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
+             trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
         );
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
         assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);

@@ -686,6 +686,25 @@ pub struct RunRecord {
     /// Where the boot's time went, as the host saw its console.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
+    /// When `vm --split` spread this run's matrix over several boots side
+    /// by side: each of them (the run's report merges theirs; its
+    /// timeline is theirs, and its wall time from the first one's start
+    /// to the last one's end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartRecord>,
+}
+
+/// One boot of a run split over several (`RunRecord.parts`): its record
+/// as a boot's, without a report (the run's merges them).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PartRecord {
+    /// Which part, `I/N`.
+    pub part: String,
+    /// The benchmarks it ran, in order: its own and the baselines they
+    /// are measured against.
+    pub benchmarks: Vec<String>,
+    /// Its boot, recorded as a run's without a report.
+    pub boot: RunRecord,
 }
 
 /// When each benchmark of a boot started and when its report began, in

@@ -164,8 +164,9 @@ fn the_registry_imports_no_runner() {
     );
 }
 
-/// The host counts and names points with the registry, and writes the
-/// run options as kernel arguments; the runners, the sampler and PID 1
+/// The host counts and names points with the registry, writes the run
+/// options as kernel arguments and plans a split run as its guests do
+/// (`split`, the registry's selection in parts); the runners, the sampler and PID 1
 /// are the guest's (`run`, `bench` and PID 1 themselves are the binary's:
 /// they run the matrix in the running kernel).
 #[test]
@@ -180,9 +181,9 @@ fn the_host_plans_with_the_registry_and_options_alone() {
     let host: Vec<&str> = host.iter().map(String::as_str).collect();
     assert_none(
         breaches(&host, "trig_guest", |m| {
-            ["registry", "options"].contains(&m)
+            ["registry", "options", "split"].contains(&m)
         }),
-        "the host may use the guest's registry and options alone",
+        "the host may use the guest's registry, options and split plan alone",
     );
 }
 

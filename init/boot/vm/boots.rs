@@ -5,12 +5,13 @@
 use super::launch::{default_jobs, launch, Launch};
 use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
-use super::session::Session;
+use super::session::{Pending, Session};
 use super::{infra, temp_file, Error};
 use crate::cache::Caches;
 use crate::judge::{add_profiles, judge_boot};
 use crate::kernel::Kernel;
 use crate::machine::{self, Boot, BootEvent, BootSpec};
+use crate::merge::{merge, Parts};
 use crate::profile;
 use crate::qemu::{self, Accel};
 use crate::results::Target;
@@ -20,9 +21,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use trig_guest::split::Part;
 use trig_schema::files::TempFile;
-use trig_schema::Pairing;
+use trig_schema::{Pairing, RunRecord};
 
 /// How long a KVM guest may take to reach /init before KVM is judged
 /// unusable (a working one takes about a second).
@@ -32,14 +34,28 @@ impl<'a> Session<'a> {
     /// Boots the schedule, until done or interrupted; returns the signal.
     /// A KVM that may still fail boots alone, since falling back to TCG
     /// changes how every later boot runs; then `--jobs` boots go side by
-    /// side, the one that found KVM wanting among them.
+    /// side, the one that found KVM wanting among them. The runs whose
+    /// parts did not all end are merged from those that did, whatever
+    /// stopped the schedule.
     pub(super) fn boot_all(
         &mut self,
         targets: &mut [Target],
         initrd: &TempFile,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Signal>, Error> {
-        let mut todo = boots(self.opts.order, targets.len(), self.opts.runs).into_iter();
+        let r = self.boot_schedule(targets, initrd, events);
+        self.flush(targets, events);
+        r
+    }
+
+    fn boot_schedule(
+        &mut self,
+        targets: &mut [Target],
+        initrd: &TempFile,
+        events: &Sender<BootEvent>,
+    ) -> Result<Option<Signal>, Error> {
+        let mut todo =
+            boots(self.opts.order, targets.len(), self.opts.runs, self.parts()).into_iter();
         while self.opts.accel == AccelChoice::Auto && self.accel == Accel::Kvm && !self.kvm_works {
             let Some(this) = todo.next() else {
                 return Ok(None);
@@ -47,7 +63,11 @@ impl<'a> Session<'a> {
             let counts = self.launcher().counts_file(&this)?;
             let Some(b) = self.try_kvm(&targets[this.k], &this, initrd, counts.as_ref(), events)?
             else {
-                let all = std::iter::once(this).chain(todo).collect();
+                // nothing was recorded yet: the whole schedule again under
+                // TCG, split where the icount meter makes that faster
+                drop((this, todo));
+                self.plan_split(targets.len())?;
+                let all = boots(self.opts.order, targets.len(), self.opts.runs, self.parts());
                 return self.side_by_side(targets, all, initrd, events);
             };
             let sig = self.record(&mut targets[this.k], &this, b, counts, events);
@@ -76,8 +96,14 @@ impl<'a> Session<'a> {
             .clamp(1, todo.len().max(1));
         let launcher = self.launcher();
         // what a boot needs, apart from the targets that take the results
-        let launches: Vec<(Kernel, String)> = (0..targets.len())
-            .map(|k| (targets[k].kernel.clone(), self.cmdline(k)))
+        let parts = self.parts();
+        let launches: Vec<(Kernel, Vec<String>)> = (0..targets.len())
+            .map(|k| {
+                let cmdlines = (1..=parts)
+                    .map(|index| self.part_cmdline(k, Part { index, of: parts }))
+                    .collect();
+                (targets[k].kernel.clone(), cmdlines)
+            })
             .collect();
         let queue = Mutex::new(todo.into_iter());
         let stop = AtomicBool::new(false);
@@ -94,7 +120,8 @@ impl<'a> Session<'a> {
                     let Some(this) = next else {
                         break;
                     };
-                    let (kernel, cmdline) = &launches[this.k];
+                    let (kernel, cmdlines) = &launches[this.k];
+                    let cmdline = &cmdlines[this.part.index - 1];
                     let r = launcher.counts_file(&this).and_then(|counts| {
                         let b = launcher.launch(
                             kernel,
@@ -143,8 +170,9 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Judges a boot and adds it to the kernel's results; returns the
-    /// signal that interrupted it.
+    /// Judges a boot and adds it to the kernel's results (a part of a
+    /// split run once all its parts have ended); returns the signal that
+    /// interrupted it.
     fn record(
         &mut self,
         target: &mut Target,
@@ -161,10 +189,6 @@ impl<'a> Session<'a> {
                 self.lines_cost.seconds += c.seconds;
             }
         }
-        rec.pairing = Some(Pairing {
-            session: self.id.clone(),
-            round: this.round,
-        });
         let _ = events.send(BootEvent::Judged {
             label: this.label.clone(),
             kernel: target.kernel.spec.clone(),
@@ -172,13 +196,98 @@ impl<'a> Session<'a> {
             wall_s: rec.wall_s,
             message: rec.message.clone(),
         });
-        target.set.vm.append = self.cmdline(this.k);
+        if this.part.of == 1 {
+            self.save(
+                target,
+                this.k,
+                &this.tag,
+                rec,
+                &[Some(b.console.log)],
+                events,
+            );
+            return b.interrupted;
+        }
+        let now = Instant::now();
+        let took = Duration::try_from_secs_f64(rec.wall_s).unwrap_or_default();
+        let start = now.checked_sub(took).unwrap_or(now);
+        let group = self
+            .pending
+            .entry((this.round, this.k))
+            .or_insert_with(|| Pending {
+                parts: vec![None; this.part.of],
+                start,
+                end: now,
+            });
+        (group.start, group.end) = (group.start.min(start), now);
+        group.parts[this.part.index - 1] = Some((rec, b.console.log));
+        if group.parts.iter().all(Option::is_some) {
+            self.merge_run(target, (this.round, this.k), &this.tag, events);
+        }
+        b.interrupted
+    }
+
+    /// Merges the parts of run (round, kernel) that have ended into the
+    /// run and saves it.
+    fn merge_run(
+        &mut self,
+        target: &mut Target,
+        (round, k): (usize, usize),
+        tag: &str,
+        events: &Sender<BootEvent>,
+    ) {
+        let (Some(group), Some(plan)) = (self.pending.remove(&(round, k)), &self.plan) else {
+            return;
+        };
+        let (records, logs): (Vec<_>, Vec<_>) = group
+            .parts
+            .into_iter()
+            .map(|p| p.map_or((None, None), |(r, log)| (Some(r), Some(log))))
+            .unzip();
+        let parts = Parts {
+            plan,
+            whole: &self.opts.run,
+            records,
+        };
+        let wall = group.end.duration_since(group.start).as_secs_f64();
+        let rec = merge(round, &parts, wall);
+        self.save(target, k, tag, rec, &logs, events);
+    }
+
+    /// Every run whose parts did not all end (the schedule stopped),
+    /// merged from those that did.
+    fn flush(&mut self, targets: &mut [Target], events: &Sender<BootEvent>) {
+        let runs: Vec<(usize, usize)> = self.pending.keys().copied().collect();
+        for (round, k) in runs {
+            let tag = if targets.len() > 1 {
+                format!("-k{}", k + 1)
+            } else {
+                String::new()
+            };
+            self.merge_run(&mut targets[k], (round, k), &tag, events);
+        }
+    }
+
+    /// Adds a run of the k-th kernel to its results, with its consoles.
+    fn save(
+        &mut self,
+        target: &mut Target,
+        k: usize,
+        tag: &str,
+        mut rec: RunRecord,
+        logs: &[Option<String>],
+        events: &Sender<BootEvent>,
+    ) {
+        rec.pairing = Some(Pairing {
+            session: self.id.clone(),
+            round: rec.index,
+        });
+        target.set.vm.append = self.cmdline(k);
         target.set.vm.accel = self.accel.as_str().into();
         let (machine, cpu) = qemu::model(self.opts.arch, self.accel);
         (target.set.vm.machine, target.set.vm.cpu) = (Some(machine.into()), Some(cpu.into()));
         (target.set.vm.meter, target.set.vm.cpus) = (self.launch.meter, self.launch.cpus);
         if self.unsaved.is_none() {
-            match target.add(&self.opts.out, &self.stem, &this.tag, rec, &b.console.log) {
+            match target.add(&self.opts.out, &self.stem, tag, rec, logs) {
                 Ok(Some(why)) => {
                     let _ = events.send(BootEvent::Notice(format!("warning: {why}")));
                 }
@@ -186,7 +295,6 @@ impl<'a> Session<'a> {
                 Err(e) => self.unsaved = Some(e),
             }
         }
-        b.interrupted
     }
 
     /// One boot under KVM; None when KVM cannot reach /init, which is
@@ -199,7 +307,7 @@ impl<'a> Session<'a> {
         counts: Option<&TempFile>,
         events: &Sender<BootEvent>,
     ) -> Result<Option<Boot>, Error> {
-        let cmdline = self.cmdline(this.k);
+        let cmdline = self.part_cmdline(this.k, this.part);
         let b = self
             .launcher()
             .launch(&target.kernel, &cmdline, this, initrd, counts, events)?;

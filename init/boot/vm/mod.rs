@@ -59,6 +59,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     }
     let mut session = Session::new(opts, stem)?;
     let mut targets = session.targets(kernels)?;
+    session.plan_split(targets.len())?;
     // several producers under icount run the coherence model, which a
     // TCG fallback of auto may turn on after the first boot
     let coherence =

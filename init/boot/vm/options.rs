@@ -6,6 +6,7 @@ use crate::kernel::Arch;
 use crate::qemu::Accel;
 use std::path::PathBuf;
 use trig_guest::options::RunOptions;
+use trig_guest::split::MAX_PARTS;
 use trig_schema::error::{usage, Error};
 use trig_schema::files;
 use trig_schema::Meter;
@@ -25,6 +26,9 @@ pub struct VmOptions {
     pub runs: usize,
     /// Boots side by side; None: [`default_jobs`](super::default_jobs).
     pub jobs: Option<usize>,
+    /// Boots each run of a kernel is split into; None: where faster
+    /// (`Session::plan_split`).
+    pub split: Option<usize>,
     pub out: PathBuf,
     pub accel: AccelChoice,
     pub meter: MeterChoice,
@@ -142,6 +146,11 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     }
     if opts.jobs == Some(0) {
         return Err("--jobs must be at least 1".into());
+    }
+    if let Some(n) = opts.split.filter(|n| !(1..=MAX_PARTS).contains(n)) {
+        return Err(format!(
+            "--split {n}: from 1 (no split) to {MAX_PARTS} boots a run"
+        ));
     }
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());

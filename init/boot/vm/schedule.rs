@@ -1,6 +1,7 @@
 //! The order of a command's boots: every kernel once a round, rounds
 //! pairing the boots of several kernels, and where each boot sits.
 
+use trig_guest::split::Part;
 use trig_schema::error::{usage, Error};
 
 /// In which order the boots of several kernels go.
@@ -63,30 +64,46 @@ pub(super) struct Scheduled {
     pub(super) round: usize,
     /// The kernel's index.
     pub(super) k: usize,
+    /// Which part of the kernel's matrix it runs (`--split`).
+    pub(super) part: Part,
     pub(super) label: String,
     /// Added to the results file's name, with several kernels.
     pub(super) tag: String,
 }
 
 /// Every boot of the command, in order: `runs` rounds of `kernels`
-/// kernels, each labelled for the progress lines ("3/8 k2", or "2/4"
-/// with one kernel).
-pub(super) fn boots(order: Order, kernels: usize, runs: usize) -> Vec<Scheduled> {
+/// kernels, each split into `parts` boots that follow each other (to run
+/// side by side), each labelled for the progress lines ("3/8 k2", or
+/// "2/4" with one kernel; "part 1/2" after it when split).
+pub(super) fn boots(order: Order, kernels: usize, runs: usize, parts: usize) -> Vec<Scheduled> {
     let schedule = order.schedule(kernels, runs);
     let many = kernels > 1;
+    let whole = schedule.len();
     schedule
         .iter()
         .enumerate()
-        .map(|(n, &(round, k))| Scheduled {
+        .flat_map(|(n, &(round, k))| {
+            (1..=parts).map(move |index| {
+                // one kernel boots once a round
+                let mut label = if many {
+                    format!("{}/{} k{}", n + 1, whole, k + 1)
+                } else {
+                    format!("{round}/{runs}")
+                };
+                let part = Part { index, of: parts };
+                if parts > 1 {
+                    label.push_str(&format!(" part {part}"));
+                }
+                (round, k, part, label)
+            })
+        })
+        .enumerate()
+        .map(|(n, (round, k, part, label))| Scheduled {
             n,
             round,
             k,
-            // one kernel boots once a round
-            label: if many {
-                format!("{}/{} k{}", n + 1, schedule.len(), k + 1)
-            } else {
-                format!("{round}/{runs}")
-            },
+            part,
+            label,
             tag: if many {
                 format!("-k{}", k + 1)
             } else {
@@ -125,7 +142,7 @@ mod tests {
     #[test]
     fn boots_are_labelled_by_place_and_kernel() {
         let labels = |kernels, runs| -> Vec<(String, String)> {
-            boots(Order::Alternate, kernels, runs)
+            boots(Order::Alternate, kernels, runs, 1)
                 .into_iter()
                 .map(|b| (b.label, b.tag))
                 .collect()
@@ -136,6 +153,22 @@ mod tests {
         assert_eq!(
             labels(1, 3),
             [("1/3", ""), ("2/3", ""), ("3/3", "")].map(|(l, t)| (l.to_string(), t.to_string()))
+        );
+        // a split run's parts follow each other, then the next round's
+        let split = boots(Order::Alternate, 2, 1, 2);
+        let got: Vec<(usize, usize, String, String)> = split
+            .into_iter()
+            .map(|b| (b.n, b.k, b.part.to_string(), b.label))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 0, "1/2", "1/2 k1 part 1/2"),
+                (1, 0, "2/2", "1/2 k1 part 2/2"),
+                (2, 1, "1/2", "2/2 k2 part 1/2"),
+                (3, 1, "2/2", "2/2 k2 part 2/2")
+            ]
+            .map(|(n, k, p, l)| (n, k, p.to_string(), l.to_string()))
         );
     }
 }

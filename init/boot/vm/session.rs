@@ -3,7 +3,7 @@
 //! set per kernel), which its boots (boots.rs) and its end (output.rs)
 //! then carry on.
 
-use super::launch::{launch, Launch};
+use super::launch::{default_jobs, launch, Launch};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
 use crate::cache::Caches;
@@ -11,9 +11,13 @@ use crate::kernel::Kernel;
 use crate::lines::{Cost, DebugInfo};
 use crate::qemu::{self, Accel};
 use crate::results::Target;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Instant;
 use trig_guest::options::RunOptions;
-use trig_schema::{KernelInfo, RunSet, VmInfo, SCHEMA_VERSION};
+use trig_guest::registry;
+use trig_guest::split::{self, Part, Plan};
+use trig_schema::{KernelInfo, Meter, RunRecord, RunSet, VmInfo, SCHEMA_VERSION};
 
 /// Everything a command settles before its first boot, and how its
 /// guests launch under the accelerator at hand (which a failing KVM
@@ -39,6 +43,21 @@ pub(super) struct Session<'a> {
     /// Whether a KVM guest of `--accel auto` reached /init: KVM works,
     /// and no later boot needs the fallback to TCG.
     pub(super) kvm_works: bool,
+    /// How each kernel's matrix is split over boots side by side; None:
+    /// one boot a run.
+    pub(super) plan: Option<Plan>,
+    /// The parts of each run (round, kernel) that have ended, until all
+    /// have and they are merged into the run.
+    pub(super) pending: BTreeMap<(usize, usize), Pending>,
+}
+
+/// The parts of one run that have ended so far.
+pub(super) struct Pending {
+    /// Each part's record and console, once it ended.
+    pub(super) parts: Vec<Option<(RunRecord, String)>>,
+    /// The first part's start and the last one's end, by the host's clock.
+    pub(super) start: Instant,
+    pub(super) end: Instant,
 }
 
 /// The accelerator to start with.
@@ -87,17 +106,56 @@ impl<'a> Session<'a> {
             lines_cost: Cost::default(),
             unsaved: None,
             kvm_works: false,
+            plan: None,
+            pending: BTreeMap::new(),
         })
+    }
+
+    /// Splits each kernel's matrix over boots side by side: `--split`,
+    /// else where that is faster (under the icount meter, into the slots
+    /// that the command's boots leave free, a part no smaller than
+    /// [`split::MIN_PART_WEIGHT`]).
+    pub(super) fn plan_split(&mut self, kernels: usize) -> Result<(), Error> {
+        let selection = registry::select(&self.opts.run.filter)?;
+        let n = match self.opts.split {
+            Some(n) => n,
+            None if self.launch.meter == Meter::Icount => {
+                let slots = self
+                    .opts
+                    .jobs
+                    .unwrap_or_else(|| default_jobs(self.launch.meter));
+                let boots = kernels.saturating_mul(self.opts.runs).max(1);
+                split::worth(&selection, &self.opts.run, slots / boots)
+            }
+            None => 1,
+        };
+        let plan = split::plan(&selection, &self.opts.run, n);
+        self.plan = (plan.runs.len() > 1).then_some(plan);
+        Ok(())
+    }
+
+    /// Parts a run is split into (1: not split).
+    pub(super) fn parts(&self) -> usize {
+        self.plan.as_ref().map_or(1, |p| p.runs.len())
     }
 
     /// The i-th kernel's command line; rebuilt at every boot, since a KVM
     /// that fails its first boot leaves TCG, and maybe other run defaults.
     pub(super) fn cmdline(&self, i: usize) -> String {
+        self.part_cmdline(i, Part::WHOLE)
+    }
+
+    /// The i-th kernel's command line for one part of its matrix.
+    pub(super) fn part_cmdline(&self, i: usize, part: Part) -> String {
         let opts = self.opts;
         let extra = opts.kernel_appends.get(i).map_or("", String::as_str);
+        let mut run = self.launch.args.clone();
+        if part.of > 1 {
+            run.push(format!("trig.part={part}"));
+        }
         qemu::kernel_cmdline(
             opts.arch,
-            &self.launch.args,
+            &run,
             opts.kaslr,
             format!("{} {extra}", opts.append).trim(),
         )

@@ -96,6 +96,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                     },
                 }),
                 timeline: None,
+                parts: Vec::new(),
             }
         })
         .collect();

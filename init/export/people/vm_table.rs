@@ -3,7 +3,7 @@
 use crate::outside::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
-use trig_schema::{Meter, Report, RunRecord, RunSet, Status};
+use trig_schema::{Meter, Report, RunRecord, RunSet, Status, Timeline};
 
 /// Benchmark, runs, mean ± stddev (across boots when there are several,
 /// else within the boot), status.
@@ -31,23 +31,54 @@ pub fn summary(set: &RunSet) -> String {
 }
 
 /// A boot's wall time by part: to the first benchmark, each family's
-/// benchmarks (group, count, seconds), the report and power-off.
+/// benchmarks (group, count, seconds), the report and power-off; of a run
+/// split over boots side by side, the boots' (`split`, each family's
+/// seconds summed over them).
 struct BootParts {
     wall: f64,
     first: f64,
     groups: Vec<(String, usize, f64)>,
     end: f64,
+    split: usize,
+}
+
+/// Where a run's time went: its boot's, or the mean of its parts' with
+/// their families' seconds summed (every part must have its timeline).
+fn boot_parts(run: &RunRecord) -> Option<BootParts> {
+    let report = run.report.as_ref();
+    if run.parts.is_empty() {
+        return timeline_parts(run.timeline.as_ref()?, run.wall_s, report);
+    }
+    let parts = run
+        .parts
+        .iter()
+        .map(|p| timeline_parts(p.boot.timeline.as_ref()?, p.boot.wall_s, report))
+        .collect::<Option<Vec<BootParts>>>()?;
+    let n = parts.len() as f64;
+    let mut groups: Vec<(String, usize, f64)> = Vec::new();
+    for (g, count, secs) in parts.iter().flat_map(|p| &p.groups) {
+        match groups.iter_mut().find(|(have, _, _)| have == g) {
+            Some(entry) => (entry.1, entry.2) = (entry.1 + count, entry.2 + secs),
+            None => groups.push((g.clone(), *count, *secs)),
+        }
+    }
+    Some(BootParts {
+        wall: run.wall_s,
+        first: parts.iter().map(|p| p.first).sum::<f64>() / n,
+        groups,
+        end: parts.iter().map(|p| p.end).sum::<f64>() / n,
+        split: parts.len(),
+    })
 }
 
 /// Where a boot's time went, from its timeline (the host's clock): only
 /// a boot whose report came, as a boot cut short spent its last part
 /// waiting.
-fn boot_parts(run: &RunRecord) -> Option<BootParts> {
-    let timeline = run.timeline.as_ref()?;
+fn timeline_parts(timeline: &Timeline, wall: f64, report: Option<&Report>) -> Option<BootParts> {
     let first = timeline.starts.first()?.1;
     let matrix_end = timeline.report_s?;
     let group = |name: &str| {
-        let results = run.report.as_ref().map(|r| r.results.as_slice());
+        let results = report.map(|r| r.results.as_slice());
         let found = results.unwrap_or_default().iter().find(|b| b.name == name);
         found.map_or_else(|| "other".to_string(), |b| b.group.clone())
     };
@@ -64,10 +95,11 @@ fn boot_parts(run: &RunRecord) -> Option<BootParts> {
         }
     }
     Some(BootParts {
-        wall: run.wall_s,
+        wall,
         first,
         groups,
-        end: run.wall_s - matrix_end,
+        end: wall - matrix_end,
+        split: 1,
     })
 }
 
@@ -94,9 +126,18 @@ fn time_line(set: &RunSet) -> Option<String> {
             format!("{} {count} in {secs:.1} s", words(g, 16))
         })
         .collect();
+    // a split run's parts: each one's start and end, their benchmarks' seconds summed
+    let split = boots.iter().map(|b| b.split).max().unwrap_or(1);
+    let how = match (boots.len(), split) {
+        (1, 1) => String::new(),
+        (n, 1) => format!(" (mean of {n})"),
+        (1, s) => format!(" (split over {s} boots side by side, their seconds summed)"),
+        (n, s) => {
+            format!(" (mean of {n}, split over {s} boots side by side, their seconds summed)")
+        }
+    };
     Some(format!(
-        "time a boot{}: {:.1} s: {:.1} s to the first benchmark, {}, {:.1} s report and power-off\n",
-        if boots.len() > 1 { format!(" (mean of {})", boots.len()) } else { String::new() },
+        "time a boot{how}: {:.1} s: {:.1} s to the first benchmark, {}, {:.1} s report and power-off\n",
         mean(&|b| b.wall),
         mean(&|b| b.first),
         groups.join(", "),

@@ -8,6 +8,7 @@ use crate::matrix;
 use crate::options::RunOptions;
 use crate::recorder::{Recorder, Sink};
 use crate::registry::{self, Bench};
+use crate::split;
 use nix::fcntl::{open, OFlag};
 use nix::libc;
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
@@ -174,7 +175,8 @@ pub fn pid1_main() -> ! {
             run.finish(RunEnd::Error, Some(format!("kernel command line: {e}")));
             return;
         }
-        let selection = registry::select(&opts.filter);
+        let selection =
+            registry::select(&opts.filter).map(|sel| split::part_of(sel, &opts, opts.part));
         let _ = execute(
             &opts,
             selection,
