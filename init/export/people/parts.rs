@@ -9,7 +9,7 @@ use trig_analysis::compare::{
     BenchComparison, Comparison, Metric, MetricComparison, SideInfo, TestKind, Verdict,
 };
 use trig_schema::stats;
-use trig_schema::{MemKind, Meter};
+use trig_schema::{ContentionKind, MemKind, Meter};
 
 /// Verdicts in the order that totals list them.
 pub const ORDER: [Verdict; 9] = [
@@ -411,6 +411,7 @@ fn head(c: &Comparison) -> Vec<String> {
             let interval = match m {
                 _ if m.is_count() => "per event",
                 Metric::Memory(MemKind::Cycles) => "cycles/event (%)",
+                Metric::Contention(ContentionKind::Rate) => "M/Gcycle (%)",
                 _ => interval,
             };
             head.extend([
