@@ -866,7 +866,8 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("cycles, coherence-misses, hitm or modelled-rate, not 'kernel-total'"),
+            stderr(&o)
+                .contains("cycles, coherence-misses, hitm or modelled-rate, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );

@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod kallsyms;
 pub mod matrix;
 pub mod options;
+pub mod part;
 pub mod pid1;
 pub mod recorder;
 pub mod registry;

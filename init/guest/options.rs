@@ -5,7 +5,7 @@
 //! the check and the value recorded in the report's [`Params`] all come
 //! (that type, and compare's signature of it, are the report schema's).
 
-use crate::split::Part;
+use crate::part::Part;
 use trig_schema::error::{usage, Error};
 use trig_schema::Params;
 

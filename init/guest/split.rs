@@ -7,49 +7,14 @@
 //! alone: the same selection splits the same way on every run, and a
 //! benchmark's figures do not depend on the host's load.
 
+pub use crate::part::{Part, MAX_PARTS};
+
 use crate::options::RunOptions;
 use crate::registry::{self, Bench};
 
 /// Whether `set` holds `b`.
 fn has(set: &[&'static Bench], b: &Bench) -> bool {
     set.iter().any(|x| x.name == b.name)
-}
-
-/// The most parts one kernel's matrix is split into.
-pub const MAX_PARTS: usize = 64;
-
-/// The `index`-th of `of` parts, from 1; 1/1 is the whole selection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Part {
-    pub index: usize,
-    pub of: usize,
-}
-
-impl Part {
-    pub const WHOLE: Part = Part { index: 1, of: 1 };
-
-    /// `I/N`, as `trig.part=` takes it.
-    pub(crate) fn parse(v: &str) -> Result<Part, String> {
-        let bad = || format!("part '{v}' is not I/N with 1 <= I <= N <= {MAX_PARTS}");
-        let (i, n) = v.split_once('/').ok_or_else(bad)?;
-        let (index, of) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
-        if index == 0 || index > of || of > MAX_PARTS {
-            return Err(bad());
-        }
-        Ok(Part { index, of })
-    }
-}
-
-impl Default for Part {
-    fn default() -> Self {
-        Part::WHOLE
-    }
-}
-
-impl std::fmt::Display for Part {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.of)
-    }
 }
 
 /// A point's cost in a boot, in units of a typical one's (about 0.6 s of
