@@ -951,14 +951,16 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
             .all(|e| e.as_u64() > Some(0)));
     }
     let at = |bench: &str, p: usize| profile_of(&doc, 0, &format!("{bench}/p={p}"));
-    for bench in ["trig-base", "trig-usermode-count"] {
-        assert!(
-            misses(&at(bench, 4)) < 0.01,
-            "{bench}: {}",
-            contention(&at(bench, 4))
-        );
-    }
     let (one, four) = (at("trig-uprobe-nop", 1), at("trig-uprobe-nop", 4));
+    // the counting loop shares nothing; a getpgid() a hundred times less
+    // than a uprobe hit (0.09 measured: docs/meter.md)
+    assert_eq!(misses(&at("trig-usermode-count", 4)), 0.0);
+    let base = misses(&at("trig-base", 4));
+    assert!(
+        base < 0.01 * misses(&four),
+        "{}",
+        contention(&at("trig-base", 4))
+    );
     assert!(misses(&one) < 0.05, "{}", contention(&one));
     assert!(misses(&four) > 1.0, "{}", contention(&four));
     let per_producer = |p: &Value| p["contention"]["per_producer"].as_f64().unwrap();
