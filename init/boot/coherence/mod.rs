@@ -333,13 +333,15 @@ mod tests {
     fn a_line_every_producer_writes_bounds_the_total() {
         // four producers, 1000 events, 1000 instructions each; one
         // global counter moved on every event, modified each time
-        let counts = window(
-            "vcpu 0 250000 0 250 250 0 0\n\
-             vcpu 1 250000 0 250 250 0 0\n\
-             vcpu 2 250000 0 250 250 0 0\n\
-             vcpu 3 250000 0 250 250 0 0\n\
-             line ffffffff82000008 1000 1000 ffffffff81000110:r:1000",
-        );
+        // four vCPUs of `insns` instructions, a quarter of the misses each,
+        // and the line missed by `site`
+        let four_vcpus = |insns: u64, site: &str| {
+            let vcpus: String = (0..4)
+                .map(|v| format!("vcpu {v} {insns} 0 250 250 0 0\n"))
+                .collect();
+            window(&format!("{vcpus}line ffffffff82000008 1000 1000 {site}"))
+        };
+        let counts = four_vcpus(250000, "ffffffff81000110:r:1000");
         let four = |counts: &WindowCounts| {
             contention(&Inputs {
                 counts,
@@ -363,13 +365,7 @@ mod tests {
         assert_eq!(c.lines[0].kind, "static");
         assert_eq!(c.lines[0].readers, [("inc_counter".to_string(), 1.0)]);
         // with cheap events the line is the limit
-        let cheap = window(
-            "vcpu 0 12500 0 250 250 0 0\n\
-             vcpu 1 12500 0 250 250 0 0\n\
-             vcpu 2 12500 0 250 250 0 0\n\
-             vcpu 3 12500 0 250 250 0 0\n\
-             line ffffffff82000008 1000 1000 ffffffff81000110:w:1000",
-        );
+        let cheap = four_vcpus(12500, "ffffffff81000110:w:1000");
         let c = four(&cheap);
         assert!((c.rate - 10.0).abs() < 1e-9, "{}", c.rate);
         assert_eq!(c.per_producer, 2.5);
