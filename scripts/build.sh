@@ -27,10 +27,15 @@ mkdir -p target "${CARGO_TARGET_DIR:-target}"
 # absolute, as the C flags that name its directories: another path would
 # rebuild the vendored C libraries
 t=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
-# land TARGET: bin= the binary cargo built for TARGET, copied under target/
+# land TARGET: bin= the binary cargo built for TARGET with the ship profile
+# (Cargo.toml), where the scripts and vmtest.toml look for it
+# (target/TARGET/release/), renamed over the old one, which a running
+# trig-init may be executing
 land() {
   bin=target/$1/release/trig-init
-  [ "$t" = "$PWD/target" ] || { mkdir -p "target/$1/release"; cp "$t/$1/release/trig-init" "$bin"; }
+  mkdir -p "target/$1/release"
+  cp "$t/$1/ship/trig-init" "$bin.new"
+  mv -f "$bin.new" "$bin"
 }
 arch=x86_64
 [ "${1:-}" = "--arch" ] && arch=${2:?--arch x86_64|aarch64}
@@ -68,8 +73,8 @@ if [ "$arch" = aarch64 ] || [ "$arch" = arm64 ]; then
   # zig's linker turns rustc's default debuginfo strip into strip-all,
   # USDT notes too: build unstripped and strip below
   env CFLAGS_aarch64_unknown_linux_musl="-idirafter $t/zig-support/stub" \
-    CARGO_PROFILE_RELEASE_STRIP=false \
-    cargo zigbuild --release --bin trig-init --target "$target" --no-default-features --features vendored
+    CARGO_PROFILE_SHIP_STRIP=false \
+    cargo zigbuild --profile ship --bin trig-init --target "$target" --no-default-features --features vendored
   land "$target"
   strip_shipped "$bin"
   file "$bin" | grep -q "ARM aarch64.*statically linked" || { echo "build: $bin is not a static arm64 binary" >&2; exit 1; }
@@ -95,7 +100,7 @@ build_musl() {
   env CC_x86_64_unknown_linux_musl=musl-gcc \
     CFLAGS_x86_64_unknown_linux_musl="-idirafter $inc -idirafter $inc/stub" \
     LIBBPF_SYS_LIBRARY_PATH="$inc/nolib" \
-    cargo build --release --bin trig-init --target "$musl" --no-default-features --features vendored
+    cargo build --profile ship --bin trig-init --target "$musl" --no-default-features --features vendored
 }
 
 if out=$(build_musl 2>&1); then
@@ -103,7 +108,7 @@ if out=$(build_musl 2>&1); then
 else
   echo "$out" | tail -n 15 >&2
   echo "build: the musl build is not possible here; falling back to glibc static ($gnu)" >&2
-  cargo build --release --bin trig-init --target "$gnu"
+  cargo build --profile ship --bin trig-init --target "$gnu"
   target=$gnu
 fi
 land "$target"

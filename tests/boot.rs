@@ -952,9 +952,15 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     }
     let at = |bench: &str, p: usize| profile_of(&doc, 0, &format!("{bench}/p={p}"));
     let (one, four) = (at("trig-uprobe-nop", 1), at("trig-uprobe-nop", 4));
-    // the counting loop shares nothing; a getpgid() a hundred times less
-    // than a uprobe hit (0.09 measured: docs/meter.md)
-    assert_eq!(misses(&at("trig-usermode-count", 4)), 0.0);
+    // the counting loop shares only what the timer ticks write (4e-5 an
+    // event measured); a getpgid() a hundred times less than a uprobe hit
+    // (docs/meter.md)
+    let counting = misses(&at("trig-usermode-count", 4));
+    assert!(
+        counting < 1e-3,
+        "{}",
+        contention(&at("trig-usermode-count", 4))
+    );
     let base = misses(&at("trig-base", 4));
     assert!(
         base < 0.01 * misses(&four),

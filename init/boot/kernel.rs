@@ -4,6 +4,7 @@
 use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use trig_guest::registry::{ArchSupport, Bench};
 use trig_schema::error::{infra, usage, Error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,12 @@ impl Arch {
             Arch::X86_64 => 255,
             Arch::Aarch64 => 512,
         }
+    }
+
+    /// Whether the guest binary of this architecture runs `bench`: the
+    /// host's registry lists what the host's own architecture runs.
+    pub fn runs(self, bench: &Bench) -> bool {
+        bench.arch == ArchSupport::Any || self == Arch::X86_64
     }
 
     /// Debian's name for the architecture.
@@ -646,6 +653,14 @@ pub fn resolve(spec: &str, arch: Arch) -> Result<Kernel, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_arm64_guest_runs_no_x86_only_benchmark() {
+        let nop5 = trig_guest::registry::find("trig-uprobe-nop5").unwrap();
+        let nop = trig_guest::registry::find("trig-uprobe-nop").unwrap();
+        assert!(Arch::X86_64.runs(nop5) && Arch::X86_64.runs(nop));
+        assert!(!Arch::Aarch64.runs(nop5) && Arch::Aarch64.runs(nop));
+    }
 
     #[test]
     fn no_package_says_components_are_matched_whole() {

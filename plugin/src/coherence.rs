@@ -65,6 +65,14 @@ pub fn halts(insn: &[u8]) -> bool {
     insn == [0xf4] || insn == 0xd503_207fu32.to_le_bytes()
 }
 
+/// Whether `insn` marks a spin loop's wait for another CPU: x86 `pause`
+/// (cpu_relax()), arm64 `yield` and `wfe` (smp_cond_load's wait).
+pub fn waits(insn: &[u8]) -> bool {
+    insn == [0xf3, 0x90]
+        || insn == 0xd503_203fu32.to_le_bytes()
+        || insn == 0xd503_205fu32.to_le_bytes()
+}
+
 impl Model {
     pub fn new(vcpus: usize) -> Model {
         Model {
@@ -94,12 +102,14 @@ impl Model {
         &mut self.vcpus[v]
     }
 
-    pub fn block(&mut self, vcpu: usize, insns: u64, kernel: bool) {
+    /// `vcpu` runs a block; `waits`: the block spins (the merge's clock
+    /// stands still in it, directory.rs says why).
+    pub fn block(&mut self, vcpu: usize, insns: u64, kernel: bool, waits: bool) {
         if vcpu != self.last {
             self.last = vcpu;
             self.advance(false);
         }
-        self.merger.block(vcpu, insns);
+        self.merger.block(vcpu, if waits { 0 } else { insns });
         let v = self.vcpu(vcpu);
         if kernel {
             v.kernel_insns += insns;

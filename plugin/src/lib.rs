@@ -325,6 +325,8 @@ impl HasCallbacks for Plugin {
             } else {
                 0
             },
+            waits: COHERENCE.get().is_some()
+                && tb.instructions().any(|i| coherence::waits(&i.data())),
         };
         on_block(&tb, block);
         for (index, insn) in tb.instructions().enumerate() {
@@ -341,6 +343,8 @@ struct Block {
     insns: u64,
     slot: Option<usize>,
     len: u64,
+    /// A spin loop's block (coherence.rs)
+    waits: bool,
 }
 
 /// Whether a model tells vCPUs apart: the running one is read from its
@@ -373,7 +377,7 @@ fn on_block(tb: &TranslationBlock, b: Block) {
                 given as usize
             };
             if let Some(mut m) = coherence() {
-                m.block(vcpu, b.insns, b.slot.is_some());
+                m.block(vcpu, b.insns, b.slot.is_some(), b.waits);
             }
             if let Some(slot) = b.slot {
                 let (s, e) = (&c.insns[slot], &c.execs[slot]);

@@ -8,7 +8,11 @@
 //! a turn. Here each vCPU's accesses are stamped with its own instruction
 //! count (as if the vCPUs ran side by side at one instruction a cycle)
 //! and the streams are merged by stamp, ties by vCPU: the order, and so
-//! the counts, do not depend on how long QEMU's turns are.
+//! the counts, do not depend on how long QEMU's turns are. A vCPU's clock
+//! stands still while it waits for another (a block that pauses in a
+//! spin loop): under icount it may wait out a whole turn of a lock
+//! holder's, as no hardware would, and its waiting would otherwise move
+//! it out of step with the others by as much.
 //!
 //! Self-contained: the QEMU plugin (plugin/) includes this file.
 
@@ -167,9 +171,10 @@ impl Merger {
         self.directory.clear();
     }
 
-    /// `vcpu` starts a block of `insns` instructions. A vCPU that wakes
-    /// from a halt joins at the merge's point: its halt took the time the
-    /// others ran.
+    /// `vcpu` starts a block of `insns` instructions; 0 for a block that
+    /// waits (spins), whose clock stands still and whose accesses are
+    /// stamped at its start. A vCPU that wakes from a halt joins at the
+    /// merge's point: its halt took the time the others ran.
     pub fn block(&mut self, vcpu: usize, insns: u64) {
         let done = self.done;
         let v = self.vcpu(vcpu);
@@ -190,7 +195,7 @@ impl Merger {
     /// The access of the `index`th instruction of `vcpu`'s current block.
     pub fn access(&mut self, vcpu: usize, index: u64, line: u64, store: bool, site: u32) {
         let v = self.vcpu(vcpu);
-        let stamp = v.block + index;
+        let stamp = v.block + index.min(v.clock - v.block);
         v.pending.push_back(Access {
             stamp,
             line,
@@ -419,6 +424,46 @@ mod tests {
             }
         }
         run(&trace)
+    }
+
+    #[test]
+    fn a_vcpu_that_spins_out_a_turn_stays_in_step() {
+        // two vCPUs increment a shared counter line and a private one;
+        // vCPU 1 first spins on a lock word (line 7) for `spins` blocks of
+        // 4 instructions, as it would wait out another vCPU's turn
+        let counted = |spins: usize| {
+            let mut m = Merger::default();
+            let (mut coh, mut order) = (0, Vec::new());
+            let mut seen = |v: usize, a: &Access, o: Transfer| {
+                if a.line != 7 {
+                    coh += o.coherence as usize;
+                }
+                if a.line == 100 {
+                    order.push(v);
+                }
+            };
+            m.block(0, 0);
+            m.block(1, 0);
+            for _ in 0..spins {
+                m.block(1, 0);
+                m.access(1, 3, 7, false, 0);
+                m.advance(false, &mut seen);
+            }
+            for k in 0..40u64 {
+                let v = (k % 2) as usize;
+                m.block(v, 10);
+                m.access(v, 2, 100, true, 0);
+                m.access(v, 5, 200 + v as u64, true, 0);
+                m.advance(false, &mut seen);
+            }
+            m.advance(true, &mut seen);
+            (coh, order)
+        };
+        let alone = counted(0);
+        assert_eq!(counted(1), alone);
+        assert_eq!(counted(10_000), alone);
+        // the counter alternates between the two at every increment
+        assert_eq!(alone.1.windows(2).filter(|w| w[0] != w[1]).count(), 39);
     }
 
     #[test]

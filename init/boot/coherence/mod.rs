@@ -139,11 +139,19 @@ fn line_name(addr: u64, data: DataNames) -> (String, &'static str) {
     if addr >> 63 == 0 {
         return ("[user]".into(), "user");
     }
-    if let Some((sym, off)) = data(addr) {
-        return (format!("{sym}+{off:#x}"), "static");
+    match data(addr) {
+        Some((sym, off)) if off < UNNAMED_PAST => (format!("{sym}+{off:#x}"), "static"),
+        // kallsyms lists no object there: the nearest symbol below is
+        // someone else's (Debian 7.2's jiffies line fell 0xa5368 past a
+        // `__BTF_ID__` placeholder)
+        Some(_) => ("[static, unnamed]".into(), "static"),
+        None => ("[dynamic]".into(), "dynamic"),
     }
-    ("[dynamic]".into(), "dynamic")
 }
+
+/// How far past the symbol below it a line may lie and still be named
+/// by it: larger than any object whose lines are worth naming.
+const UNNAMED_PAST: u64 = 64 << 10;
 
 /// The functions that missed on a line, loads and stores apart, per
 /// event, most first.
@@ -379,5 +387,10 @@ mod tests {
         assert_eq!(line_name(0xffff_8880_0000_0040, &data).1, "dynamic");
         assert_eq!(line_name(0xffffffff82000040, &|_| None).1, "dynamic");
         assert_eq!(line_name(0xffffffff82000050, &data).0, "other+0x10");
+        let far = |a: u64| Some(("__BTF_ID__func__x__1".to_string(), a - 0xffffffff82000000));
+        assert_eq!(
+            line_name(0xffffffff820a5368, &far),
+            ("[static, unnamed]".to_string(), "static")
+        );
     }
 }

@@ -116,8 +116,11 @@ impl<'a> Session<'a> {
     /// that the command's boots leave free, a part no smaller than
     /// [`split::MIN_PART_WEIGHT`]).
     pub(super) fn plan_split(&mut self, kernels: usize) -> Result<(), Error> {
-        let selection = registry::select(&self.opts.run.filter)?;
+        let mut selection = registry::select(&self.opts.run.filter)?;
+        // an arm64 guest runs no x86-only benchmark: no part may wait for one
+        selection.retain(|b| self.opts.arch.runs(b));
         let n = match self.opts.split {
+            _ if selection.is_empty() => 1,
             Some(n) => n,
             None if self.launch.meter == Meter::Icount => {
                 let slots = self
