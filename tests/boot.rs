@@ -952,9 +952,9 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     }
     let at = |bench: &str, p: usize| profile_of(&doc, 0, &format!("{bench}/p={p}"));
     let (one, four) = (at("trig-uprobe-nop", 1), at("trig-uprobe-nop", 4));
-    // the counting loop shares only what the timer ticks write (4e-5 an
-    // event measured); a getpgid() a hundred times less than a uprobe hit
-    // (docs/meter.md)
+    // the counting loop and getpgid() share only what the timer ticks
+    // write (hpet, jiffies_64, tk_core: 4e-5 and 0.0025 an event measured,
+    // docs/meter.md), at -p 4 as at -p 1
     let counting = misses(&at("trig-usermode-count", 4));
     assert!(
         counting < 1e-3,
@@ -962,11 +962,7 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
         contention(&at("trig-usermode-count", 4))
     );
     let base = misses(&at("trig-base", 4));
-    assert!(
-        base < 0.01 * misses(&four),
-        "{}",
-        contention(&at("trig-base", 4))
-    );
+    assert!(base < 0.01, "{}", contention(&at("trig-base", 4)));
     assert!(misses(&one) < 0.05, "{}", contention(&one));
     assert!(misses(&four) > 1.0, "{}", contention(&four));
     let per_producer = |p: &Value| p["contention"]["per_producer"].as_f64().unwrap();

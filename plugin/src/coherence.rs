@@ -10,6 +10,7 @@
 //! ```
 
 use crate::directory::{Access, LineMap, Merger, Transfer, LINE_SHIFT};
+use crate::Block;
 use std::fmt::Write;
 
 /// A user-space access's site: user space counts as one.
@@ -102,14 +103,17 @@ impl Model {
         &mut self.vcpus[v]
     }
 
-    /// `vcpu` runs a block; `waits`: the block spins (the merge's clock
-    /// stands still in it, directory.rs says why).
-    pub fn block(&mut self, vcpu: usize, insns: u64, kernel: bool, waits: bool) {
+    /// `vcpu`, whose per-CPU base is `base` (its ties go by it), runs
+    /// block `b`; one that spins does not move the merge's clock
+    /// (directory.rs says why).
+    pub fn block(&mut self, vcpu: usize, base: u64, b: &Block) {
+        let (insns, kernel) = (b.insns, b.slot.is_some());
         if vcpu != self.last {
             self.last = vcpu;
             self.advance(false);
         }
-        self.merger.block(vcpu, if waits { 0 } else { insns });
+        self.merger.tie_by(vcpu, base);
+        self.merger.block(vcpu, if b.waits { 0 } else { insns });
         let v = self.vcpu(vcpu);
         if kernel {
             v.kernel_insns += insns;
@@ -157,8 +161,9 @@ impl Model {
     }
 
     /// The window closes: every pending access goes through, and its
-    /// lines, with `addr` naming a kernel block's slot.
-    pub fn close(&mut self, addr: impl Fn(u32) -> u64) -> String {
+    /// lines, with `addr` naming a kernel block's slot and `cpus` the CPU
+    /// of each vCPU number (vcpu.rs), by which they are written.
+    pub fn close(&mut self, addr: impl Fn(u32) -> u64, cpus: &[usize]) -> String {
         self.advance(true);
         let mut out = String::new();
         let mut blocks: Vec<_> = self.blocks.iter().collect();
@@ -172,10 +177,17 @@ impl Model {
                 p.hitm
             );
         }
-        for (i, v) in self.vcpus.iter().enumerate() {
+        let mut by_cpu: Vec<_> = self
+            .vcpus
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (cpus.get(i).copied().unwrap_or(i), v))
+            .collect();
+        by_cpu.sort_by_key(|(cpu, _)| *cpu);
+        for (cpu, v) in by_cpu {
             let _ = writeln!(
                 out,
-                "vcpu {i} {} {} {} {} {} {}",
+                "vcpu {cpu} {} {} {} {} {} {}",
                 v.kernel_insns,
                 v.user_insns,
                 v.kernel.coherence,

@@ -239,7 +239,10 @@ impl Profiler {
             lines.push_str(&format!("user {}\n", user.join(" ")));
         }
         if let Some(mut m) = coherence() {
-            lines.push_str(&m.close(|slot| self.addrs.get(slot as usize).copied().unwrap_or(0)));
+            lines.push_str(&m.close(
+                |slot| self.addrs.get(slot as usize).copied().unwrap_or(0),
+                &vcpu::cpus(),
+            ));
         }
         lines.push_str(&format!("end {window}\n"));
         // a full disk loses the profile, never the run: the host notices
@@ -338,13 +341,13 @@ impl HasCallbacks for Plugin {
 
 /// What a block's callbacks need of it.
 #[derive(Clone, Copy)]
-struct Block {
+pub struct Block {
     vaddr: u64,
-    insns: u64,
-    slot: Option<usize>,
+    pub insns: u64,
+    pub slot: Option<usize>,
     len: u64,
     /// A spin loop's block (coherence.rs)
-    waits: bool,
+    pub waits: bool,
 }
 
 /// Whether a model tells vCPUs apart: the running one is read from its
@@ -371,13 +374,13 @@ fn on_block(tb: &TranslationBlock, b: Block) {
             if !c.open.load(Relaxed) {
                 return;
             }
-            let vcpu = if per_vcpu {
-                vcpu::running(given as usize)
+            let (vcpu, base) = if per_vcpu {
+                vcpu::running_at(given as usize)
             } else {
-                given as usize
+                (given as usize, 0)
             };
             if let Some(mut m) = coherence() {
-                m.block(vcpu, b.insns, b.slot.is_some(), b.waits);
+                m.block(vcpu, base, &b);
             }
             if let Some(slot) = b.slot {
                 let (s, e) = (&c.insns[slot], &c.execs[slot]);

@@ -7,7 +7,7 @@
 //! million instructions, so in QEMU's order a shared line would move once
 //! a turn. Here each vCPU's accesses are stamped with its own instruction
 //! count (as if the vCPUs ran side by side at one instruction a cycle)
-//! and the streams are merged by stamp, ties by vCPU: the order, and so
+//! and the streams are merged by stamp, ties by CPU number: the order, and so
 //! the counts, do not depend on how long QEMU's turns are. A vCPU's clock
 //! stands still while it waits for another (a block that pauses in a
 //! spin loop): under icount it may wait out a whole turn of a lock
@@ -139,6 +139,9 @@ struct Vcpu {
     block: u64,
     /// Running, not halted: the merge waits for it.
     running: bool,
+    /// What breaks a tie of stamps: the CPU's place in the machine,
+    /// whatever number the vCPU was given.
+    cpu: u64,
     pending: VecDeque<Access>,
 }
 
@@ -186,6 +189,14 @@ impl Merger {
         v.clock += insns;
     }
 
+    /// Ties of `vcpu`'s stamps with another's go by `cpu` (then by the
+    /// vCPUs' numbers): producers that run one loop from one start
+    /// stamp tie at every access, and a tie's order must not depend on
+    /// the order the vCPUs were first seen in.
+    pub fn tie_by(&mut self, vcpu: usize, cpu: u64) {
+        self.vcpu(vcpu).cpu = cpu;
+    }
+
     /// `vcpu` halts (x86 `hlt`, arm64 `wfi`): the merge stops waiting
     /// for it.
     pub fn halt(&mut self, vcpu: usize) {
@@ -223,10 +234,10 @@ impl Merger {
                 .vcpus
                 .iter()
                 .enumerate()
-                .filter_map(|(i, v)| v.pending.front().map(|a| (a.stamp, i)))
-                .filter(|&(stamp, _)| stamp < limit)
+                .filter_map(|(i, v)| v.pending.front().map(|a| (a.stamp, v.cpu, i)))
+                .filter(|&(stamp, ..)| stamp < limit)
                 .min();
-            let Some((stamp, i)) = next else { break };
+            let Some((stamp, _, i)) = next else { break };
             let v = &mut self.vcpus[i];
             let mut a = v.pending.pop_front().expect("a front");
             // an instruction that loads and stores one line (an atomic,
@@ -464,6 +475,22 @@ mod tests {
         assert_eq!(counted(10_000), alone);
         // the counter alternates between the two at every increment
         assert_eq!(alone.1.windows(2).filter(|w| w[0] != w[1]).count(), 39);
+    }
+
+    #[test]
+    fn ties_go_by_cpu_whatever_the_vcpus_numbers() {
+        // vCPUs 0 and 1 store to one line at the same stamp: CPU 1 (vCPU 0)
+        // goes first either way round they were numbered
+        let mut m = Merger::default();
+        m.tie_by(0, 1);
+        m.tie_by(1, 0);
+        for v in [0, 1] {
+            m.block(v, 4);
+            m.access(v, 2, 5, true, 0);
+        }
+        let mut order = Vec::new();
+        m.advance(true, &mut |v, _, _| order.push(v));
+        assert_eq!(order, [1, 0]);
     }
 
     #[test]
