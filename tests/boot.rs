@@ -983,13 +983,12 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     assert_eq!(code, Some(0), "{err}");
     let shorter = find(&other, "trig-uprobe-nop")["profile"].clone();
     // QEMU's order would move a line once a turn, far fewer than once a
-    // hit; the model's order keeps every hit's transfers. What still moves
-    // is the guest's own run under other turns: how the producers split
-    // their events, where they collide (7.53 against 8.67 measured,
-    // docs/meter.md)
+    // hit; the model's order keeps every hit's transfers, and its stalls
+    // queue the producers whatever the phases the guest's run left them
+    // in (9.91 against 9.77 measured, docs/meter.md)
     let (a, b) = (misses(&four), misses(&shorter));
     assert!(
-        b > 5.0 && (a - b).abs() < 0.2 * a,
+        b > 5.0 && (a - b).abs() < 0.05 * a,
         "misses/event {a} at 4 vCPUs, {b} at 5"
     );
     let insn = |p: &Value| p["contention"]["insn"].as_f64().unwrap();

@@ -76,7 +76,10 @@ pub fn qemu_arg(plugin: &Path, out: &Path, caches: Option<&Caches>, coherence: b
         arg = format!("{arg},{}", c.plugin_args());
     }
     if coherence {
-        arg.push_str(",coherence=on");
+        // a miss stalls its vCPU what the model charges it
+        let w = trig_schema::contention::Weights::MODEL;
+        let (miss, hitm) = (w.miss_cycles as u64, w.hitm_cycles as u64);
+        arg.push_str(&format!(",coherence=on,miss={miss},hitm={hitm}"));
     }
     arg
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The model's name and version, recorded with every figure of it: two
 /// versions' figures do not compare.
-pub const MODEL: &str = "coherence-directory/1";
+pub const MODEL: &str = "coherence-directory/2";
 
 /// Coherence misses per event, and of them those that found the line
 /// modified in another vCPU's cache (HITM).

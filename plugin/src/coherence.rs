@@ -9,7 +9,7 @@
 //!                                  a line's misses, HITMs; who missed: block or user, load or store
 //! ```
 
-use crate::directory::{Access, LineMap, Merger, Transfer, LINE_SHIFT};
+use crate::directory::{Access, LineMap, Merger, Stall, Transfer, LINE_SHIFT};
 use crate::Block;
 use std::fmt::Write;
 
@@ -75,11 +75,13 @@ pub fn waits(insn: &[u8]) -> bool {
 }
 
 impl Model {
-    pub fn new(vcpus: usize) -> Model {
-        Model {
+    pub fn new(vcpus: usize, stall: Stall) -> Model {
+        let mut model = Model {
             machine: vcpus,
             ..Default::default()
-        }
+        };
+        model.merger.stall = stall;
+        model
     }
 
     /// A window opens: clocks from zero, no line held, nothing tallied.

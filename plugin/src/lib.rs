@@ -284,7 +284,18 @@ impl Register for Plugin {
                     .system
                     .as_ref()
                     .map_or(1, |s| s.smp_vcpus.max(1) as usize);
-                let _ = COHERENCE.set(Mutex::new(coherence::Model::new(vcpus)));
+                let cycles = |key: &str| match args.parsed.get(key) {
+                    Some(Value::Integer(n)) if *n >= 0 => Ok(*n as u64),
+                    _ => Err(refuse(format!(
+                        "trig-plugin: coherence=on takes {key}=CYCLES (what a miss stalls)"
+                    ))),
+                };
+                let stall = directory::Stall {
+                    miss: cycles("miss")?,
+                    hitm: cycles("hitm")?,
+                };
+                let model = coherence::Model::new(vcpus, stall);
+                let _ = COHERENCE.set(Mutex::new(model));
             }
             Some(_) => Err(refuse("trig-plugin: coherence= is on or off".into()))?,
         }

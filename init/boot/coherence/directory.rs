@@ -8,7 +8,10 @@
 //! a turn. Here each vCPU's accesses are stamped with its own instruction
 //! count (as if the vCPUs ran side by side at one instruction a cycle)
 //! and the streams are merged by stamp, ties by CPU number: the order, and so
-//! the counts, do not depend on how long QEMU's turns are. A vCPU's clock
+//! the counts, do not depend on how long QEMU's turns are. A miss stalls
+//! its vCPU for the transfer's cycles ([`Stall`]): every later access of
+//! it comes that much later, so producers that fight over a line fall
+//! into a queue, as on hardware, whatever their phases when they met. A vCPU's clock
 //! stands still while it waits for another (a block that pauses in a
 //! spin loop): under icount it may wait out a whole turn of a lock
 //! holder's, as no hardware would, and its waiting would otherwise move
@@ -142,12 +145,35 @@ struct Vcpu {
     /// What breaks a tie of stamps: the CPU's place in the machine,
     /// whatever number the vCPU was given.
     cpu: u64,
+    /// Cycles its misses stalled it so far: added to every stamp of its
+    /// that has not gone through.
+    stalled: u64,
     pending: VecDeque<Access>,
+}
+
+/// What a coherence miss stalls its vCPU, in cycles (an instruction is
+/// one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stall {
+    pub miss: u64,
+    /// A miss on a line another vCPU holds modified.
+    pub hitm: u64,
+}
+
+impl Stall {
+    fn of(self, t: Transfer) -> u64 {
+        match (t.coherence, t.hitm) {
+            (_, true) => self.hitm,
+            (true, false) => self.miss,
+            _ => 0,
+        }
+    }
 }
 
 /// The vCPUs' access streams, merged by stamp into the directory.
 #[derive(Default)]
 pub struct Merger {
+    pub stall: Stall,
     vcpus: Vec<Vcpu>,
     /// Every access stamped before this has been through the directory.
     done: u64,
@@ -167,7 +193,7 @@ impl Merger {
     /// no line held.
     pub fn restart(&mut self) {
         for v in &mut self.vcpus {
-            (v.clock, v.block) = (0, 0);
+            (v.clock, v.block, v.stalled) = (0, 0, 0);
             v.pending.clear();
         }
         self.done = 0;
@@ -183,7 +209,7 @@ impl Merger {
         let v = self.vcpu(vcpu);
         if !v.running {
             v.running = true;
-            v.clock = v.clock.max(done);
+            v.clock = v.clock.max(done.saturating_sub(v.stalled));
         }
         v.block = v.clock;
         v.clock += insns;
@@ -225,7 +251,7 @@ impl Merger {
             self.vcpus
                 .iter()
                 .filter(|v| v.running)
-                .map(|v| v.block)
+                .map(|v| v.block + v.stalled)
                 .min()
                 .unwrap_or(u64::MAX)
         };
@@ -234,7 +260,7 @@ impl Merger {
                 .vcpus
                 .iter()
                 .enumerate()
-                .filter_map(|(i, v)| v.pending.front().map(|a| (a.stamp, v.cpu, i)))
+                .filter_map(|(i, v)| v.pending.front().map(|a| (a.stamp + v.stalled, v.cpu, i)))
                 .filter(|&(stamp, ..)| stamp < limit)
                 .min();
             let Some((stamp, _, i)) = next else { break };
@@ -249,14 +275,19 @@ impl Merger {
                 }
             }
             let out = self.directory.access(i, a.line, a.store);
+            self.vcpus[i].stalled += self.stall.of(out);
             self.done = self.done.max(stamp);
             seen(i, &a, out);
         }
         if limit == u64::MAX {
             // nobody runs: a waking vCPU joins where the others stopped
-            self.done = self
-                .done
-                .max(self.vcpus.iter().map(|v| v.clock).max().unwrap_or(0));
+            self.done = self.done.max(
+                self.vcpus
+                    .iter()
+                    .map(|v| v.clock + v.stalled)
+                    .max()
+                    .unwrap_or(0),
+            );
         } else {
             self.done = self.done.max(limit);
         }
@@ -475,6 +506,46 @@ mod tests {
         assert_eq!(counted(10_000), alone);
         // the counter alternates between the two at every increment
         assert_eq!(alone.1.windows(2).filter(|w| w[0] != w[1]).count(), 39);
+    }
+
+    #[test]
+    fn a_miss_stalls_its_vcpu() {
+        // vCPU 0 writes a line every 10 instructions, vCPU 1 reads it 5
+        // after each: side by side at an instruction a cycle every access
+        // misses; when a miss stalls its vCPU, the reader falls behind
+        // and finds the line written many times between its reads
+        let count = |stall: Stall| {
+            let mut m = Merger {
+                stall,
+                ..Merger::default()
+            };
+            let (mut coh, mut reads) = (0, Vec::new());
+            let mut seen = |v: usize, a: &Access, o: Transfer| {
+                coh += o.coherence as usize;
+                if v == 1 {
+                    reads.push(a.stamp);
+                }
+            };
+            for _ in 0..100 {
+                m.block(0, 10);
+                m.access(0, 0, 9, true, 0);
+                m.block(1, 10);
+                m.access(1, 5, 9, false, 0);
+                m.advance(false, &mut seen);
+            }
+            m.advance(true, &mut seen);
+            (coh, reads.len())
+        };
+        assert_eq!(count(Stall::default()), (199, 100));
+        let (stalled, reads) = count(Stall {
+            miss: 60,
+            hitm: 100,
+        });
+        assert_eq!(reads, 100);
+        // each of the reader's misses (HITM) stalls it 100 cycles, ten of
+        // the writer's iterations, of which only the first misses; once the
+        // writer is done, the reader's reads hit
+        assert!((20..60).contains(&stalled), "{stalled}");
     }
 
     #[test]
