@@ -398,10 +398,13 @@ mod tests {
     /// A vCPU's blocks: (instructions, accesses as (index, line, store)).
     type Stream = Vec<(u64, Vec<(u64, u64, bool)>)>;
 
-    /// Feeds `streams` to a merger as QEMU would in turns of `turn`
-    /// blocks, and counts coherence misses.
-    fn merged(streams: &[Stream], turn: usize) -> (usize, usize) {
-        let mut m = Merger::default();
+    /// Feeds `streams` to a merger that stalls a miss `stall` as QEMU
+    /// would in turns of `turn` blocks, and counts coherence misses.
+    fn merged(streams: &[Stream], turn: usize, stall: Stall) -> (usize, usize) {
+        let mut m = Merger {
+            stall,
+            ..Merger::default()
+        };
         let (mut coh, mut hitm) = (0, 0);
         let mut seen = |_: usize, _: &Access, o: Transfer| {
             coh += o.coherence as usize;
@@ -441,9 +444,16 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let streams: Vec<_> = (0..3).map(stream).collect();
-        let fine = merged(&streams, 1);
+        let fine = merged(&streams, 1, Stall::default());
+        let stall = Stall {
+            miss: 60,
+            hitm: 100,
+        };
+        let stalled = merged(&streams, 1, stall);
         for turn in [2, 7, 50, 300] {
-            assert_eq!(merged(&streams, turn), fine, "turns of {turn} blocks");
+            let of = |stall| merged(&streams, turn, stall);
+            assert_eq!(of(Stall::default()), fine, "turns of {turn} blocks");
+            assert_eq!(of(stall), stalled, "turns of {turn} blocks, stalled");
         }
         // side by side, the lock moves nearly every iteration of every vCPU
         assert!(fine.0 > 800, "{fine:?}");
