@@ -983,12 +983,14 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     assert_eq!(code, Some(0), "{err}");
     let shorter = find(&other, "trig-uprobe-nop")["profile"].clone();
     // QEMU's order would move a line once a turn, far fewer than once a
-    // hit; the model's order keeps every hit's transfers, and its stalls
-    // queue the producers whatever the phases the guest's run left them
-    // in (9.91 against 9.77 measured, docs/meter.md)
+    // hit; the model's order keeps every hit's transfers, its stalls
+    // queue the producers whatever phases the guest's run left them in,
+    // and it counts only the span every producer ran (9.65 against 9.64
+    // measured here; 9.22 to 9.65 over runs that split the events
+    // otherwise, docs/meter.md)
     let (a, b) = (misses(&four), misses(&shorter));
     assert!(
-        b > 5.0 && (a - b).abs() < 0.05 * a,
+        b > 5.0 && (a - b).abs() < 0.08 * a,
         "misses/event {a} at 4 vCPUs, {b} at 5"
     );
     let insn = |p: &Value| p["contention"]["insn"].as_f64().unwrap();

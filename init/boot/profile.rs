@@ -457,6 +457,8 @@ pub(crate) fn attach(
                             Some((name.to_string(), off))
                         },
                         events,
+                        producer_events: &r.producer_events,
+                        producer_cpus: &r.producer_cpus,
                         producers: r.producers,
                         spin: p
                             .functions

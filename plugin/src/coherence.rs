@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! coh ffffffff81234560 12 3        a kernel block's coherence misses, HITMs
-//! vcpu 1 900 100 12 3 0 0          instructions kernel, user; misses, HITMs kernel, user
+//! vcpu 1 900 100 12 3 0 0 1200     instructions kernel, user; misses, HITMs kernel, user; clock
+//! span 1000                        the clock every vCPU reached: what was counted
 //! line ffff888003a1c040 40 20 ffffffff81234560:w:20 user:r:20
 //!                                  a line's misses, HITMs; who missed: block or user, load or store
 //! ```
@@ -38,6 +39,12 @@ struct PerVcpu {
     user_insns: u64,
     kernel: Pair,
     user: Pair,
+}
+
+impl PerVcpu {
+    fn insns(&self) -> u64 {
+        self.kernel_insns + self.user_insns
+    }
 }
 
 #[derive(Default)]
@@ -112,7 +119,7 @@ impl Model {
         let (insns, kernel) = (b.insns, b.slot.is_some());
         if vcpu != self.last {
             self.last = vcpu;
-            self.advance(false);
+            self.advance(self.merger.limit());
         }
         self.merger.tie_by(vcpu, base);
         self.merger.block(vcpu, if b.waits { 0 } else { insns });
@@ -126,7 +133,7 @@ impl Model {
 
     pub fn halt(&mut self, vcpu: usize) {
         self.merger.halt(vcpu);
-        self.advance(false);
+        self.advance(self.merger.limit());
     }
 
     pub fn access(&mut self, vcpu: usize, index: u64, addr: u64, store: bool, site: u32) {
@@ -134,9 +141,11 @@ impl Model {
             .access(vcpu, index, addr >> LINE_SHIFT, store, site);
     }
 
-    fn advance(&mut self, all: bool) {
+    /// Runs the accesses stamped before `limit` through the directory and
+    /// tallies their misses.
+    fn advance(&mut self, limit: u64) {
         let (vcpus, blocks, lines) = (&mut self.vcpus, &mut self.blocks, &mut self.lines);
-        self.merger.advance(all, &mut |v, a: &Access, o| {
+        self.merger.advance_to(limit, &mut |v, a: &Access, o| {
             if !o.coherence {
                 return;
             }
@@ -162,11 +171,18 @@ impl Model {
         });
     }
 
-    /// The window closes: every pending access goes through, and its
+    /// The window closes: what its common span holds goes through
+    /// (directory.rs: [`Merger::span`]), the rest is dropped, and its
     /// lines, with `addr` naming a kernel block's slot and `cpus` the CPU
     /// of each vCPU number (vcpu.rs), by which they are written.
     pub fn close(&mut self, addr: impl Fn(u32) -> u64, cpus: &[usize]) -> String {
-        self.advance(true);
+        // the busy vCPUs: the producers; an idle one woken for a tick, or
+        // to close the window, runs a sliver of theirs
+        let most = self.vcpus.iter().map(PerVcpu::insns).max().unwrap_or(0);
+        let busy = |i: usize| self.vcpus.get(i).is_some_and(|v| v.insns() * 4 >= most);
+        let span = self.merger.span(busy);
+        self.advance(span);
+        self.merger.drop_pending();
         let mut out = String::new();
         let mut blocks: Vec<_> = self.blocks.iter().collect();
         blocks.sort_by_key(|(slot, _)| **slot);
@@ -183,13 +199,13 @@ impl Model {
             .vcpus
             .iter()
             .enumerate()
-            .map(|(i, v)| (cpus.get(i).copied().unwrap_or(i), v))
+            .map(|(i, v)| (cpus.get(i).copied().unwrap_or(i), self.merger.clock(i), v))
             .collect();
-        by_cpu.sort_by_key(|(cpu, _)| *cpu);
-        for (cpu, v) in by_cpu {
+        by_cpu.sort_by_key(|(cpu, ..)| *cpu);
+        for (cpu, clock, v) in by_cpu {
             let _ = writeln!(
                 out,
-                "vcpu {cpu} {} {} {} {} {} {}",
+                "vcpu {cpu} {} {} {} {} {} {} {clock}",
                 v.kernel_insns,
                 v.user_insns,
                 v.kernel.coherence,
@@ -198,6 +214,7 @@ impl Model {
                 v.user.hitm
             );
         }
+        let _ = writeln!(out, "span {span}");
         let mut hot: Vec<_> = self.lines.iter().collect();
         hot.sort_by(|a, b| {
             b.1.misses

@@ -241,20 +241,43 @@ impl Merger {
         });
     }
 
-    /// Runs every access that no running vCPU can still precede through
-    /// the directory, in stamp order, and hands each to `seen`; `all`
-    /// runs every pending one (a window's end).
-    pub fn advance(&mut self, all: bool, seen: &mut impl FnMut(usize, &Access, Transfer)) {
-        let limit = if all {
-            u64::MAX
-        } else {
-            self.vcpus
-                .iter()
-                .filter(|v| v.running)
-                .map(|v| v.block + v.stalled)
-                .min()
-                .unwrap_or(u64::MAX)
-        };
+    /// Where a window's common span ends: the least clock of the vCPUs
+    /// `busy` names. Past it the vCPUs QEMU gave more of the window ran
+    /// without the others, as no side-by-side run would.
+    pub fn span(&self, busy: impl Fn(usize) -> bool) -> u64 {
+        let clocks = (0..self.vcpus.len()).filter(|&i| busy(i));
+        clocks.map(|i| self.clock(i)).min().unwrap_or(u64::MAX)
+    }
+
+    /// The stamp below which no running vCPU can still add an access.
+    pub fn limit(&self) -> u64 {
+        self.vcpus
+            .iter()
+            .filter(|v| v.running)
+            .map(|v| v.block + v.stalled)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// A vCPU's clock: its instructions and the cycles its misses
+    /// stalled it.
+    pub fn clock(&self, vcpu: usize) -> u64 {
+        self.vcpus
+            .get(vcpu % MAX_VCPUS)
+            .map_or(0, |v| v.clock + v.stalled)
+    }
+
+    /// Drops every access not yet through (those past the span).
+    pub fn drop_pending(&mut self) {
+        for v in &mut self.vcpus {
+            v.pending.clear();
+        }
+    }
+
+    /// Runs every access stamped before `limit` through the directory,
+    /// in stamp order, and hands each to `seen`: [`Merger::limit`] while
+    /// the vCPUs run, `u64::MAX` for every pending one.
+    pub fn advance_to(&mut self, limit: u64, seen: &mut impl FnMut(usize, &Access, Transfer)) {
         loop {
             let next = self
                 .vcpus
@@ -422,12 +445,12 @@ mod tests {
                     for &(i, line, store) in accesses {
                         m.access(v, i, line, store, 0);
                     }
-                    m.advance(false, &mut seen);
+                    m.advance_to(m.limit(), &mut seen);
                 }
                 next[v] += turn;
             }
         }
-        m.advance(true, &mut seen);
+        m.advance_to(u64::MAX, &mut seen);
         (coh, hitm)
     }
 
@@ -499,16 +522,16 @@ mod tests {
             for _ in 0..spins {
                 m.block(1, 0);
                 m.access(1, 3, 7, false, 0);
-                m.advance(false, &mut seen);
+                m.advance_to(m.limit(), &mut seen);
             }
             for k in 0..40u64 {
                 let v = (k % 2) as usize;
                 m.block(v, 10);
                 m.access(v, 2, 100, true, 0);
                 m.access(v, 5, 200 + v as u64, true, 0);
-                m.advance(false, &mut seen);
+                m.advance_to(m.limit(), &mut seen);
             }
-            m.advance(true, &mut seen);
+            m.advance_to(u64::MAX, &mut seen);
             (coh, order)
         };
         let alone = counted(0);
@@ -541,9 +564,9 @@ mod tests {
                 m.access(0, 0, 9, true, 0);
                 m.block(1, 10);
                 m.access(1, 5, 9, false, 0);
-                m.advance(false, &mut seen);
+                m.advance_to(m.limit(), &mut seen);
             }
-            m.advance(true, &mut seen);
+            m.advance_to(u64::MAX, &mut seen);
             (coh, reads.len())
         };
         assert_eq!(count(Stall::default()), (199, 100));
@@ -570,7 +593,7 @@ mod tests {
             m.access(v, 2, 5, true, 0);
         }
         let mut order = Vec::new();
-        m.advance(true, &mut |v, _, _| order.push(v));
+        m.advance_to(u64::MAX, &mut |v, _, _| order.push(v));
         assert_eq!(order, [1, 0]);
     }
 
@@ -587,7 +610,7 @@ mod tests {
                 m.access(v, 0, 9, false, 0);
                 m.access(v, index_of_store, 9, true, 0);
                 m.halt(v);
-                m.advance(false, &mut |_, _, o| coh += o.coherence as usize);
+                m.advance_to(m.limit(), &mut |_, _, o| coh += o.coherence as usize);
             }
             coh
         };
@@ -605,7 +628,7 @@ mod tests {
         for _ in 0..10 {
             m.block(0, 10);
             m.access(0, 1, 3, true, 0);
-            m.advance(false, &mut seen);
+            m.advance_to(m.limit(), &mut seen);
         }
         // all but the current block's access went through
         assert_eq!(n, 9);
@@ -613,7 +636,7 @@ mod tests {
         m.block(1, 10);
         m.access(1, 0, 3, false, 0);
         let mut order = Vec::new();
-        m.advance(true, &mut |v, a, _| order.push((v, a.stamp)));
+        m.advance_to(u64::MAX, &mut |v, a, _| order.push((v, a.stamp)));
         assert_eq!(order, [(1, 90), (0, 91)]);
     }
 }

@@ -37,6 +37,9 @@ pub struct VcpuCounts {
     pub user_insns: u64,
     pub kernel: (u64, u64),
     pub user: (u64, u64),
+    /// Its clock in the merge: instructions and the cycles misses
+    /// stalled it.
+    pub clock: u64,
 }
 
 /// Who missed on a line: a kernel block (by address) or user space, and
@@ -63,6 +66,8 @@ pub struct WindowCounts {
     pub blocks: HashMap<u64, (u64, u64)>,
     pub vcpus: Vec<VcpuCounts>,
     pub lines: Vec<LineCounts>,
+    /// The clock up to which every busy vCPU ran: what was counted.
+    pub span: Option<u64>,
 }
 
 fn num(s: &str) -> Option<u64> {
@@ -97,7 +102,7 @@ impl WindowCounts {
             ["coh", addr, misses, hitm] => {
                 self.blocks.insert(hex(addr)?, (num(misses)?, num(hitm)?));
             }
-            ["vcpu", i, ki, ui, km, kh, um, uh] => {
+            ["vcpu", i, ki, ui, km, kh, um, uh, clock] => {
                 let i: usize = i.parse().ok().filter(|&i| i < 1024)?;
                 if self.vcpus.len() <= i {
                     self.vcpus.resize(i + 1, VcpuCounts::default());
@@ -107,8 +112,10 @@ impl WindowCounts {
                     user_insns: num(ui)?,
                     kernel: (num(km)?, num(kh)?),
                     user: (num(um)?, num(uh)?),
+                    clock: num(clock)?,
                 };
             }
+            ["span", clock] => self.span = Some(num(clock)?),
             ["line", addr, misses, hitm, ref sites @ ..] => self.lines.push(LineCounts {
                 addr: hex(addr)?,
                 misses: num(misses)?,
@@ -123,7 +130,7 @@ impl WindowCounts {
 
 /// Whether a line's first line word is one of the coherence model's.
 pub fn is_coherence_line(first: &str) -> bool {
-    matches!(first, "coh" | "vcpu" | "line")
+    matches!(first, "coh" | "vcpu" | "line" | "span")
 }
 
 /// The function a kernel code address is in.
@@ -179,16 +186,45 @@ pub struct Inputs<'a> {
     pub data: DataNames<'a>,
     /// The benchmark's events in the window.
     pub events: f64,
+    /// Each producer's events, and the CPU it ran on.
+    pub producer_events: &'a [u64],
+    pub producer_cpus: &'a [usize],
     pub producers: usize,
     /// Instructions per event in the kernel's lock slow paths.
     pub spin: f64,
 }
 
 impl Inputs<'_> {
+    /// The events of the window's common span (the plugin counts no
+    /// access past it): each producer's events up to where its clock
+    /// passed the span, as if spread evenly over its clock.
+    fn counted(&self) -> f64 {
+        let (Some(span), false) = (self.counts.span, self.producer_events.is_empty()) else {
+            return self.events;
+        };
+        let clock = |cpu: usize| self.counts.vcpus.get(cpu).map_or(0, |v| v.clock);
+        let (mut all, mut inside) = (0.0, 0.0);
+        for (i, &e) in self.producer_events.iter().enumerate() {
+            let cpu = self.producer_cpus.get(i).copied().unwrap_or(i);
+            let share = match clock(cpu) {
+                0 => 1.0,
+                c => (span as f64 / c as f64).min(1.0),
+            };
+            all += e as f64;
+            inside += e as f64 * share;
+        }
+        if all > 0.0 {
+            self.events * inside / all
+        } else {
+            self.events
+        }
+    }
+
     fn per_event(&self, misses: u64, hitm: u64) -> Misses {
+        let events = self.counted();
         Misses {
-            misses: misses as f64 / self.events,
-            hitm: hitm as f64 / self.events,
+            misses: misses as f64 / events,
+            hitm: hitm as f64 / events,
         }
     }
 
@@ -237,8 +273,8 @@ impl Inputs<'_> {
                     name,
                     kind: kind.into(),
                     misses: self.per_event(l.misses, l.hitm),
-                    readers: who(l, self.text, self.events, false),
-                    writers: who(l, self.text, self.events, true),
+                    readers: who(l, self.text, self.counted(), false),
+                    writers: who(l, self.text, self.counted(), true),
                 }
             })
             .collect()
@@ -296,7 +332,7 @@ mod tests {
     fn the_plugin_s_lines_parse_and_bad_ones_are_refused() {
         let w = window(
             "coh ffffffff81000000 12 3\n\
-             vcpu 1 900 100 12 3 0 0\n\
+             vcpu 1 900 100 12 3 0 0 1000\n\
              line ffffffff82000040 40 20 ffffffff81000000:w:20 user:r:20",
         );
         assert_eq!(w.blocks[&0xffffffff81000000], (12, 3));
@@ -306,7 +342,7 @@ mod tests {
         let mut w = WindowCounts::default();
         for bad in [
             "coh zz 1 2",
-            "vcpu 99999999 1 1 1 1 1 1",
+            "vcpu 99999999 1 1 1 1 1 1 1",
             "line 40 1 1 user:x:1",
             "line 40 1 1 user:r",
         ] {
@@ -338,6 +374,29 @@ mod tests {
     }
 
     #[test]
+    fn misses_are_per_event_of_the_span_every_producer_ran() {
+        // CPU 1 ran twice CPU 0's clock: past the span (100) it ran alone
+        // and nothing was counted, so half its events are out
+        let counts = window(
+            "vcpu 0 100 0 100 0 0 0 100\n\
+             vcpu 1 200 0 100 0 0 0 200\n\
+             span 100",
+        );
+        let c = contention(&Inputs {
+            counts: &counts,
+            text: &text,
+            data: &data,
+            events: 300.0,
+            producer_events: &[100, 200],
+            producer_cpus: &[0, 1],
+            producers: 2,
+            spin: 0.0,
+        });
+        assert_eq!(c.kernel.misses, 1.0);
+        assert_eq!(c.insn, 1.0);
+    }
+
+    #[test]
     fn a_line_every_producer_writes_bounds_the_total() {
         // four producers, 1000 events, 1000 instructions each; one
         // global counter moved on every event, modified each time
@@ -345,7 +404,7 @@ mod tests {
         // and the line missed by `site`
         let four_vcpus = |insns: u64, site: &str| {
             let vcpus: String = (0..4)
-                .map(|v| format!("vcpu {v} {insns} 0 250 250 0 0\n"))
+                .map(|v| format!("vcpu {v} {insns} 0 250 250 0 0 {insns}\n"))
                 .collect();
             window(&format!("{vcpus}line ffffffff82000008 1000 1000 {site}"))
         };
@@ -356,6 +415,8 @@ mod tests {
                 text: &text,
                 data: &data,
                 events: 1000.0,
+                producer_events: &[],
+                producer_cpus: &[],
                 producers: 4,
                 spin: 0.0,
             })
