@@ -4,7 +4,7 @@
 use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use trig_guest::registry::{ArchSupport, Bench};
+use trig_guest::registry::Bench;
 use trig_schema::error::{infra, usage, Error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl Arch {
     /// Whether the guest binary of this architecture runs `bench`: the
     /// host's registry lists what the host's own architecture runs.
     pub fn runs(self, bench: &Bench) -> bool {
-        bench.arch == ArchSupport::Any || self == Arch::X86_64
+        bench.runs_on(self == Arch::X86_64)
     }
 
     /// Debian's name for the architecture.

@@ -232,9 +232,15 @@ impl Bench {
     }
 
     pub fn runs_here(&self) -> bool {
+        self.runs_on(cfg!(target_arch = "x86_64"))
+    }
+
+    /// Whether a guest binary built for x86-64 (`x86_64`) or for another
+    /// architecture runs it.
+    pub fn runs_on(&self, x86_64: bool) -> bool {
         match self.arch {
             ArchSupport::Any => true,
-            ArchSupport::X86_64 => cfg!(target_arch = "x86_64"),
+            ArchSupport::X86_64 => x86_64,
         }
     }
 

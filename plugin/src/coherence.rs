@@ -83,12 +83,11 @@ pub fn waits(insn: &[u8]) -> bool {
 
 impl Model {
     pub fn new(vcpus: usize, stall: Stall) -> Model {
-        let mut model = Model {
+        Model {
             machine: vcpus,
+            merger: Merger::new(stall),
             ..Default::default()
-        };
-        model.merger.stall = stall;
-        model
+        }
     }
 
     /// A window opens: clocks from zero, no line held, nothing tallied.

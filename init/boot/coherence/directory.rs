@@ -7,15 +7,15 @@
 //! million instructions, so in QEMU's order a shared line would move once
 //! a turn. Here each vCPU's accesses are stamped with its own instruction
 //! count (as if the vCPUs ran side by side at one instruction a cycle)
-//! and the streams are merged by stamp, ties by CPU number: the order, and so
-//! the counts, do not depend on how long QEMU's turns are. A miss stalls
-//! its vCPU for the transfer's cycles ([`Stall`]): every later access of
-//! it comes that much later, so producers that fight over a line fall
-//! into a queue, as on hardware, whatever their phases when they met. A vCPU's clock
-//! stands still while it waits for another (a block that pauses in a
-//! spin loop): under icount it may wait out a whole turn of a lock
-//! holder's, as no hardware would, and its waiting would otherwise move
-//! it out of step with the others by as much.
+//! and the streams are merged by stamp, ties by CPU number: the order,
+//! and so the counts, do not depend on how long QEMU's turns are. A miss
+//! stalls its vCPU for the transfer's cycles ([`Stall`]): every later
+//! access of it comes that much later, so producers that fight over a
+//! line fall into a queue, as on hardware, whatever their phases when
+//! they met. A vCPU's clock stands still while it waits for another (a
+//! block that pauses in a spin loop): under icount it may wait out a
+//! whole turn of a lock holder's, as no hardware would, and its waiting
+//! would otherwise move it out of step with the others by as much.
 //!
 //! Self-contained: the QEMU plugin (plugin/) includes this file.
 
@@ -173,7 +173,7 @@ impl Stall {
 /// The vCPUs' access streams, merged by stamp into the directory.
 #[derive(Default)]
 pub struct Merger {
-    pub stall: Stall,
+    stall: Stall,
     vcpus: Vec<Vcpu>,
     /// Every access stamped before this has been through the directory.
     done: u64,
@@ -181,6 +181,14 @@ pub struct Merger {
 }
 
 impl Merger {
+    /// A merger whose misses stall their vCPUs `stall`.
+    pub fn new(stall: Stall) -> Merger {
+        Merger {
+            stall,
+            ..Merger::default()
+        }
+    }
+
     fn vcpu(&mut self, vcpu: usize) -> &mut Vcpu {
         let i = vcpu % MAX_VCPUS;
         if self.vcpus.len() <= i {
@@ -424,10 +432,7 @@ mod tests {
     /// Feeds `streams` to a merger that stalls a miss `stall` as QEMU
     /// would in turns of `turn` blocks, and counts coherence misses.
     fn merged(streams: &[Stream], turn: usize, stall: Stall) -> (usize, usize) {
-        let mut m = Merger {
-            stall,
-            ..Merger::default()
-        };
+        let mut m = Merger::new(stall);
         let (mut coh, mut hitm) = (0, 0);
         let mut seen = |_: usize, _: &Access, o: Transfer| {
             coh += o.coherence as usize;
@@ -548,10 +553,7 @@ mod tests {
         // misses; when a miss stalls its vCPU, the reader falls behind
         // and finds the line written many times between its reads
         let count = |stall: Stall| {
-            let mut m = Merger {
-                stall,
-                ..Merger::default()
-            };
+            let mut m = Merger::new(stall);
             let (mut coh, mut reads) = (0, Vec::new());
             let mut seen = |v: usize, a: &Access, o: Transfer| {
                 coh += o.coherence as usize;
