@@ -363,8 +363,16 @@ struct FunctionCounts {
 }
 
 /// One window's counts as a profile per event: a function's calls are
-/// the executions of the block at its start, and so are the entries.
-pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile {
+/// the executions of the block at its start, and so are the entries; its
+/// coherence misses per event of the span they were counted in
+/// (`coherence_events`: [`WindowCounts::events_in_span`]).
+pub fn profile(
+    w: &Window,
+    sym: &Symbolizer,
+    events: f64,
+    insns: f64,
+    coherence_events: f64,
+) -> Profile {
     let mut by_fn: HashMap<&str, FunctionCounts> = HashMap::new();
     let mut entries = Entries::default();
     for b in &w.blocks {
@@ -377,14 +385,19 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
         if let Some(m) = &b.memory {
             f.memory = Some(f.memory.unwrap_or_default().plus(m));
         }
-        if let Some(c) = &w.coherence {
-            let (m, h) = c.blocks.get(&b.addr).copied().unwrap_or_default();
-            let (fm, fh) = f.coherence.unwrap_or_default();
-            f.coherence = Some((fm + m, fh + h));
+        if w.coherence.is_some() {
+            f.coherence.get_or_insert_default();
         }
         if let Some(kind) = starting.iter().find_map(|s| entry_kind(s)) {
             *entries.of_mut(kind) += b.execs as f64 / events;
         }
+    }
+    // per address, not per block: blocks of one address in two shapes
+    // share its line of misses
+    for (addr, (m, h)) in w.coherence.iter().flat_map(|c| &c.blocks) {
+        let f = by_fn.entry(function_of(sym.name(*addr))).or_default();
+        let (fm, fh) = f.coherence.unwrap_or_default();
+        f.coherence = Some((fm + m, fh + h));
     }
     let kernel = by_fn.values().map(|f| f.insns).sum::<u64>() as f64 / events;
     let memory = w.user.map(|user| {
@@ -408,8 +421,8 @@ pub fn profile(w: &Window, sym: &Symbolizer, events: f64, insns: f64) -> Profile
             calls: f.calls as f64 / events,
             memory: f.memory.map(|m| m.times(1.0 / events)),
             coherence: f.coherence.map(|(m, h)| CoherenceMisses {
-                misses: m as f64 / events,
-                hitm: h as f64 / events,
+                misses: m as f64 / coherence_events,
+                hitm: h as f64 / coherence_events,
             }),
             lines: Vec::new(),
         })
@@ -447,7 +460,10 @@ pub(crate) fn attach(
         let (events, insns) = window_totals(&r.samples);
         match windows.get(&w) {
             Some(counts) if events > 0.0 => {
-                let mut p = profile(counts, &sym, events, insns);
+                let counted = counts.coherence.as_ref().map_or(events, |c| {
+                    c.events_in_span(events, &r.producer_events, &r.producer_cpus)
+                });
+                let mut p = profile(counts, &sym, events, insns, counted);
                 p.contention = counts.coherence.as_ref().map(|c| {
                     coherence::contention(&coherence::Inputs {
                         counts: c,
@@ -457,8 +473,7 @@ pub(crate) fn attach(
                             Some((name.to_string(), off))
                         },
                         events,
-                        producer_events: &r.producer_events,
-                        producer_cpus: &r.producer_cpus,
+                        counted,
                         producers: r.producers,
                         spin: p
                             .functions
@@ -568,7 +583,7 @@ pub(crate) mod tests {
         )
         .unwrap();
         let s = Symbolizer::new(&syms()).unwrap();
-        let p = profile(&w[&0], &s, 10.0, 4000.0);
+        let p = profile(&w[&0], &s, 10.0, 4000.0, 10.0);
         let m = p.memory.unwrap();
         let kernel = Accesses {
             loads: 5.0,
@@ -597,7 +612,46 @@ pub(crate) mod tests {
         assert_eq!(f("do_syscall_64").loads, 4.0);
         // no cache model, no memory
         let plain = parse_windows("window 0\nffffffff81000000 100 10\nend 0\n").unwrap();
-        assert_eq!(profile(&plain[&0], &s, 10.0, 4000.0).memory, None);
+        assert_eq!(profile(&plain[&0], &s, 10.0, 4000.0, 10.0).memory, None);
+    }
+
+    #[test]
+    fn a_function_s_coherence_misses_are_per_event_of_the_span_as_the_contention_s() {
+        // CPU 1 ran twice CPU 0's clock: half its events fell past the
+        // span, where nothing was counted
+        // the block in two shapes: two slots, two lines of misses
+        let w = parse_windows(
+            "window 0\n\
+             ffffffff81000000 60 6\n\
+             ffffffff81000000 40 4\n\
+             coh ffffffff81000000 30 8\n\
+             coh ffffffff81000000 10 2\n\
+             vcpu 0 100 0 20 5 0 0 100\n\
+             vcpu 1 200 0 20 5 0 0 200\n\
+             span 100\n\
+             end 0",
+        )
+        .unwrap();
+        let s = Symbolizer::new(&syms()).unwrap();
+        let coh = w[&0].coherence.as_ref().unwrap();
+        let counted = coh.events_in_span(30.0, &[10, 20], &[0, 1]);
+        let p = profile(&w[&0], &s, 30.0, 4000.0, counted);
+        let c = coherence::contention(&coherence::Inputs {
+            counts: coh,
+            text: &|_| String::new(),
+            data: &|_| None,
+            events: 30.0,
+            counted,
+            producers: 2,
+            spin: 0.0,
+        });
+        let f = p
+            .functions
+            .iter()
+            .find(|f| f.name == "do_syscall_64")
+            .unwrap();
+        assert_eq!(f.coherence.unwrap().misses, 2.0);
+        assert_eq!(f.coherence.unwrap().misses, c.kernel.misses);
     }
 
     #[test]
@@ -611,7 +665,7 @@ pub(crate) mod tests {
             // under the floor: counted in `kernel`, not listed
             (0xffffffff81000200, 0, 0),
         ];
-        let p = profile(&window(&counts), &s, 10.0, 4000.0);
+        let p = profile(&window(&counts), &s, 10.0, 4000.0, 10.0);
         assert_eq!(p.total, 400.0);
         assert_eq!(p.kernel, 28.0);
         let listed: Vec<(&str, f64)> = p
@@ -650,7 +704,7 @@ pub(crate) mod tests {
             (0xffffffff81000300, 20, 2),
             (0xffffffffa0000000, 30, 10),
         ];
-        let p = profile(&window(&counts), &s, 10.0, 4000.0);
+        let p = profile(&window(&counts), &s, 10.0, 4000.0, 10.0);
         assert_eq!(
             p.entries,
             Some(Entries {

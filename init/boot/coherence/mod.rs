@@ -95,12 +95,48 @@ fn site(s: &str) -> Option<Site> {
 }
 
 impl WindowCounts {
+    /// The events of the window's common span, the plugin having counted
+    /// no access past it: each producer's events (run on
+    /// `producer_cpus`) up to where its clock passed the span, as if
+    /// spread evenly over its clock; `events`, the window's, without a
+    /// span or the producers' events.
+    pub fn events_in_span(
+        &self,
+        events: f64,
+        producer_events: &[u64],
+        producer_cpus: &[usize],
+    ) -> f64 {
+        let (Some(span), false) = (self.span, producer_events.is_empty()) else {
+            return events;
+        };
+        let clock = |cpu: usize| self.vcpus.get(cpu).map_or(0, |v| v.clock);
+        let (mut all, mut inside) = (0.0, 0.0);
+        for (i, &e) in producer_events.iter().enumerate() {
+            let cpu = producer_cpus.get(i).copied().unwrap_or(i);
+            let share = match clock(cpu) {
+                0 => 1.0,
+                c => (span as f64 / c as f64).min(1.0),
+            };
+            all += e as f64;
+            inside += e as f64 * share;
+        }
+        if all > 0.0 {
+            events * inside / all
+        } else {
+            events
+        }
+    }
+
     /// Takes one of the plugin's coherence lines; None if `fields` is not
     /// one, or a malformed one.
     pub fn take(&mut self, fields: &[&str]) -> Option<()> {
         match *fields {
             ["coh", addr, misses, hitm] => {
-                self.blocks.insert(hex(addr)?, (num(misses)?, num(hitm)?));
+                // a block translated anew in another shape has a slot of its
+                // own, and a line of its own at the same address
+                let (m, h) = (num(misses)?, num(hitm)?);
+                let at = self.blocks.entry(hex(addr)?).or_default();
+                *at = (at.0 + m, at.1 + h);
             }
             ["vcpu", i, ki, ui, km, kh, um, uh, clock] => {
                 let i: usize = i.parse().ok().filter(|&i| i < 1024)?;
@@ -186,45 +222,19 @@ pub struct Inputs<'a> {
     pub data: DataNames<'a>,
     /// The benchmark's events in the window.
     pub events: f64,
-    /// Each producer's events, and the CPU it ran on.
-    pub producer_events: &'a [u64],
-    pub producer_cpus: &'a [usize],
+    /// Its events in the span the misses were counted in
+    /// ([`WindowCounts::events_in_span`]).
+    pub counted: f64,
     pub producers: usize,
     /// Instructions per event in the kernel's lock slow paths.
     pub spin: f64,
 }
 
 impl Inputs<'_> {
-    /// The events of the window's common span (the plugin counts no
-    /// access past it): each producer's events up to where its clock
-    /// passed the span, as if spread evenly over its clock.
-    fn counted(&self) -> f64 {
-        let (Some(span), false) = (self.counts.span, self.producer_events.is_empty()) else {
-            return self.events;
-        };
-        let clock = |cpu: usize| self.counts.vcpus.get(cpu).map_or(0, |v| v.clock);
-        let (mut all, mut inside) = (0.0, 0.0);
-        for (i, &e) in self.producer_events.iter().enumerate() {
-            let cpu = self.producer_cpus.get(i).copied().unwrap_or(i);
-            let share = match clock(cpu) {
-                0 => 1.0,
-                c => (span as f64 / c as f64).min(1.0),
-            };
-            all += e as f64;
-            inside += e as f64 * share;
-        }
-        if all > 0.0 {
-            self.events * inside / all
-        } else {
-            self.events
-        }
-    }
-
     fn per_event(&self, misses: u64, hitm: u64) -> Misses {
-        let events = self.counted();
         Misses {
-            misses: misses as f64 / events,
-            hitm: hitm as f64 / events,
+            misses: misses as f64 / self.counted,
+            hitm: hitm as f64 / self.counted,
         }
     }
 
@@ -273,8 +283,8 @@ impl Inputs<'_> {
                     name,
                     kind: kind.into(),
                     misses: self.per_event(l.misses, l.hitm),
-                    readers: who(l, self.text, self.counted(), false),
-                    writers: who(l, self.text, self.counted(), true),
+                    readers: who(l, self.text, self.counted, false),
+                    writers: who(l, self.text, self.counted, true),
                 }
             })
             .collect()
@@ -382,13 +392,14 @@ mod tests {
              vcpu 1 200 0 100 0 0 0 200\n\
              span 100",
         );
+        let counted = counts.events_in_span(300.0, &[100, 200], &[0, 1]);
+        assert_eq!(counted, 200.0);
         let c = contention(&Inputs {
             counts: &counts,
             text: &text,
             data: &data,
             events: 300.0,
-            producer_events: &[100, 200],
-            producer_cpus: &[0, 1],
+            counted,
             producers: 2,
             spin: 0.0,
         });
@@ -415,8 +426,7 @@ mod tests {
                 text: &text,
                 data: &data,
                 events: 1000.0,
-                producer_events: &[],
-                producer_cpus: &[],
+                counted: 1000.0,
                 producers: 4,
                 spin: 0.0,
             })
