@@ -235,6 +235,34 @@ impl Files {
         })
     }
 
+    /// Learns the roots of the build directories whose objects the image
+    /// holds, from its compile `units` (source file, compile directory):
+    /// ccache (TRIG_CCACHE) hands a build another directory's object,
+    /// whose DWARF names that directory. Units name their sources relative
+    /// to their compile directory the same way in every directory (an
+    /// anchor's unit shows how), so each directory names its tree.
+    fn learn_builds(&mut self, units: &[(String, String)]) {
+        let rel = units.iter().find_map(|(name, _)| {
+            let name = normal(name);
+            ANCHORS.iter().find_map(|(_, known)| {
+                let rel = name.strip_suffix(known)?;
+                (rel.is_empty() || rel.ends_with('/')).then(|| rel.to_string())
+            })
+        });
+        let Some(rel) = rel.filter(|r| !r.starts_with('/')) else {
+            return; // absolute names do not depend on the directory
+        };
+        for (name, dir) in units {
+            if !name.starts_with('/') {
+                let root = format!("{}/", normal(&format!("{dir}/{rel}")));
+                if root.len() > 1 && !self.roots.contains(&root) {
+                    self.roots.push(root);
+                }
+            }
+        }
+        self.roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    }
+
     /// Learns a root from `file`, an anchor's file as the DWARF has it.
     fn learn(&mut self, file: &str, known: &str) {
         let Some(root) = normal(file).strip_suffix(known).map(str::to_string) else {
@@ -247,9 +275,10 @@ impl Files {
     }
 }
 
+type Dwarf<'a> = gimli::Dwarf<gimli::EndianSlice<'a, gimli::RunTimeEndian>>;
 type Ctx<'a> = addr2line::Context<gimli::EndianSlice<'a, gimli::RunTimeEndian>>;
 
-fn context<'a>(elf: &object::File<'a>) -> Result<Ctx<'a>, String> {
+fn dwarf<'a>(elf: &object::File<'a>) -> Result<Dwarf<'a>, String> {
     let endian = if elf.is_little_endian() {
         gimli::RunTimeEndian::Little
     } else {
@@ -262,8 +291,24 @@ fn context<'a>(elf: &object::File<'a>) -> Result<Ctx<'a>, String> {
             .unwrap_or(&[]);
         Ok(gimli::EndianSlice::new(data, endian))
     };
-    let dwarf = gimli::Dwarf::load(load).map_err(|e| format!("its DWARF: {e}"))?;
-    addr2line::Context::from_dwarf(dwarf).map_err(|e| format!("its DWARF: {e}"))
+    gimli::Dwarf::load(load).map_err(|e| format!("its DWARF: {e}"))
+}
+
+/// Each compile unit's source file and compile directory, as the DWARF
+/// names them (a unit without both is left out).
+fn units(dwarf: &Dwarf<'_>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut headers = dwarf.units();
+    while let Ok(Some(h)) = headers.next() {
+        let Ok(u) = dwarf.unit(h) else { continue };
+        if let (Some(name), Some(dir)) = (u.name, u.comp_dir) {
+            out.push((
+                name.to_string_lossy().into_owned(),
+                dir.to_string_lossy().into_owned(),
+            ));
+        }
+    }
+    out
 }
 
 /// The file and line of `addr` in the function that holds it: the
@@ -296,8 +341,11 @@ fn resolve(
 ) -> Result<Resolved, String> {
     let mapped = Mapped::open(debug)?;
     let elf = mapped.elf(debug)?;
-    let ctx = context(&elf).map_err(|e| format!("{}: {e}", debug.display()))?;
+    let dwarf = dwarf(&elf).map_err(|e| format!("{}: {e}", debug.display()))?;
     let mut files = Files::default();
+    files.learn_builds(&units(&dwarf));
+    let ctx = addr2line::Context::from_dwarf(dwarf)
+        .map_err(|e| format!("{}: its DWARF: {e}", debug.display()))?;
     for (a, known) in anchors {
         if let Some((f, _)) = outer_line(&ctx, a.wrapping_sub(slide)) {
             files.learn(f, known);
@@ -550,6 +598,18 @@ mod tests {
         assert_eq!(f.names[j as usize], "lib/string.c");
         assert_eq!(normal("../../fs/exec.c"), "../../fs/exec.c");
         assert_eq!(normal("/a/b/../../c"), "/c");
+    }
+
+    #[test]
+    fn files_of_another_build_directory_are_named_from_their_tree() {
+        // start_kernel's object compiled under /home/dev/tree, exec_step's
+        // under /ci/tree (a ccache hit names the directory that filled it)
+        let elf = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lines-two-builds.elf");
+        let anchors = [(0x401000, "init/main.c")];
+        let r = resolve(&elf, [0x401000, 0x401020], 0, &anchors).unwrap();
+        let file = |a: u64| r.files[r.at[&a].0 as usize].as_str();
+        assert_eq!(file(0x401000), "init/main.c");
+        assert_eq!(file(0x401020), "fs/exec.c");
     }
 
     /// A report of one ok result in window 0, 10 events, profiled.
