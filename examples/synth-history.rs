@@ -38,6 +38,7 @@ fn night(i: usize, n: usize, meter: &str, rng: &mut fastrand::Rng) -> RunSet {
                 .map(|s| Sample {
                     t_s: s as f64 + 1.0,
                     interval_s: 1.0,
+                    sampler_s: 0.0,
                     warmup: s < 1,
                     bpf: (mean * 1e6) as u64,
                     user: (mean * 1e6) as u64,

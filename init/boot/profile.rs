@@ -338,10 +338,7 @@ pub(crate) fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
         .iter()
         .filter(|s| !s.warmup)
         .fold((0.0, 0.0), |(events, insns), s| {
-            (
-                events + (s.mps * s.interval_s * 1e6).round(),
-                insns + s.interval_s * 1e9,
-            )
+            (events + s.events(), insns + s.interval_s * 1e9)
         })
 }
 

@@ -19,6 +19,12 @@ pub const MIN_DURATION: f64 = 0.001;
 /// A thread each: more than the kernel's largest CPU count (NR_CPUS) is
 /// a typo, not a scaling run.
 pub const MAX_PRODUCERS: usize = MAX_CPU + 1;
+/// A million counts is more than any meter needs.
+pub const MAX_MIN_COUNTS: u32 = 1_000_000;
+/// A window `--min-counts` lengthens is at most this many times -d long,
+/// whatever the count asks: the icount default's is never longer than the
+/// 0.2 s it was before.
+pub const MAX_STRETCH: f64 = 2.0;
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -308,8 +314,8 @@ run_options! {
     }
     {
         cli
-        /// measured seconds, fractions allowed: 0.2 suits the icount meter
-        /// (default 5)
+        /// measured seconds, fractions allowed (default 5; vm's under the
+        /// icount meter: 0.1, with --min-counts 10000)
         #[argh(option, short = 'd')]
         duration: [Option<String>];
         option duration: f64 = 5.0;
@@ -370,6 +376,26 @@ run_options! {
         stacktrace: bool = false;
         key stacktrace;
         record stacktrace = |o, _| o.stacktrace;
+    }
+    {
+        cli
+        /// lengthen each measured window until it holds this many updates
+        /// of the count (events, or the producers' batches where they
+        /// count), at most twice -d: the icount meter's default (10000,
+        /// with -w 0.02 -d 0.1) bounds what an event cut at a window's
+        /// ends moves a rate by to 0.01%; 0 (run's default): -d exactly
+        #[argh(option)]
+        min_counts: [Option<u32>];
+        option min_counts: u32 = 0;
+        key min_counts;
+        check |&n| {
+            if n <= MAX_MIN_COUNTS {
+                Ok(())
+            } else {
+                Err(format!("min_counts {n} is above {MAX_MIN_COUNTS}"))
+            }
+        };
+        record min_counts = |o, _| o.min_counts;
     }
     {
         cli
@@ -583,12 +609,16 @@ fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
         .map_err(|_| format!("{key}: '{v}' is not a valid number"))
 }
 
-/// Warm-up and duration under the icount meter, when not given: a tenth
-/// of a guest second settles caches and the first calls, and 0.2 s (four
-/// 50 ms samples) of counted instructions repeat from boot to boot to the
-/// last digit, at a fifth of the wall time of upstream's 1 + 5 s.
-pub const ICOUNT_WARMUP: f64 = 0.1;
-pub const ICOUNT_DURATION: f64 = 0.2;
+/// Windows under the icount meter, when not given: 20 ms of guest time
+/// settle the first calls, and the measured window is 0.1 s (four
+/// samples), lengthened to 10^4 updates of the count, at most 0.2 s, so
+/// that an event cut at either end moves the rate by at most 0.01%.
+/// Figures repeat from boot to boot to the last digit, and agree with
+/// 0.2 s windows' (docs/meter.md, "Windows only as long as the meter
+/// needs").
+pub const ICOUNT_WARMUP: f64 = 0.02;
+pub const ICOUNT_DURATION: f64 = 0.1;
+pub const ICOUNT_MIN_COUNTS: u32 = 10_000;
 
 impl RunOptions {
     /// Reads `trig.*` parameters from a kernel command line.
@@ -647,6 +677,15 @@ impl RunOptions {
         rename_thread_name(self.rename_on_main)
     }
 
+    /// The longest a measured window may be: `min_counts` lengthens it up
+    /// to [`MAX_STRETCH`] durations (sampler::window_length).
+    pub fn longest_window(&self) -> f64 {
+        match self.min_counts {
+            0 => self.duration,
+            _ => MAX_STRETCH * self.duration,
+        }
+    }
+
     /// The watchdog for `points` benchmark runs: each one's time with room
     /// for loading and attaching, plus a minute; saturates rather than
     /// wraps for absurd inputs.
@@ -654,7 +693,7 @@ impl RunOptions {
         if self.timeout > 0 {
             return self.timeout;
         }
-        let secs = (self.warmup + self.duration + 10.0).ceil() * points as f64 + 60.0;
+        let secs = (self.warmup + self.longest_window() + 10.0).ceil() * points as f64 + 60.0;
         secs.min(f64::from(u32::MAX)) as u32
     }
 }
@@ -699,6 +738,7 @@ mod tests {
             affinity: true,
             prod_affinity: vec![2, 3, 4, 0],
             stacktrace: true,
+            min_counts: 10_000,
             batch_iters: 50,
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
@@ -724,7 +764,7 @@ mod tests {
             o.to_kernel_args().join(" "),
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
-             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.timeout=99 \
+             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
         );
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));

@@ -371,6 +371,12 @@ pub struct Sample {
     pub t_s: f64,
     /// The real length of this interval (upstream divides by 1 s).
     pub interval_s: f64,
+    /// Of it, the time the sampler itself ran on the producers' one CPU
+    /// (under icount its instructions), which `mps` leaves out: a cost of
+    /// each sample, not of the events, so that a shorter window does not
+    /// lower the rate. Zero with more CPUs, and in older files.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sampler_s: f64,
     pub warmup: bool,
     /// Events counted by BPF programs in the interval.
     pub bpf: u64,
@@ -378,6 +384,18 @@ pub struct Sample {
     pub user: u64,
     /// The benchmark's counted events per second, in millions.
     pub mps: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+impl Sample {
+    /// The events its rate counted: its rate over the interval less the
+    /// sampler's own time.
+    pub fn events(&self) -> f64 {
+        (self.mps * (self.interval_s - self.sampler_s) * 1e6).round()
+    }
 }
 
 /// Statistics over the measured (non-warm-up) samples.

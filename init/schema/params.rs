@@ -11,6 +11,10 @@ pub struct Params {
     pub filter: Vec<String>,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// The measured window was lengthened to hold this many updates of the
+    /// count, up to twice `duration_s` (0: `duration_s` exactly).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_counts: u32,
     pub producers: Vec<usize>,
     pub affinity: bool,
     pub batch_iters: u32,
@@ -26,6 +30,10 @@ pub struct Params {
     /// The programs walked the kernel stack on every event (`--stacktrace`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stacktrace: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Params {
@@ -48,13 +56,20 @@ impl Params {
         [
             format!("warmup {} s", self.warmup_s),
             format!("duration {} s", self.duration_s),
+        ]
+        .into_iter()
+        // named only when set, as the knobs below
+        .chain(
+            (self.min_counts > 0)
+                .then(|| format!("window lengthened to {} counts", self.min_counts)),
+        )
+        .chain([
             format!("producers {:?}", self.producers),
             format!("affinity {}", self.affinity),
             format!("batch iters {}", self.batch_iters),
             format!("string lengths {:?}", self.cmp_str_lens),
             format!("rename thread {}", self.rename_thread),
-        ]
-        .into_iter()
+        ])
         // named only when set, so that results from before these knobs
         // keep their signature
         .chain(
@@ -80,6 +95,7 @@ impl Params {
             filter: Vec::new(),
             warmup_s: 1.0,
             duration_s: 5.0,
+            min_counts: 0,
             producers: vec![1],
             affinity: false,
             batch_iters: 100,

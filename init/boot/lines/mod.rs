@@ -628,6 +628,7 @@ mod tests {
         r.samples = vec![Sample {
             t_s: 1.0,
             interval_s: 1e-6,
+            sampler_s: 0.0,
             warmup: false,
             bpf: 0,
             user: 10,

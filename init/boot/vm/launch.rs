@@ -6,7 +6,7 @@ use super::options::{MeterChoice, VmOptions};
 use super::{usage, Error};
 use crate::qemu::Accel;
 use std::time::Duration;
-use trig_guest::options::{RunOptions, ICOUNT_DURATION, ICOUNT_WARMUP};
+use trig_guest::options::{RunOptions, ICOUNT_DURATION, ICOUNT_MIN_COUNTS, ICOUNT_WARMUP};
 use trig_schema::Meter;
 
 /// Kernel arguments under icount. The kernel mixes its command line into
@@ -44,7 +44,7 @@ pub fn progress_timeout(meter: Meter, run: &RunOptions) -> u64 {
         Meter::Time => 1.0,
         Meter::Icount => 20.0,
     };
-    (per_second * (run.warmup + run.duration) + 300.0).min(u32::MAX as f64) as u64
+    (per_second * (run.warmup + run.longest_window()) + 300.0).min(u32::MAX as f64) as u64
 }
 
 /// Boots side by side when not given: under icount as many as the host
@@ -107,6 +107,9 @@ pub(super) fn launch(
     run.affinity |= coherence;
     if meter == Meter::Icount && !opts.timing_given {
         (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
+        if run.min_counts == 0 {
+            run.min_counts = ICOUNT_MIN_COUNTS;
+        }
     }
     let mut args = run.to_kernel_args();
     if meter == Meter::Icount {

@@ -37,6 +37,23 @@ fn incomparable_inputs_are_named() {
 }
 
 #[test]
+fn windows_lengthened_by_counts_compare_only_with_their_like() {
+    let base = set(&as_slices(&boots(3, 1.0, 0.0)), None);
+    let mut new = base.clone();
+    for r in new.runs.iter_mut().filter_map(|r| r.report.as_mut()) {
+        r.params.min_counts = 10_000;
+    }
+    let e = compare(&side(base), &side(new.clone()), &Settings::default()).unwrap_err();
+    assert!(
+        e.message.contains("window lengthened to 10000 counts"),
+        "{e}"
+    );
+    // two sides lengthened alike compare, whatever each window came to
+    let c = compare(&side(new.clone()), &side(new), &Settings::default()).unwrap();
+    assert!(c.differences.is_empty());
+}
+
+#[test]
 fn an_injected_slowdown_does_not_make_results_incomparable() {
     let base = set(&as_slices(&boots(3, 1.0, 0.0)), None);
     let mut new = base.clone();

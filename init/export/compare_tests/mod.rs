@@ -43,6 +43,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                             .map(|k| Sample {
                                 t_s: k as f64,
                                 interval_s: 1.0,
+                                sampler_s: 0.0,
                                 warmup: false,
                                 bpf: 0,
                                 user: 0,

@@ -88,8 +88,25 @@ impl Ctx<'_> {
             count_bpf: self.bench().counts_in_bpf(),
             progress: self.progress.clone(),
             profile: self.opts.profile,
+            shares_cpu: cpus == 1,
+            min_counts: self.opts.min_counts,
+            grain: self.grain(),
         };
         sampler::measure(&plan, bpf, body)
+    }
+
+    /// Events one update of the benchmark's count adds: BPF counts each
+    /// event, but a BPF_PROG_TEST_RUN's iterations run in one system
+    /// call; the producers count a batch at a time.
+    fn grain(&self) -> u64 {
+        let iters = u64::from(self.opts.batch_iters);
+        match (self.bench().counts_in_bpf(), self.bench().trigger) {
+            (_, Trigger::TestRun(_)) => iters,
+            (true, _) => 1,
+            (false, Trigger::Getpgid) => GETPGID_BATCH,
+            (false, Trigger::Call(_)) => CALL_BATCH,
+            (false, Trigger::Rename) => rename::BATCH,
+        }
     }
 
     /// The program under test: its stack-walking twin under
@@ -141,7 +158,7 @@ impl Ctx<'_> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
             Trigger::Getpgid => Arc::new(move |count, stop| {
-                sampler::produce(count, stop, 64, 1, || {
+                sampler::produce(count, stop, GETPGID_BATCH, 1, || {
                     sampler::spin(spins);
                     getpgid();
                 })
@@ -196,6 +213,9 @@ fn running_version() -> Option<Version> {
 
 /// Calls of a uprobe target between two updates of the producer's count.
 const CALL_BATCH: u64 = 1024;
+
+/// getpgid() calls between two updates of the producer's count.
+const GETPGID_BATCH: u64 = 64;
 
 /// The syscall that the syscall-driven benchmarks trigger on.
 pub fn getpgid() {

@@ -13,6 +13,8 @@ use std::sync::Arc;
 const COMM: &str = "/proc/self/comm";
 /// 14 bytes, as upstream's bench writes.
 const NAME: &[u8] = b"test_rename_xx";
+/// Writes between two updates of the producer's count.
+pub const BATCH: u64 = 16;
 
 fn open_comm() -> Result<File, Failure> {
     OpenOptions::new()
@@ -24,7 +26,7 @@ fn open_comm() -> Result<File, Failure> {
 pub fn producer(spins: u32) -> Result<Body, Failure> {
     let file = open_comm()?;
     Ok(Arc::new(move |count, stop| {
-        sampler::produce(count, stop, 16, 1, || {
+        sampler::produce(count, stop, BATCH, 1, || {
             sampler::spin(spins);
             let _ = (&file).write(NAME);
         })

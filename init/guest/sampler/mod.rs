@@ -4,6 +4,7 @@
 pub mod counters;
 pub mod marker;
 
+use crate::options::MAX_STRETCH;
 use crate::upstream;
 use counters::{BpfSlots, UserSlots};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -31,6 +32,16 @@ pub struct Sampling {
     pub progress: Progress,
     /// Mark the measured window for the profiling plugin ([`Window`]).
     pub profile: bool,
+    /// The sampler shares the producers' one CPU: the time it runs
+    /// itself (waking, reading the counters, going back to sleep) is
+    /// taken from them, so it is left out of each sample's rate.
+    pub shares_cpu: bool,
+    /// Lengthen the measured window to this many updates of the count
+    /// ([`window_length`]; 0: `duration` exactly).
+    pub min_counts: u32,
+    /// Events a count update adds: 1 where BPF counts each event, the
+    /// batch where the producers count or a system call runs many.
+    pub grain: u64,
 }
 
 /// What the sampler prints as it goes.
@@ -143,15 +154,35 @@ pub fn sample_period(duration: f64) -> f64 {
 /// When each sample ends, in seconds from the start, and whether it is
 /// warm-up: whole periods, the last one of each phase cut to its end.
 pub fn sample_ends(warmup: f64, duration: f64) -> Vec<(f64, bool)> {
-    let period = sample_period(duration);
-    let phase = |from: f64, len: f64, warm: bool| {
-        // a sliver under 1% of a period is not worth a sample of its own
-        let n = ((len / period) - 0.01).ceil().max(0.0) as usize;
-        (1..=n).map(move |k| ((from + k as f64 * period).min(from + len), warm))
-    };
-    phase(0.0, warmup, true)
-        .chain(phase(warmup, duration, false))
+    let mut ends = phase_ends(0.0, warmup, sample_period(duration), true);
+    ends.extend(phase_ends(warmup, duration, sample_period(duration), false));
+    ends
+}
+
+/// The ends of one phase of `len` seconds from `from`, a `period` apart.
+fn phase_ends(from: f64, len: f64, period: f64, warm: bool) -> Vec<(f64, bool)> {
+    // a sliver under 1% of a period is not worth a sample of its own
+    let n = ((len / period) - 0.01).ceil().max(0.0) as usize;
+    (1..=n)
+        .map(|k| ((from + k as f64 * period).min(from + len), warm))
         .collect()
+}
+
+/// The measured window's length: the plan's duration or, with
+/// `min_counts`, as long as the warm-up's rate (`warm_counts` updates of
+/// the count in `warm_s`) takes to make that many, within one to
+/// [`MAX_STRETCH`] durations. An event in progress at either end of the window is not
+/// counted, or counted whole: a count made of many of them is moved by
+/// one at most. Without a warm-up the duration is taken as it is.
+pub fn window_length(plan: &Sampling, warm_counts: f64, warm_s: f64) -> f64 {
+    if plan.min_counts == 0 || warm_s <= 0.0 {
+        return plan.duration;
+    }
+    let longest = MAX_STRETCH * plan.duration;
+    if warm_counts <= 0.0 {
+        return longest;
+    }
+    (f64::from(plan.min_counts) * warm_s / warm_counts).clamp(plan.duration, longest)
 }
 
 /// Windows marked so far in this process; the plugin numbers them alike.
@@ -202,6 +233,72 @@ impl Drop for Window {
     }
 }
 
+/// The samples taken so far, and where the last one ended.
+struct Taken {
+    last: Instant,
+    /// The sampler's own CPU time at the last sample.
+    last_own: Duration,
+    samples: Vec<Sample>,
+}
+
+impl Taken {
+    /// Sleeps until `end` seconds after `start`, then reads and resets the
+    /// counts as one sample; returns each producer's events in it.
+    fn take(
+        &mut self,
+        plan: &Sampling,
+        (start, end): (Instant, f64),
+        warmup: bool,
+        bpf: Option<BpfSlots>,
+        user: &UserSlots,
+    ) -> Vec<u64> {
+        let deadline = start + Duration::from_secs_f64(end);
+        if let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            thread::sleep(left);
+        }
+        let now = Instant::now();
+        let each = user.take_each();
+        let (b, u) = (bpf.map_or(0, |b| b.take()), each.iter().sum::<u64>());
+        let interval = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        let own = own_time();
+        let sampler_s = match plan.shares_cpu {
+            true => own
+                .saturating_sub(self.last_own)
+                .as_secs_f64()
+                .min(interval / 2.0),
+            false => 0.0,
+        };
+        self.last_own = own;
+        let counted = if plan.count_bpf { b } else { u };
+        let mps = counted as f64 / (interval - sampler_s) / 1e6;
+        if plan.progress != Progress::Silent {
+            let i = self.samples.len();
+            let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
+            match plan.progress {
+                Progress::Upstream { .. } => {
+                    println!("{}", upstream::iter(i, late_us, mps, plan.producers))
+                }
+                _ => eprintln!(
+                    "{}{}",
+                    upstream::iter_hits(i, late_us, mps, plan.producers),
+                    if warmup { " (warm-up)" } else { "" }
+                ),
+            }
+        }
+        self.samples.push(Sample {
+            t_s: now.duration_since(start).as_secs_f64(),
+            interval_s: interval,
+            sampler_s,
+            warmup,
+            bpf: b,
+            user: u,
+            mps,
+        });
+        each
+    }
+}
+
 /// Samples until the last end; `go` holds the producers until both
 /// counts are reset. A producer that ran before would leave a batch
 /// counted by BPF before the reset and by itself after it (or the other
@@ -221,58 +318,45 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
     }
     go.wait();
     let start = Instant::now();
-    let mut last = start;
-    let ends = sample_ends(plan.warmup, plan.duration);
-    let mut samples = Vec::with_capacity(ends.len());
+    let mut at = Taken {
+        last: start,
+        last_own: own_time(),
+        samples: Vec::new(),
+    };
     let mut window = None;
     let mut producer_events = vec![0; plan.producers];
-    for (i, (end, warmup)) in ends.into_iter().enumerate() {
-        if plan.profile && !warmup && window.is_none() {
+    let period = sample_period(plan.duration);
+    for (end, _) in phase_ends(0.0, plan.warmup, period, true) {
+        at.take(plan, (start, end), true, bpf, user);
+    }
+    let warm = at.samples.iter();
+    let (counted, warm_s) = warm.fold((0.0, 0.0), |(c, t), s| {
+        (c + s.events(), t + s.interval_s - s.sampler_s)
+    });
+    let len = window_length(plan, counted / plan.grain.max(1) as f64, warm_s);
+    for (end, _) in phase_ends(plan.warmup, len, sample_period(len), false) {
+        if plan.profile && window.is_none() {
             window = Some(Window::open());
         }
-        let deadline = start + Duration::from_secs_f64(end);
-        if let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            thread::sleep(left);
+        let each = at.take(plan, (start, end), false, bpf, user);
+        for (total, n) in producer_events.iter_mut().zip(&each) {
+            *total += n;
         }
-        let now = Instant::now();
-        let each = user.take_each();
-        if !warmup {
-            for (total, n) in producer_events.iter_mut().zip(&each) {
-                *total += n;
-            }
-        }
-        let (b, u) = (take_bpf(), each.iter().sum::<u64>());
-        let interval = now.duration_since(last).as_secs_f64();
-        last = now;
-        let counted = if plan.count_bpf { b } else { u };
-        let mps = counted as f64 / interval / 1e6;
-        if plan.progress != Progress::Silent {
-            let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
-            match plan.progress {
-                Progress::Upstream { .. } => {
-                    println!("{}", upstream::iter(i, late_us, mps, plan.producers))
-                }
-                _ => eprintln!(
-                    "{}{}",
-                    upstream::iter_hits(i, late_us, mps, plan.producers),
-                    if warmup { " (warm-up)" } else { "" }
-                ),
-            }
-        }
-        samples.push(Sample {
-            t_s: now.duration_since(start).as_secs_f64(),
-            interval_s: interval,
-            warmup,
-            bpf: b,
-            user: u,
-            mps,
-        });
     }
+    let samples = at.samples;
     Sampled {
         samples,
         window: window.map(|w| w.0),
         producer_events,
     }
+}
+
+/// The calling thread's CPU time: under the icount meter on one CPU, the
+/// instructions it ran. Zero where the clock cannot be read, which leaves
+/// the rates as they would be without it.
+fn own_time() -> Duration {
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(Duration::ZERO, Duration::from)
 }
 
 /// Runs `body` on `plan.producers` producers for warm-up plus duration
@@ -371,6 +455,9 @@ mod tests {
             count_bpf: false,
             progress: Progress::Silent,
             profile: false,
+            shares_cpu: false,
+            min_counts: 0,
+            grain: 1,
         };
         let m = measure(&plan, None, body);
         assert!(!m.hung);
@@ -386,6 +473,69 @@ mod tests {
         // must still all be user-space ones and add up (above)
         assert!(m.samples.iter().all(|s| s.bpf == 0));
         assert!(m.samples.iter().any(|s| s.mps > 0.0));
+    }
+
+    #[test]
+    fn a_window_holds_its_counts_within_one_to_two_durations() {
+        let plan = |min_counts| Sampling {
+            warmup: 0.02,
+            duration: 0.05,
+            producers: 1,
+            pins: vec![],
+            on_main: false,
+            count_bpf: true,
+            progress: Progress::Silent,
+            profile: false,
+            shares_cpu: true,
+            min_counts,
+            grain: 1,
+        };
+        // 0: the duration as given, whatever the rate
+        assert_eq!(window_length(&plan(0), 10.0, 0.02), 0.05);
+        // fast: 10^4 counts in well under the duration
+        assert_eq!(window_length(&plan(10_000), 1e5, 0.02), 0.05);
+        // 10^4 counts at 2e5 a second take 0.05 s; at 1.6e5, 0.0625 s
+        assert!((window_length(&plan(10_000), 3200.0, 0.02) - 0.0625).abs() < 1e-12);
+        // slow, or nothing counted in the warm-up: the longest
+        assert_eq!(window_length(&plan(10_000), 40.0, 0.02), 0.1);
+        assert_eq!(window_length(&plan(10_000), 0.0, 0.02), 0.1);
+        // no warm-up, no rate: the duration
+        assert_eq!(window_length(&plan(10_000), 0.0, 0.0), 0.05);
+    }
+
+    #[test]
+    fn a_sampler_sharing_the_cpu_leaves_its_own_time_out_of_the_rate() {
+        let body: Body = Arc::new(|count, stop| {
+            produce(count, stop, 16, 1, || {
+                std::hint::black_box(0u64);
+            })
+        });
+        let plan = Sampling {
+            warmup: 0.0,
+            duration: 0.2,
+            producers: 1,
+            pins: vec![],
+            on_main: false,
+            count_bpf: false,
+            progress: Progress::Silent,
+            profile: false,
+            shares_cpu: true,
+            min_counts: 0,
+            grain: 16,
+        };
+        let m = measure(&plan, None, body);
+        assert_eq!(m.samples.len(), 4);
+        for s in &m.samples {
+            // the sampler ran (waking, reading, sleeping), and no more
+            // than half the interval is ever taken out
+            assert!(
+                s.sampler_s > 0.0 && s.sampler_s <= s.interval_s / 2.0,
+                "{s:?}"
+            );
+            // the rate is the count over the rest: the events it stands for
+            // are the ones counted
+            assert_eq!(s.events(), s.user as f64, "{s:?}");
+        }
     }
 
     #[test]
@@ -418,6 +568,9 @@ mod tests {
             count_bpf: false,
             progress: Progress::Silent,
             profile: false,
+            shares_cpu: false,
+            min_counts: 0,
+            grain: 1,
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");
