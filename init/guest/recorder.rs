@@ -210,7 +210,10 @@ impl Recorder {
             eprintln!("trig-init: --harness needs a trig-base result with one producer");
             return;
         };
-        let bare_mps = sampler::bare_rate(opts.duration, matrix::getpgid);
+        let batch = matrix::GETPGID_BATCH;
+        let bare_mps = sampler::bare_rate(opts.duration, batch, || {
+            matrix::syscall_loop::getpgid_loop(batch)
+        });
         eprintln!(
             "harness: trig-base {base_mps:.3}M/s, bare getpgid loop {bare_mps:.3}M/s, ratio {:.3}",
             base_mps / bare_mps

@@ -4,6 +4,7 @@
 pub mod everywhere;
 pub mod rename;
 pub mod strncmp;
+pub mod syscall_loop;
 pub mod trigger;
 pub mod utarget;
 
@@ -157,6 +158,12 @@ impl Ctx<'_> {
     pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
+            // the assembly loop; injected, a spin before every call
+            Trigger::Getpgid if spins == 0 => Arc::new(move |count, stop| {
+                sampler::produce(count, stop, 1, GETPGID_BATCH, || {
+                    syscall_loop::getpgid_loop(GETPGID_BATCH)
+                })
+            }),
             Trigger::Getpgid => Arc::new(move |count, stop| {
                 sampler::produce(count, stop, GETPGID_BATCH, 1, || {
                     sampler::spin(spins);
@@ -215,7 +222,7 @@ fn running_version() -> Option<Version> {
 const CALL_BATCH: u64 = 1024;
 
 /// getpgid() calls between two updates of the producer's count.
-const GETPGID_BATCH: u64 = 64;
+pub const GETPGID_BATCH: u64 = 64;
 
 /// The syscall that the syscall-driven benchmarks trigger on.
 pub fn getpgid() {

@@ -1,13 +1,14 @@
 //! Task-rename overhead, from bpf/rename.bpf.c: the producer writes a name
 //! to /proc/self/comm, which goes through __set_task_comm().
 
-use super::{hit_slots, open_failed, Ctx};
+use super::{hit_slots, open_failed, syscall_loop, Ctx};
 use crate::bpf::{skel::rename::RenameSkelBuilder, Failure};
 use crate::sampler::{self, Body, Measured};
 use libbpf_rs::skel::SkelBuilder;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::mem::MaybeUninit;
+use std::os::fd::AsFd;
 use std::sync::Arc;
 
 const COMM: &str = "/proc/self/comm";
@@ -25,6 +26,14 @@ fn open_comm() -> Result<File, Failure> {
 
 pub fn producer(spins: u32) -> Result<Body, Failure> {
     let file = open_comm()?;
+    if spins == 0 {
+        // the assembly loop; injected, a spin before every write
+        return Ok(Arc::new(move |count, stop| {
+            sampler::produce(count, stop, 1, BATCH, || {
+                syscall_loop::write_loop(file.as_fd(), NAME, BATCH)
+            })
+        }));
+    }
     Ok(Arc::new(move |count, stop| {
         sampler::produce(count, stop, BATCH, 1, || {
             sampler::spin(spins);

@@ -108,10 +108,11 @@ pub fn spin(iterations: u32) {
     }
 }
 
-/// The rate, in M/s, of `trigger` called in a loop for `seconds` on this
-/// thread with nothing counted but a local: the reference that trig-base's
-/// counting overhead is measured against.
-pub fn bare_rate(seconds: f64, mut trigger: impl FnMut()) -> f64 {
+/// The rate, in M/s, of events `trigger` makes `per_call` a call, called
+/// in a loop for `seconds` on this thread with nothing counted but a
+/// local: the reference that trig-base's counting overhead is measured
+/// against.
+pub fn bare_rate(seconds: f64, per_call: u64, mut trigger: impl FnMut()) -> f64 {
     let stop = AtomicBool::new(false);
     thread::scope(|s| {
         s.spawn(|| {
@@ -119,15 +120,13 @@ pub fn bare_rate(seconds: f64, mut trigger: impl FnMut()) -> f64 {
             stop.store(true, Ordering::Relaxed);
         });
         let start = Instant::now();
-        let mut calls = 0u64;
+        let mut events = 0u64;
         // the same batching as `produce`, minus the shared counter
         while !stop.load(Ordering::Relaxed) {
-            for _ in 0..64 {
-                trigger();
-            }
-            calls += 64;
+            trigger();
+            events += per_call;
         }
-        calls as f64 / start.elapsed().as_secs_f64() / 1e6
+        events as f64 / start.elapsed().as_secs_f64() / 1e6
     })
 }
 
