@@ -12,7 +12,7 @@
 # traps, syscalls, ...; default rate and overhead), --runs N boots per kernel (icount 1; time 6, the
 # fewest with which the paired test can reach p < 0.05), --base
 # tinyconfig|defconfig|CONFIG, --state DIR (default .git/trig-bisect),
-# --no-profile, -- RUN-OPTIONS (default: icount's windows, -w 0.02 -d 0.05
+# --no-profile, -- RUN-OPTIONS (default: icount's windows, -w 0.02 -d 0.1
 # --min-counts 10000; time -w 0 -d 2). Under icount the boots are profiled (`vm --profile`, when the
 # plugin is built; `vm --cache` for the metrics only it counts: loads,
 # stores, *-misses, cycles) and the first call prints where BAD's extra

@@ -332,7 +332,9 @@ fn is_call(symbol: &str) -> bool {
 }
 
 /// The events and instructions of a result's measured samples: under the
-/// icount meter a guest nanosecond is one instruction.
+/// icount meter a guest nanosecond is one instruction. The instructions
+/// are the whole window's, the sampler's own (`sampler_s`) included, as
+/// the plugin counts them; the rate leaves those out.
 pub(crate) fn window_totals(samples: &[trig_schema::Sample]) -> (f64, f64) {
     samples
         .iter()

@@ -144,6 +144,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         json: cmd.json,
         run: run_cmd.options()?,
         timing_given: run_cmd.warmup.is_some() || run_cmd.duration.is_some(),
+        min_counts_given: run_cmd.min_counts.is_some(),
     })
 }
 

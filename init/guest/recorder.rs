@@ -212,7 +212,7 @@ impl Recorder {
         };
         let batch = matrix::GETPGID_BATCH;
         let bare_mps = sampler::bare_rate(opts.duration, batch, || {
-            matrix::syscall_loop::getpgid_loop(batch)
+            matrix::syscall_loop::getpgid_loop(batch, 0)
         });
         eprintln!(
             "harness: trig-base {base_mps:.3}M/s, bare getpgid loop {bare_mps:.3}M/s, ratio {:.3}",

@@ -47,6 +47,19 @@ pub fn progress_timeout(meter: Meter, run: &RunOptions) -> u64 {
     (per_second * (run.warmup + run.longest_window()) + 300.0).min(u32::MAX as f64) as u64
 }
 
+/// The icount meter's windows where the command line left them: its
+/// sub-second warm-up and duration unless -w or -d was given, lengthened
+/// by its count unless that or --min-counts was.
+fn icount_windows(run: &mut RunOptions, timing_given: bool, min_counts_given: bool) {
+    if timing_given {
+        return;
+    }
+    (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
+    if !min_counts_given {
+        run.min_counts = ICOUNT_MIN_COUNTS;
+    }
+}
+
 /// Boots side by side when not given: under icount as many as the host
 /// has cores (a guest's count does not depend on the host's load, and
 /// each single-threaded guest keeps one core busy), under the time meter
@@ -105,11 +118,8 @@ pub(super) fn launch(
     // the model needs the plugin's windows, and a producer a vCPU
     run.profile = opts.profile || coherence;
     run.affinity |= coherence;
-    if meter == Meter::Icount && !opts.timing_given {
-        (run.warmup, run.duration) = (ICOUNT_WARMUP, ICOUNT_DURATION);
-        if run.min_counts == 0 {
-            run.min_counts = ICOUNT_MIN_COUNTS;
-        }
+    if meter == Meter::Icount {
+        icount_windows(&mut run, opts.timing_given, opts.min_counts_given);
     }
     let mut args = run.to_kernel_args();
     if meter == Meter::Icount {
@@ -130,6 +140,31 @@ pub(super) fn launch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn icount_windows_are_its_own_unless_given() {
+        let given = |timing, min_counts: Option<u32>| {
+            let mut run = RunOptions {
+                warmup: 0.5,
+                duration: 0.7,
+                min_counts: min_counts.unwrap_or(0),
+                ..RunOptions::default()
+            };
+            icount_windows(&mut run, timing, min_counts.is_some());
+            (run.warmup, run.duration, run.min_counts)
+        };
+        let icount = (ICOUNT_WARMUP, ICOUNT_DURATION, ICOUNT_MIN_COUNTS);
+        assert_eq!(given(false, None), icount);
+        // -w or -d: those exactly, no lengthening unless asked
+        assert_eq!(given(true, None), (0.5, 0.7, 0));
+        assert_eq!(given(true, Some(500)), (0.5, 0.7, 500));
+        // --min-counts alone, 0 included: the meter's windows, that count
+        assert_eq!(given(false, Some(0)), (ICOUNT_WARMUP, ICOUNT_DURATION, 0));
+        assert_eq!(
+            given(false, Some(500)),
+            (ICOUNT_WARMUP, ICOUNT_DURATION, 500)
+        );
+    }
 
     #[test]
     fn a_guest_gets_wall_time_for_its_longest_step_not_its_whole_run() {

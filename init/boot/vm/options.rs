@@ -62,6 +62,9 @@ pub struct VmOptions {
     /// Whether -w or -d was given; if not, the icount meter runs its own
     /// sub-second defaults.
     pub timing_given: bool,
+    /// Whether --min-counts was given; if not, and -w and -d were not
+    /// either, the icount meter lengthens its windows by its own count.
+    pub min_counts_given: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

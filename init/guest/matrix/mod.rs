@@ -158,16 +158,9 @@ impl Ctx<'_> {
     pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
-            // the assembly loop; injected, a spin before every call
-            Trigger::Getpgid if spins == 0 => Arc::new(move |count, stop| {
-                sampler::produce(count, stop, 1, GETPGID_BATCH, || {
-                    syscall_loop::getpgid_loop(GETPGID_BATCH)
-                })
-            }),
             Trigger::Getpgid => Arc::new(move |count, stop| {
-                sampler::produce(count, stop, GETPGID_BATCH, 1, || {
-                    sampler::spin(spins);
-                    getpgid();
+                sampler::produce(count, stop, 1, GETPGID_BATCH, || {
+                    syscall_loop::getpgid_loop(GETPGID_BATCH, spins)
                 })
             }),
             Trigger::TestRun(driver) => {
@@ -223,11 +216,6 @@ const CALL_BATCH: u64 = 1024;
 
 /// getpgid() calls between two updates of the producer's count.
 pub const GETPGID_BATCH: u64 = 64;
-
-/// The syscall that the syscall-driven benchmarks trigger on.
-pub fn getpgid() {
-    let _ = nix::unistd::getpgid(None);
-}
 
 /// One BPF_PROG_TEST_RUN of the program behind `fd`; the fd stays owned by
 /// the loaded object, which outlives the measurement.

@@ -26,18 +26,9 @@ fn open_comm() -> Result<File, Failure> {
 
 pub fn producer(spins: u32) -> Result<Body, Failure> {
     let file = open_comm()?;
-    if spins == 0 {
-        // the assembly loop; injected, a spin before every write
-        return Ok(Arc::new(move |count, stop| {
-            sampler::produce(count, stop, 1, BATCH, || {
-                syscall_loop::write_loop(file.as_fd(), NAME, BATCH)
-            })
-        }));
-    }
     Ok(Arc::new(move |count, stop| {
-        sampler::produce(count, stop, BATCH, 1, || {
-            sampler::spin(spins);
-            let _ = (&file).write(NAME);
+        sampler::produce(count, stop, 1, BATCH, || {
+            syscall_loop::write_loop(file.as_fd(), NAME, BATCH, spins)
         })
     }))
 }

@@ -174,11 +174,11 @@ fn phase_ends(from: f64, len: f64, period: f64, warm: bool) -> Vec<(f64, bool)> 
 /// counted, or counted whole: a count made of many of them is moved by
 /// one at most. Without a warm-up the duration is taken as it is.
 pub fn window_length(plan: &Sampling, warm_counts: f64, warm_s: f64) -> f64 {
-    if plan.min_counts == 0 || warm_s <= 0.0 {
+    if plan.min_counts == 0 || !(warm_s > 0.0 && warm_s.is_finite()) {
         return plan.duration;
     }
     let longest = MAX_STRETCH * plan.duration;
-    if warm_counts <= 0.0 {
+    if !(warm_counts > 0.0 && warm_counts.is_finite()) {
         return longest;
     }
     (f64::from(plan.min_counts) * warm_s / warm_counts).clamp(plan.duration, longest)
@@ -255,12 +255,11 @@ impl Taken {
         if let Some(left) = deadline.checked_duration_since(Instant::now()) {
             thread::sleep(left);
         }
-        let now = Instant::now();
+        let (now, own) = (Instant::now(), own_time());
         let each = user.take_each();
         let (b, u) = (bpf.map_or(0, |b| b.take()), each.iter().sum::<u64>());
         let interval = now.duration_since(self.last).as_secs_f64();
         self.last = now;
-        let own = own_time();
         let sampler_s = match plan.shares_cpu {
             true => own
                 .saturating_sub(self.last_own)
@@ -270,7 +269,11 @@ impl Taken {
         };
         self.last_own = own;
         let counted = if plan.count_bpf { b } else { u };
-        let mps = counted as f64 / (interval - sampler_s) / 1e6;
+        // a zero interval (a clock that did not move) counts nothing
+        let mps = match interval - sampler_s {
+            t if t > 0.0 => counted as f64 / t / 1e6,
+            _ => 0.0,
+        };
         if plan.progress != Progress::Silent {
             let i = self.samples.len();
             let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
@@ -333,7 +336,9 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
         (c + s.events(), t + s.interval_s - s.sampler_s)
     });
     let len = window_length(plan, counted / plan.grain.max(1) as f64, warm_s);
-    for (end, _) in phase_ends(plan.warmup, len, sample_period(len), false) {
+    // as many samples as the duration would have had
+    let period = period * len / plan.duration;
+    for (end, _) in phase_ends(plan.warmup, len, period, false) {
         if plan.profile && window.is_none() {
             window = Some(Window::open());
         }
@@ -358,8 +363,9 @@ fn own_time() -> Duration {
     clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(Duration::ZERO, Duration::from)
 }
 
-/// Runs `body` on `plan.producers` producers for warm-up plus duration
-/// seconds, sampling as [`sample_ends`] says.
+/// Runs `body` on `plan.producers` producers for warm-up plus the
+/// measured window ([`window_length`]), sampling as [`sample_ends`] says
+/// of the duration, with as many samples in a lengthened window.
 pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
     let user = Arc::new(UserSlots::new(plan.producers));
     let stop = Arc::new(AtomicBool::new(false));
