@@ -252,22 +252,24 @@ impl Files {
         let Some(rel) = rel.filter(|r| !r.starts_with('/')) else {
             return; // absolute names do not depend on the directory
         };
-        for (name, dir) in units {
-            if !name.starts_with('/') {
-                let root = format!("{}/", normal(&format!("{dir}/{rel}")));
-                if root.len() > 1 && !self.roots.contains(&root) {
-                    self.roots.push(root);
-                }
+        for (_, dir) in units.iter().filter(|(name, _)| !name.starts_with('/')) {
+            let root = format!("{}/", normal(&format!("{dir}/{rel}")));
+            if root != "/" {
+                self.add_root(root);
             }
         }
-        self.roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
     }
 
     /// Learns a root from `file`, an anchor's file as the DWARF has it.
     fn learn(&mut self, file: &str, known: &str) {
-        let Some(root) = normal(file).strip_suffix(known).map(str::to_string) else {
-            return;
-        };
+        if let Some(root) = normal(file).strip_suffix(known) {
+            self.add_root(root.to_string());
+        }
+    }
+
+    /// A root not known yet, kept longest first (a tree inside another's
+    /// path is stripped whole).
+    fn add_root(&mut self, root: String) {
         if !root.is_empty() && !self.roots.contains(&root) {
             self.roots.push(root);
             self.roots.sort_by_key(|r| std::cmp::Reverse(r.len()));

@@ -11,87 +11,90 @@
 //! iteration, so that it adds what it says whatever the build.
 //! docs/parity.md ("The producer loops") has them beside upstream's.
 
+/// A loop's assembly: `$name`'s entry, then the `$spin` lines (none in
+/// the plain loop) before each system call, so that the spinning loop is
+/// the plain one and its spin, to the instruction.
+#[cfg(target_arch = "x86_64")]
+macro_rules! syscall_loop_asm {
+    ($name:literal $(, $spin:literal)*) => {
+        concat!(
+            ".p2align 4\n",
+            ".globl ", $name, "\n",
+            $name, ":\n",
+            "push rbx\n",
+            "mov rbx, rcx\n",
+            "2:\n",
+            $($spin, "\n",)*
+            "mov rax, rbx\n",
+            "syscall\n",
+            "dec r8\n",
+            "jnz 2b\n",
+            "pop rbx\n",
+            "ret\n",
+        )
+    };
+}
+
+#[cfg(target_arch = "aarch64")]
+macro_rules! syscall_loop_asm {
+    ($name:literal $(, $spin:literal)*) => {
+        concat!(
+            ".p2align 4\n",
+            ".globl ", $name, "\n",
+            $name, ":\n",
+            "mov x8, x3\n",
+            "mov x6, x0\n",
+            "2:\n",
+            $($spin, "\n",)*
+            "mov x0, x6\n",
+            "svc #0\n",
+            "subs x4, x4, #1\n",
+            "b.ne 2b\n",
+            "ret\n",
+        )
+    };
+}
+
+// trig_syscall_loop(a0, a1, a2, nr, n): n system calls nr(a0, a1, a2)
+// (n > 0); their results are dropped. On x86-64 the arguments stay in
+// rdi, rsi and rdx, and nr moves to rbx, as rcx does not survive a
+// syscall; on arm64 x0 is the result, so a0 is kept in x6 and put back
+// before each call. trig_syscall_spin_loop(a0, a1, a2, nr, n, spins): the
+// same, with an injected slowdown of spins (> 0) iterations of six
+// instructions before each call, counted down in r10 (which getpgid and
+// write do not read, and a syscall preserves) or x7.
 #[cfg(target_arch = "x86_64")]
 std::arch::global_asm!(
-    // trig_syscall_loop(a0, a1, a2, nr, n): n system calls nr(a0, a1, a2)
-    // (n > 0); their results are dropped. The arguments stay in rdi, rsi
-    // and rdx; nr moves to rbx, as rcx does not survive a syscall.
     ".text",
-    ".p2align 4",
-    ".globl trig_syscall_loop",
-    "trig_syscall_loop:",
-    "push rbx",
-    "mov rbx, rcx",
-    "2:",
-    "mov rax, rbx",
-    "syscall",
-    "dec r8",
-    "jnz 2b",
-    "pop rbx",
-    "ret",
-    // trig_syscall_spin_loop(a0, a1, a2, nr, n, spins): the same, with an
-    // injected slowdown of spins (> 0) iterations of six instructions
-    // before each call, counted down in r10 (which getpgid and write do
-    // not read, and a syscall preserves)
-    ".p2align 4",
-    ".globl trig_syscall_spin_loop",
-    "trig_syscall_spin_loop:",
-    "push rbx",
-    "mov rbx, rcx",
-    "2:",
-    "mov r10, r9",
-    "3:",
-    "nop",
-    "nop",
-    "nop",
-    "nop",
-    "dec r10",
-    "jnz 3b",
-    "mov rax, rbx",
-    "syscall",
-    "dec r8",
-    "jnz 2b",
-    "pop rbx",
-    "ret",
+    syscall_loop_asm!("trig_syscall_loop"),
+    syscall_loop_asm!(
+        "trig_syscall_spin_loop",
+        "mov r10, r9",
+        "3:",
+        "nop",
+        "nop",
+        "nop",
+        "nop",
+        "dec r10",
+        "jnz 3b"
+    ),
 );
 
 #[cfg(target_arch = "aarch64")]
 std::arch::global_asm!(
-    // trig_syscall_loop(a0, a1, a2, nr, n): as on x86-64; x0 is the
-    // result, so a0 is kept in x6 and put back before each call.
     ".text",
-    ".p2align 4",
-    ".globl trig_syscall_loop",
-    "trig_syscall_loop:",
-    "mov x8, x3",
-    "mov x6, x0",
-    "2:",
-    "mov x0, x6",
-    "svc #0",
-    "subs x4, x4, #1",
-    "b.ne 2b",
-    "ret",
-    // trig_syscall_spin_loop(a0, a1, a2, nr, n, spins): spins (> 0)
-    // iterations of six instructions before each call, counted in x7
-    ".p2align 4",
-    ".globl trig_syscall_spin_loop",
-    "trig_syscall_spin_loop:",
-    "mov x8, x3",
-    "mov x6, x0",
-    "2:",
-    "mov x7, x5",
-    "3:",
-    "nop",
-    "nop",
-    "nop",
-    "nop",
-    "subs x7, x7, #1",
-    "b.ne 3b",
-    "mov x0, x6",
-    "svc #0",
-    "subs x4, x4, #1",
-    "b.ne 2b",
-    "ret",
+    syscall_loop_asm!("trig_syscall_loop"),
+    syscall_loop_asm!(
+        "trig_syscall_spin_loop",
+        "mov x7, x5",
+        "3:",
+        "nop",
+        "nop",
+        "nop",
+        "nop",
+        "subs x7, x7, #1",
+        "b.ne 3b"
+    ),
 );
 
 extern "C" {
