@@ -11,47 +11,48 @@
 //! iteration, so that it adds what it says whatever the build.
 //! docs/parity.md ("The producer loops") has them beside upstream's.
 
-/// A loop's assembly: `$name`'s entry, then the `$spin` lines (none in
-/// the plain loop) before each system call, so that the spinning loop is
-/// the plain one and its spin, to the instruction.
-#[cfg(target_arch = "x86_64")]
+/// A loop's assembly: `$name`'s entry, the architecture's head, then the
+/// `$spin` lines (none in the plain loop) before each system call and its
+/// tail, so that the spinning loop is the plain one and its spin, to the
+/// instruction.
 macro_rules! syscall_loop_asm {
     ($name:literal $(, $spin:literal)*) => {
         concat!(
             ".p2align 4\n",
             ".globl ", $name, "\n",
             $name, ":\n",
-            "push rbx\n",
-            "mov rbx, rcx\n",
-            "2:\n",
+            loop_head!(),
             $($spin, "\n",)*
-            "mov rax, rbx\n",
-            "syscall\n",
-            "dec r8\n",
-            "jnz 2b\n",
-            "pop rbx\n",
-            "ret\n",
+            loop_tail!(),
         )
     };
 }
 
+#[cfg(target_arch = "x86_64")]
+macro_rules! loop_head {
+    () => {
+        "push rbx\nmov rbx, rcx\n2:\n"
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+macro_rules! loop_tail {
+    () => {
+        "mov rax, rbx\nsyscall\ndec r8\njnz 2b\npop rbx\nret\n"
+    };
+}
+
 #[cfg(target_arch = "aarch64")]
-macro_rules! syscall_loop_asm {
-    ($name:literal $(, $spin:literal)*) => {
-        concat!(
-            ".p2align 4\n",
-            ".globl ", $name, "\n",
-            $name, ":\n",
-            "mov x8, x3\n",
-            "mov x6, x0\n",
-            "2:\n",
-            $($spin, "\n",)*
-            "mov x0, x6\n",
-            "svc #0\n",
-            "subs x4, x4, #1\n",
-            "b.ne 2b\n",
-            "ret\n",
-        )
+macro_rules! loop_head {
+    () => {
+        "mov x8, x3\nmov x6, x0\n2:\n"
+    };
+}
+
+#[cfg(target_arch = "aarch64")]
+macro_rules! loop_tail {
+    () => {
+        "mov x0, x6\nsvc #0\nsubs x4, x4, #1\nb.ne 2b\nret\n"
     };
 }
 
