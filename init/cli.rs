@@ -83,7 +83,7 @@ macro_rules! vm_commands {
 }
 
 vm_commands! {
-    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, split, out, accel, meter, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
+    kernel, order, seed, commit, arch, cpus, memory, runs, jobs, split, out, accel, meter, icount_shift, timeout, init, append, kaslr, kernel_append, profile, debuginfo, cache, quiet, verbose, tables, metric, threshold_entries, json, export_kcidb, color, run_args;
     {
     /// kernel: a bzImage, arm64 Image or vmlinux path, `debian` (newest),
     /// `debian:ABI-PREFIX` such as debian:6.1.0-54 or debian:7.2 (the
@@ -139,6 +139,13 @@ vm_commands! {
     /// under KVM, icount under TCG; the default)
     #[argh(option, default = "MeterChoice::Auto")]
     pub meter: MeterChoice,
+    /// under the icount meter, an instruction takes 2^N ns of guest time
+    /// (QEMU's -icount shift, 0 to 4; default 0): windows hold the same
+    /// instructions and rates stay per 10^9 of them, but the guest's timer
+    /// ticks come 2^N times as often per instruction and QEMU's turns
+    /// between vCPUs are 2^N times shorter; part of a result's identity
+    #[argh(option, default = "0")]
+    pub icount_shift: u32,
     /// seconds a guest may go without progress (no line of trig-init's
     /// on its console) before it is hung and QEMU killed; a guest still
     /// writing is never cut, however long its boot (default: 5 minutes

@@ -902,11 +902,12 @@ fn cache_counts_add_up(name: &str, a: &Value) {
 }
 
 /// Two boots with the cache model and four producers (the coherence
-/// model), and one with a fifth vCPU, which shortens QEMU's turns (each
-/// vCPU's is the time to the next deadline over the vCPUs): every count
+/// model), and one at `--icount-shift 2`, where QEMU's turns are four
+/// times shorter (each vCPU's is the instructions to the next timer
+/// deadline over the vCPUs, and an instruction is 4 ns): every count
 /// repeats in the two, the uprobe's shared lines show at -p 4 and not at
 /// -p 1, the counting loops share none, and with other turns the
-/// instructions stay and the misses stay of their order.
+/// instructions and the HITMs stay where they were.
 #[test]
 fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     let run = [
@@ -917,13 +918,20 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
         "--filter",
         "trig-uprobe-nop",
     ];
+    // one part a run in both: what ran before a benchmark in its boot
+    // moves its contention (docs/meter.md, "What still moves the count")
     let turns = std::thread::spawn(move || {
         vm(
-            &["--meter", "icount", "--cpus", "5"],
-            &["-p", "4", "--filter", "trig-uprobe-nop"],
+            &["--meter", "icount", "--icount-shift", "2", "--split", "1"],
+            &run,
         )
     });
-    let (code, err, doc) = vm(&["--meter", "icount", "--cache", "--runs", "2"], &run);
+    let (code, err, doc) = vm(
+        &[
+            "--meter", "icount", "--cache", "--runs", "2", "--split", "1",
+        ],
+        &run,
+    );
     assert_eq!(code, Some(0), "{err}");
     let model = doc["vm"]["cache"].as_str().expect("vm.cache recorded");
     assert!(model.contains("L1d 64 KiB 2-way"), "{model}");
@@ -989,20 +997,35 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
 
     let (code, err, other) = turns.join().unwrap();
     assert_eq!(code, Some(0), "{err}");
-    let shorter = find(&other, "trig-uprobe-nop")["profile"].clone();
-    // QEMU's order would move a line once a turn, far fewer than once a
-    // hit; the model's order keeps every hit's transfers, its stalls
-    // queue the producers whatever phases the guest's run left them in,
-    // and it counts only the span every producer ran (9.65 against 9.64
-    // measured here; 9.22 to 9.65 over runs that split the events
-    // otherwise, docs/meter.md)
-    let (a, b) = (misses(&four), misses(&shorter));
+    assert_eq!(other["vm"]["icount_shift"], 2);
     assert!(
-        b > 5.0 && (a - b).abs() < 0.08 * a,
-        "misses/event {a} at 4 vCPUs, {b} at 5"
+        doc["vm"]["icount_shift"].is_null(),
+        "shift 0 is written as before"
     );
+    let shorter = profile_of(&other, 0, "trig-uprobe-nop/p=4");
+    // QEMU's order would move a line once a turn, far fewer than once a
+    // hit, and four times fewer turns would be four times fewer misses;
+    // the model's order keeps every hit's transfers. What moves is the
+    // guest's: its timer ticks come four times as often an instruction
+    // (0.0012 interrupts a hit to 0.0048), and the HITMs a hit moved by
+    // +0.2% to +6.8% over three builds and window lengths, nearly all on
+    // the mmap_lock's lines and the consumers' rwlock (docs/meter.md,
+    // "What still moves the count")
+    let hitm = |p: &Value| {
+        let c = &p["contention"];
+        c["kernel"]["hitm"].as_f64().unwrap() + c["user"]["hitm"].as_f64().unwrap()
+    };
+    let (a, b) = (hitm(&four), hitm(&shorter));
+    assert!(
+        b > 5.0 && (a - b).abs() < 0.1 * a,
+        "HITM/event {a} at shift 0, {b} at shift 2"
+    );
+    let (a, b) = (misses(&four), misses(&shorter));
+    assert!((a - b).abs() < 0.1 * a, "misses/event {a}, {b}");
     let insn = |p: &Value| p["contention"]["insn"].as_f64().unwrap();
-    assert!((insn(&four) - insn(&shorter)).abs() < 0.005 * insn(&four));
+    assert!((insn(&four) - insn(&shorter)).abs() < 0.01 * insn(&four));
+    let base = misses(&profile_of(&other, 0, "trig-base/p=4"));
+    assert!(base < 0.02, "trig-base at shift 2: {base}");
 }
 
 /// Debian 6.1 against 6.12 under `--profile --debuginfo`: the -dbg

@@ -406,6 +406,19 @@ fn usage_errors_come_before_any_boot_and_leave_nothing() {
             &["--kernel-append", "a", "--kernel-append", "b"],
             "2 --kernel-append for 1 kernels",
         ),
+        (
+            &["--icount-shift", "5"],
+            "--icount-shift 5: from 0 to 4 (an instruction takes 1 to 16 ns",
+        ),
+        (
+            &["--meter", "time", "--icount-shift", "1"],
+            "--icount-shift sets the icount meter's ns an instruction: it needs the icount meter",
+        ),
+        // the guest would time in 4-ns units an instruction QEMU gives 1 ns
+        (
+            &["--kernel-append", "trig.icount_shift=2"],
+            "--kernel-append trig.icount_shift=2: trig-init sets this itself",
+        ),
     ] {
         let o = fake.vm(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

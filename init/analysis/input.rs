@@ -233,6 +233,7 @@ fn from_report(report: Report) -> RunSet {
             machine: None,
             cpu: None,
             cache: None,
+            icount_shift: 0,
         },
         runs: vec![RunRecord {
             index: 1,

@@ -92,7 +92,7 @@ pub fn version(arch: Arch) -> Option<String> {
     )
 }
 
-fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
+fn machine_args(arch: Arch, accel: Accel, meter: Meter, icount_shift: u32) -> Vec<String> {
     let (machine, cpu) = model(arch, accel);
     let mut a: Vec<String> = ["-machine", machine, "-cpu", cpu]
         .map(String::from)
@@ -100,7 +100,8 @@ fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
     match meter {
         Meter::Time => a.extend(["-accel".into(), accel.as_str().into()]),
         // One thread runs every vCPU in turn, and the virtual clock
-        // advances by one nanosecond per instruction and never sleeps;
+        // advances by 2^shift nanoseconds per instruction (one unless
+        // --icount-shift) and never sleeps;
         // what else of the host could reach the guest is pinned: the RNG
         // behind RDRAND/RNDR and the kernel's entropy (-seed), and the
         // RTC's date, ticking with the virtual clock.
@@ -109,14 +110,13 @@ fn machine_args(arch: Arch, accel: Accel, meter: Meter) -> Vec<String> {
                 "-accel",
                 "tcg,thread=single",
                 "-icount",
-                "shift=0,sleep=off",
+                &format!("shift={icount_shift},sleep=off"),
                 "-seed",
                 "1",
                 "-rtc",
+                &format!("base={ICOUNT_EPOCH},clock=vm"),
             ]
-            .map(String::from)
-            .into_iter()
-            .chain([format!("base={ICOUNT_EPOCH},clock=vm")]),
+            .map(String::from),
         ),
     }
     a
@@ -177,6 +177,8 @@ pub struct Vm<'a> {
     pub memory: &'a str,
     pub cmdline: &'a str,
     pub meter: Meter,
+    /// `-icount shift=` under the icount meter.
+    pub icount_shift: u32,
     /// `-plugin` (see `profile::qemu_arg`).
     pub plugin: Option<String>,
 }
@@ -184,7 +186,7 @@ pub struct Vm<'a> {
 /// Every argument after the QEMU binary.
 pub fn args(vm: &Vm, accel: Accel) -> Vec<String> {
     let arch = vm.kernel.format.arch();
-    let mut a = machine_args(arch, accel, vm.meter);
+    let mut a = machine_args(arch, accel, vm.meter, vm.icount_shift);
     a.extend(
         [
             "-nodefaults",
@@ -244,6 +246,7 @@ mod tests {
             memory: "1G",
             cmdline: "console=ttyS0",
             meter: Meter::Time,
+            icount_shift: 0,
             plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
@@ -289,11 +292,18 @@ mod tests {
             memory: "512M",
             cmdline: "",
             meter: Meter::Icount,
+            icount_shift: 0,
             plugin: None,
         };
         let a = args(&vm, Accel::Tcg).join(" ");
         assert!(a.contains("virt-7.2,gic-version=3 -cpu neoverse-n1"), "{a}");
         assert!(a.contains("-icount shift=0,sleep=off"), "{a}");
+        let shifted = Vm {
+            icount_shift: 2,
+            ..vm
+        };
+        let a = args(&shifted, Accel::Tcg).join(" ");
+        assert!(a.contains("-icount shift=2,sleep=off"), "{a}");
         assert_eq!(console_device(Arch::Aarch64), "ttyAMA0");
     }
 

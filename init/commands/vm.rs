@@ -128,6 +128,7 @@ fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
         out: cmd.out.into(),
         accel: cmd.accel,
         meter: cmd.meter,
+        icount_shift: cmd.icount_shift,
         timeout: cmd.timeout,
         init: cmd.init.map(PathBuf::from),
         append: cmd.append,

@@ -7,6 +7,7 @@
 
 pub mod bpf;
 pub mod caps;
+pub mod clock;
 pub mod cpu;
 pub mod kallsyms;
 pub mod matrix;

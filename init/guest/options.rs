@@ -5,6 +5,7 @@
 //! the check and the value recorded in the report's [`Params`] all come
 //! (that type, and compare's signature of it, are the report schema's).
 
+use crate::clock::Clock;
 use crate::part::Part;
 use trig_schema::error::{usage, Error};
 use trig_schema::Params;
@@ -25,6 +26,11 @@ pub const MAX_MIN_COUNTS: u32 = 1_000_000;
 /// whatever the count asks: the icount default's is never longer than the
 /// 0.2 s it was before.
 pub const MAX_STRETCH: f64 = 2.0;
+/// The most `trig.icount_shift` (and `vm --icount-shift`) takes: at 16
+/// ns an instruction a 250 Hz tick comes every 250,000 instructions
+/// already; past it the kernel's tick work would crowd the benchmarks.
+pub const MAX_ICOUNT_SHIFT: u32 = 4;
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -509,6 +515,23 @@ run_options! {
         key profile;
     }
     {
+        option
+        /// QEMU's `-icount shift`: an instruction takes 2^shift ns of
+        /// guest time (set by the host from `vm --icount-shift`; not a
+        /// flag of `run`, and not in the report: the host records it with
+        /// the machine). The sampler times in 10^9-instruction seconds
+        /// whatever the shift ([`RunOptions::clock`]).
+        icount_shift: u32 = 0;
+        key icount_shift;
+        check |&s| {
+            if s <= MAX_ICOUNT_SHIFT {
+                Ok(())
+            } else {
+                Err(format!("icount_shift {s} is above {MAX_ICOUNT_SHIFT}"))
+            }
+        };
+    }
+    {
         cli
         /// slow benchmarks down on purpose: BENCH:SPINS[,BENCH:SPINS...] spin
         /// iterations per triggered call (to validate comparisons)
@@ -610,6 +633,10 @@ fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
         .map_err(|_| format!("{key}: '{v}' is not a valid number"))
 }
 
+/// The `trig.*` keys the host sets from its own options (`vm --split`,
+/// `--profile`, `--icount-shift`), never given by hand.
+pub const HOST_KEYS: &[&str] = &["part", "profile", "icount_shift"];
+
 /// Windows under the icount meter, when not given: 20 ms of guest time
 /// settle the first calls, and the measured window is 0.1 s (four
 /// samples), lengthened to 10^4 updates of the count, at most 0.2 s, so
@@ -677,6 +704,11 @@ impl RunOptions {
 
     pub fn rename_thread(&self) -> &'static str {
         rename_thread_name(self.rename_on_main)
+    }
+
+    /// What the windows, rates and watchdog are timed in.
+    pub fn clock(&self) -> Clock {
+        Clock::of_icount_shift(self.icount_shift)
     }
 
     /// The longest a measured window may be: `min_counts` lengthens it up
@@ -749,6 +781,7 @@ mod tests {
             harness: true,
             part: Part { index: 2, of: 3 },
             profile: true,
+            icount_shift: 2,
             inject: vec![
                 Inject {
                     bench: "trig-kprobe".into(),
@@ -767,7 +800,8 @@ mod tests {
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.timeout=99 \
-             trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.inject=trig-kprobe:300,rename-base:7"
+             trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
+             trig.inject=trig-kprobe:300,rename-base:7"
         );
         let line = format!("console=ttyS0 {} panic=-1", o.to_kernel_args().join(" "));
         assert_eq!(RunOptions::from_kernel_cmdline(&line).unwrap(), o);
@@ -890,6 +924,7 @@ mod tests {
             "trig.warmup=-0.5",
             "trig.warmup=1e12",
             "trig.timeout=4294967295",
+            "trig.icount_shift=5",
         ] {
             assert!(RunOptions::from_kernel_cmdline(bad).is_err(), "{bad}");
         }

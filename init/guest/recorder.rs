@@ -211,7 +211,7 @@ impl Recorder {
             return;
         };
         let batch = matrix::GETPGID_BATCH;
-        let bare_mps = sampler::bare_rate(opts.duration, batch, || {
+        let bare_mps = sampler::bare_rate(opts.clock(), opts.duration, batch, || {
             matrix::syscall_loop::getpgid_loop(batch, 0)
         });
         eprintln!(

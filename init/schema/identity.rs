@@ -24,6 +24,9 @@ pub enum Field {
     /// The simulated caches and cycle weights of `--cache` ("none"
     /// without): another model's misses are other figures.
     CacheModel,
+    /// QEMU's `-icount shift` (`--icount-shift`): the timer ticks come
+    /// 2^shift times as often an instruction, their work with them.
+    IcountShift,
     /// The guest's CPUID feature words (x86-64), read by trig-init itself
     /// so that they do not depend on which flags the kernel knows.
     CpuFeatures,
@@ -48,6 +51,7 @@ impl Field {
             Field::Machine => "machine type",
             Field::CpuModel => "CPU model",
             Field::CacheModel => "cache model (--cache)",
+            Field::IcountShift => "icount shift (--icount-shift)",
             Field::CpuFeatures => "CPU features (CPUID)",
             Field::Cpus => "CPUs",
             Field::Build => "trig-init build (icount counts its code too)",
@@ -97,6 +101,7 @@ impl Identity {
             self.add(Field::Machine, recorded(&s.vm.machine));
             self.add(Field::CpuModel, recorded(&s.vm.cpu));
             self.add(Field::CacheModel, s.vm.cache.as_deref().unwrap_or("none"));
+            self.add(Field::IcountShift, s.vm.icount_shift.to_string());
         }
         for r in s.runs.iter().filter_map(|r| r.report.as_ref()) {
             if icount {
@@ -224,6 +229,15 @@ mod tests {
         let m = compatible(&counted(), &b).unwrap_err();
         assert_eq!(m.field, Field::Qemu);
         assert_eq!(m.to_string(), "QEMU version differs: 10.0.2 vs 9.2.1");
+        let mut b = counted();
+        b.vm.icount_shift = 2;
+        let shift_0 = serde_json::to_string(&counted()).unwrap();
+        assert!(!shift_0.contains("icount_shift"), "files as before it");
+        let m = compatible(&counted(), &b).unwrap_err();
+        assert_eq!(
+            m.to_string(),
+            "icount shift (--icount-shift) differs: 0 vs 2"
+        );
         let mut b = counted();
         b.runs[0].report.as_mut().unwrap().system.cpu = None;
         let m = compatible(&counted(), &b).unwrap_err();

@@ -632,6 +632,11 @@ pub struct VmInfo {
     /// identity: another model's misses are other figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<String>,
+    /// QEMU's `-icount shift`: an instruction takes 2^shift ns of guest
+    /// time, so the timer ticks come that much oftener an instruction;
+    /// part of the identity. Absent: 0, as every icount boot before it.
+    #[serde(default, skip_serializing_if = "params::is_zero")]
+    pub icount_shift: u32,
 }
 
 /// How one boot went (`RunRecord.status`).

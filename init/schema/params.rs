@@ -32,7 +32,7 @@ pub struct Params {
     pub stacktrace: bool,
 }
 
-fn is_zero(n: &u32) -> bool {
+pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 

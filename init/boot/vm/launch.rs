@@ -21,6 +21,8 @@ const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=of
 pub(super) struct Launch {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
+    /// QEMU's `-icount shift` (0 under the time meter).
+    pub(super) icount_shift: u32,
     /// Several producers under icount: the plugin's coherence model runs
     /// (init/boot/coherence/), each producer pinned to a vCPU of its own.
     pub(super) coherence: bool,
@@ -113,8 +115,15 @@ pub(super) fn launch(
             "--profile counts instructions: it needs the icount meter, not --meter time",
         ));
     }
+    if opts.icount_shift > 0 && meter != Meter::Icount {
+        return Err(usage(
+            "--icount-shift sets the icount meter's ns an instruction: it needs the icount meter, \
+             not --meter time",
+        ));
+    }
     let coherence = meter == Meter::Icount && most_producers(&opts.run) > 1;
     let mut run = opts.run.clone();
+    run.icount_shift = opts.icount_shift;
     // the model needs the plugin's windows, and a producer a vCPU
     run.profile = opts.profile || coherence;
     run.affinity |= coherence;
@@ -131,6 +140,7 @@ pub(super) fn launch(
     Ok(Launch {
         meter,
         cpus,
+        icount_shift: run.icount_shift,
         coherence,
         args,
         timeout: Duration::from_secs(timeout),

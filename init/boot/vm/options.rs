@@ -5,7 +5,7 @@ use super::schedule::Order;
 use crate::kernel::Arch;
 use crate::qemu::Accel;
 use std::path::PathBuf;
-use trig_guest::options::RunOptions;
+use trig_guest::options::{RunOptions, HOST_KEYS, MAX_ICOUNT_SHIFT};
 use trig_guest::split::MAX_PARTS;
 use trig_schema::error::{usage, Error};
 use trig_schema::files;
@@ -32,6 +32,8 @@ pub struct VmOptions {
     pub out: PathBuf,
     pub accel: AccelChoice,
     pub meter: MeterChoice,
+    /// QEMU's `-icount shift` (icount only; 0: an instruction a ns).
+    pub icount_shift: u32,
     /// Per boot; None derives it from the run options.
     pub timeout: Option<u64>,
     pub init: Option<PathBuf>,
@@ -196,6 +198,19 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
         files::check_writable(std::path::Path::new(dest))
             .map_err(|e| format!("--json {dest}: {e}"))?;
     }
+    check_kernel_args(opts)
+}
+
+/// What reaches the guest's command line besides the run options: the
+/// shift its clock is read in, and `--append` and `--kernel-append`.
+fn check_kernel_args(opts: &VmOptions) -> Result<(), String> {
+    if opts.icount_shift > MAX_ICOUNT_SHIFT {
+        return Err(format!(
+            "--icount-shift {}: from 0 to {MAX_ICOUNT_SHIFT} (an instruction takes 1 to {} ns of guest time)",
+            opts.icount_shift,
+            1u32 << MAX_ICOUNT_SHIFT
+        ));
+    }
     // run options given here would override those after -- unseen
     if let Some(w) = opts
         .append
@@ -204,6 +219,20 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
     {
         return Err(format!(
             "--append {w}: run options go after -- (or in --kernel-append, for one kernel)"
+        ));
+    }
+    // what trig-init sets itself, from its own options, must match them
+    if let Some(w) = opts
+        .kernel_appends
+        .iter()
+        .flat_map(|a| a.split_whitespace())
+        .find(|w| {
+            w.strip_prefix("trig.")
+                .is_some_and(|kv| HOST_KEYS.contains(&kv.split('=').next().unwrap_or(kv)))
+        })
+    {
+        return Err(format!(
+            "--kernel-append {w}: trig-init sets this itself (from --split, --profile or --icount-shift)"
         ));
     }
     Ok(())

@@ -81,9 +81,10 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
 
 impl<'a> Session<'a> {
     pub(super) fn new(opts: &'a VmOptions, stem: String) -> Result<Self, Error> {
-        // a profile counts instructions: --profile asks for the icount meter
+        // a profile counts instructions and a shift is icount's: either
+        // asks for the icount meter
         let meter_choice = match opts.meter {
-            MeterChoice::Auto if opts.profile => MeterChoice::Icount,
+            MeterChoice::Auto if opts.profile || opts.icount_shift > 0 => MeterChoice::Icount,
             m => m,
         };
         if meter_choice == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
@@ -194,6 +195,7 @@ impl<'a> Session<'a> {
                         machine: None,
                         cpu: None,
                         cache: opts.cache.then(|| Caches::of(opts.arch).describe()),
+                        icount_shift: self.launch.icount_shift,
                     },
                     runs: Vec::new(),
                 },

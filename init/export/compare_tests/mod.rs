@@ -122,6 +122,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
             machine: Some("pc-i440fx-10.0".into()),
             cpu: Some("Haswell-v4".into()),
             cache: None,
+            icount_shift: 0,
         },
         runs,
     }

@@ -168,6 +168,15 @@ fn header(set: &RunSet) -> String {
             "note: icount meter: M/Ginsn is millions of events per 10^9 guest instructions, \
              insn/event the instructions an event adds over its baseline"
         );
+        if set.vm.icount_shift > 0 {
+            let _ = writeln!(
+                out,
+                "note: --icount-shift {0}: an instruction is {1} ns of guest time, the timer \
+                 ticks {1} times as often an instruction as at shift 0",
+                set.vm.icount_shift,
+                1u64 << set.vm.icount_shift
+            );
+        }
     } else if set.vm.accel == "tcg" {
         let _ = writeln!(
             out,

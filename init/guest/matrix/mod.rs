@@ -92,6 +92,7 @@ impl Ctx<'_> {
             shares_cpu: cpus == 1,
             min_counts: self.opts.min_counts,
             grain: self.grain(),
+            clock: self.opts.clock(),
         };
         sampler::measure(&plan, bpf, body)
     }

@@ -14,7 +14,6 @@ use nix::libc;
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::Mode;
-use std::time::Duration;
 use trig_schema::error::Error;
 use trig_schema::exit;
 use trig_schema::{MountOutcome, RunEnd};
@@ -72,10 +71,10 @@ pub fn execute(
     if !pid1 {
         emit_on_signal(run.clone());
     }
-    let secs = opts.watchdog_secs(points.len());
+    let (secs, clock) = (opts.watchdog_secs(points.len()), opts.clock());
     let watchdog = run.clone();
     std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(u64::from(secs)));
+        std::thread::sleep(clock.guest(f64::from(secs)));
         let msg = format!("watchdog: the run did not finish within {secs} s");
         eprintln!("trig-init: {msg}");
         watchdog.finish(RunEnd::Watchdog, Some(msg));

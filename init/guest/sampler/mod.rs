@@ -4,6 +4,7 @@
 pub mod counters;
 pub mod marker;
 
+use crate::clock::Clock;
 use crate::options::MAX_STRETCH;
 use crate::upstream;
 use counters::{BpfSlots, UserSlots};
@@ -18,7 +19,7 @@ use trig_schema::Sample;
 pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
 
 pub struct Sampling {
-    /// Seconds.
+    /// Seconds of `clock`.
     pub warmup: f64,
     pub duration: f64,
     pub producers: usize,
@@ -42,6 +43,8 @@ pub struct Sampling {
     /// Events a count update adds: 1 where BPF counts each event, the
     /// batch where the producers count or a system call runs many.
     pub grain: u64,
+    /// What the windows and rates are timed in.
+    pub clock: Clock,
 }
 
 /// What the sampler prints as it goes.
@@ -108,15 +111,15 @@ pub fn spin(iterations: u32) {
     }
 }
 
-/// The rate, in M/s, of events `trigger` makes `per_call` a call, called
-/// in a loop for `seconds` on this thread with nothing counted but a
-/// local: the reference that trig-base's counting overhead is measured
-/// against.
-pub fn bare_rate(seconds: f64, per_call: u64, mut trigger: impl FnMut()) -> f64 {
+/// The rate, in M a second of `clock`, of events `trigger` makes
+/// `per_call` a call, called in a loop for `seconds` on this thread with
+/// nothing counted but a local: the reference that trig-base's counting
+/// overhead is measured against.
+pub fn bare_rate(clock: Clock, seconds: f64, per_call: u64, mut trigger: impl FnMut()) -> f64 {
     let stop = AtomicBool::new(false);
     thread::scope(|s| {
         s.spawn(|| {
-            thread::sleep(Duration::from_secs_f64(seconds));
+            thread::sleep(clock.guest(seconds));
             stop.store(true, Ordering::Relaxed);
         });
         let start = Instant::now();
@@ -126,7 +129,7 @@ pub fn bare_rate(seconds: f64, per_call: u64, mut trigger: impl FnMut()) -> f64 
             trigger();
             events += per_call;
         }
-        events as f64 / start.elapsed().as_secs_f64() / 1e6
+        events as f64 / clock.meter(start.elapsed()) / 1e6
     })
 }
 
@@ -251,19 +254,19 @@ impl Taken {
         bpf: Option<BpfSlots>,
         user: &UserSlots,
     ) -> Vec<u64> {
-        let deadline = start + Duration::from_secs_f64(end);
+        let deadline = start + plan.clock.guest(end);
         if let Some(left) = deadline.checked_duration_since(Instant::now()) {
             thread::sleep(left);
         }
         let (now, own) = (Instant::now(), own_time());
         let each = user.take_each();
         let (b, u) = (bpf.map_or(0, |b| b.take()), each.iter().sum::<u64>());
-        let interval = now.duration_since(self.last).as_secs_f64();
+        let interval = plan.clock.meter(now.duration_since(self.last));
         self.last = now;
         let sampler_s = match plan.shares_cpu {
-            true => own
-                .saturating_sub(self.last_own)
-                .as_secs_f64()
+            true => plan
+                .clock
+                .meter(own.saturating_sub(self.last_own))
                 .min(interval / 2.0),
             false => 0.0,
         };
@@ -276,7 +279,7 @@ impl Taken {
         };
         if plan.progress != Progress::Silent {
             let i = self.samples.len();
-            let late_us = now.duration_since(deadline).as_secs_f64() * 1e6;
+            let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
             match plan.progress {
                 Progress::Upstream { .. } => {
                     println!("{}", upstream::iter(i, late_us, mps, plan.producers))
@@ -289,7 +292,7 @@ impl Taken {
             }
         }
         self.samples.push(Sample {
-            t_s: now.duration_since(start).as_secs_f64(),
+            t_s: plan.clock.meter(now.duration_since(start)),
             interval_s: interval,
             sampler_s,
             warmup,
@@ -463,6 +466,7 @@ mod tests {
             shares_cpu: false,
             min_counts: 0,
             grain: 1,
+            clock: Clock::GUEST,
         };
         let m = measure(&plan, None, body);
         assert!(!m.hung);
@@ -494,6 +498,7 @@ mod tests {
             shares_cpu: true,
             min_counts,
             grain: 1,
+            clock: Clock::GUEST,
         };
         // 0: the duration as given, whatever the rate
         assert_eq!(window_length(&plan(0), 10.0, 0.02), 0.05);
@@ -527,6 +532,7 @@ mod tests {
             shares_cpu: true,
             min_counts: 0,
             grain: 16,
+            clock: Clock::GUEST,
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4);
@@ -576,6 +582,7 @@ mod tests {
             shares_cpu: false,
             min_counts: 0,
             grain: 1,
+            clock: Clock::GUEST,
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");
