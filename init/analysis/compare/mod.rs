@@ -14,6 +14,7 @@ mod evidence;
 mod metric;
 pub mod movers;
 mod notes;
+pub mod shared_lines;
 mod side;
 pub mod source_lines;
 mod verdict;

@@ -8,9 +8,11 @@
 //! with `--cache`, its simulated misses per event, and the movers are
 //! ranked by what they add to the cycle estimate, so that a function
 //! that gained a miss and no instruction still names itself; with several
-//! producers, its coherence misses per event too.
+//! producers, its coherence misses per event too, and the shared lines
+//! whose misses moved (compare/shared_lines.rs).
 
 use super::assess::Observed;
+use super::shared_lines::{self, MeanShared, SharedLineMove};
 use super::side::results;
 use super::source_lines::{self, LineMove, MeanLines};
 use crate::input::Side;
@@ -39,6 +41,10 @@ pub struct Movers {
     /// The functions that moved by [`MIN_MOVE`] or more, largest change
     /// first, at most [`TOP`].
     pub functions: Vec<FunctionMove>,
+    /// With several producers: the shared lines whose coherence misses
+    /// per event moved most.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared: Vec<SharedLineMove>,
     /// Why the functions have no source lines, when a side has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_lines: Option<String>,
@@ -97,6 +103,7 @@ struct Mean {
     kernel: f64,
     functions: BTreeMap<String, FunctionMean>,
     lines: MeanLines,
+    shared: MeanShared,
     /// Why its profiles have no source lines, if they have none.
     no_lines: Option<String>,
 }
@@ -156,6 +163,7 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         kernel: avg(|p| p.kernel),
         functions,
         lines: MeanLines::of(&ps),
+        shared: MeanShared::of(&ps),
         no_lines: source_lines::missing(&ps),
     })
 }
@@ -169,6 +177,7 @@ impl Mean {
             self.functions.entry(name.clone()).or_default().add(f, -1.0);
         }
         self.lines = self.lines.over(&base.lines);
+        self.shared = self.shared.over(&base.shared);
         self.no_lines = self.no_lines.or_else(|| base.no_lines.clone());
         self
     }
@@ -246,6 +255,7 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
         total: nt - bt,
         kernel: nk - bk,
         functions,
+        shared: shared_lines::top(&base.shared, &new.shared),
         no_lines,
     }
 }

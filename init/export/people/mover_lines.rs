@@ -25,7 +25,7 @@ pub fn rows(f: &FunctionMove, width: usize) -> Vec<String> {
 
 /// `text` indented by `indent` spaces, wrapped (its spacing then lost)
 /// only where it does not fit `width`.
-fn indented(text: &str, indent: usize, width: usize) -> Vec<String> {
+pub(super) fn indented(text: &str, indent: usize, width: usize) -> Vec<String> {
     let pad = " ".repeat(indent);
     if columns(text).saturating_add(indent) <= width {
         return vec![format!("{pad}{text}")];
@@ -91,6 +91,7 @@ mod tests {
             total: 3.0,
             kernel: 3.0,
             functions: vec![moved("fs/exec.c")],
+            shared: Vec::new(),
             no_lines: Some("BASE: no vmlinux with DWARF".into()),
         };
         assert_eq!(

@@ -66,6 +66,25 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         }
         out.extend(mover_lines::rows(f, width));
     }
+    for l in &m.shared {
+        let by = |what: &str, fs: &[String]| match fs.len() {
+            0 => String::new(),
+            _ => format!(
+                "; {what} by {}",
+                fs.iter().map(|f| line(f)).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let text = format!(
+            "shared line {}  {:+.2} coherence misses/event ({:.2} -> {:.2}){}{}",
+            line(&l.name),
+            l.change,
+            l.base,
+            l.new,
+            by("written", &l.writers),
+            by("read", &l.readers)
+        );
+        out.extend(mover_lines::indented(&text, 2, width));
+    }
     out.extend(mover_lines::note(m, width));
     out
 }
@@ -74,6 +93,7 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
 mod tests {
     use super::*;
     use trig_analysis::compare::movers::FunctionMove;
+    use trig_analysis::compare::shared_lines::SharedLineMove;
 
     #[test]
     fn mail_lines_keep_within_their_width() {
@@ -94,6 +114,7 @@ mod tests {
             total: 100.0,
             kernel: 100.0,
             functions: vec![moved(long, 10.0, 90.0), moved("vfs_write", 100.0, 120.0)],
+            shared: Vec::new(),
             no_lines: None,
         };
         let text = lines_within("trig-kprobe-multi-something", &m, 72);
@@ -108,6 +129,35 @@ mod tests {
         assert!(text
             .iter()
             .any(|l| l.contains("vfs_write") && l.contains("+20.00")));
+    }
+
+    #[test]
+    fn a_shared_line_that_moved_is_named_with_its_writers() {
+        let m = Movers {
+            against: None,
+            total: 1.0,
+            kernel: 1.0,
+            functions: Vec::new(),
+            shared: vec![SharedLineMove {
+                name: "trig_syscall_count+0x0".into(),
+                base: 0.0,
+                new: 0.887,
+                change: 0.887,
+                writers: vec!["do_syscall_64".into(), "evil\u{1b}[2J".into()],
+                readers: Vec::new(),
+            }],
+            no_lines: None,
+        };
+        let text = lines("trig-base", &m);
+        let row = text.iter().find(|l| l.contains("shared line")).unwrap();
+        assert!(
+            row.contains("trig_syscall_count+0x0  +0.89 coherence misses/event (0.00 -> 0.89); written by do_syscall_64"),
+            "{row}"
+        );
+        assert!(!row.contains('\u{1b}'), "{row}");
+        for l in lines_within("trig-base", &m, 60) {
+            assert!(l.chars().count() <= 60, "{l}");
+        }
     }
 
     #[test]
@@ -128,6 +178,7 @@ mod tests {
                 coherence: 0.0,
                 lines: Vec::new(),
             }],
+            shared: Vec::new(),
             no_lines: None,
         };
         let text = lines("trig-kprobe", &m);

@@ -1,0 +1,215 @@
+//! Which shared lines moved (`-p N` under icount, the coherence model):
+//! each side's most-missed lines (`profile.contention.lines`), matched by
+//! name, and their coherence misses per event compared, so that a line a
+//! change made shared is named by compare itself, with the functions that
+//! write it. A static line's name is its symbol and offset; slab, page
+//! and per-CPU lines are all `[dynamic]` (user ones `[user]`), so those
+//! are told apart by the functions that touch them.
+
+use super::movers::MIN_MOVE;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use trig_schema::contention::SharedLine;
+use trig_schema::Profile;
+
+/// Shared lines shown per benchmark.
+pub const TOP_SHARED: usize = 4;
+
+/// One shared line's move, in coherence misses per event.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SharedLineMove {
+    /// `symbol+0xOFF`, `[dynamic]` or `[user]`.
+    pub name: String,
+    pub base: f64,
+    pub new: f64,
+    pub change: f64,
+    /// The functions whose stores missed on it, on the side where it
+    /// missed more, most first.
+    pub writers: Vec<String>,
+    /// The functions whose loads missed on it, likewise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub readers: Vec<String>,
+}
+
+/// A line as both sides can name it: a static line by its symbol; any
+/// other by its kind and the functions that touched it.
+type Key = (String, BTreeSet<String>);
+
+fn key(l: &SharedLine) -> Key {
+    let touched = match l.kind.as_str() {
+        "static" => BTreeSet::new(),
+        _ => l
+            .writers
+            .iter()
+            .chain(&l.readers)
+            .map(|(f, _)| f.clone())
+            .collect(),
+    };
+    (l.name.clone(), touched)
+}
+
+/// One side's mean misses per event of each line it listed, with the
+/// functions of the boot where it missed most.
+#[derive(Debug, Default, Clone)]
+pub struct MeanShared(BTreeMap<Key, (f64, SharedLine)>);
+
+impl MeanShared {
+    /// The mean over `ps` (a line a profile does not list counts 0 there:
+    /// each boot lists its most-missed lines only).
+    pub fn of(ps: &[&Profile]) -> MeanShared {
+        let n = ps.len().max(1) as f64;
+        let mut m = MeanShared::default();
+        for l in ps
+            .iter()
+            .filter_map(|p| p.contention.as_ref())
+            .flat_map(|c| &c.lines)
+        {
+            let (sum, most) = m.0.entry(key(l)).or_insert_with(|| (0.0, l.clone()));
+            *sum += l.misses.misses / n;
+            if l.misses.misses > most.misses.misses {
+                *most = l.clone();
+            }
+        }
+        m
+    }
+
+    /// This side less `base`'s (an overhead over its baseline).
+    pub fn over(mut self, base: &MeanShared) -> MeanShared {
+        for (k, (misses, line)) in &base.0 {
+            self.0
+                .entry(k.clone())
+                .or_insert_with(|| (0.0, line.clone()))
+                .0 -= misses;
+        }
+        self
+    }
+}
+
+/// The lines whose misses per event moved by [`MIN_MOVE`] or more, the
+/// largest change first, at most [`TOP_SHARED`].
+pub fn top(base: &MeanShared, new: &MeanShared) -> Vec<SharedLineMove> {
+    let keys: BTreeSet<&Key> = base.0.keys().chain(new.0.keys()).collect();
+    let mut moved: Vec<SharedLineMove> = keys
+        .into_iter()
+        .map(|k| {
+            let (b, bl) = base.0.get(k).map_or((0.0, None), |(m, l)| (*m, Some(l)));
+            let (n, nl) = new.0.get(k).map_or((0.0, None), |(m, l)| (*m, Some(l)));
+            let line = if n >= b { nl.or(bl) } else { bl.or(nl) };
+            let names = |fs: &[(String, f64)]| fs.iter().map(|(f, _)| f.clone()).collect();
+            SharedLineMove {
+                name: k.0.clone(),
+                base: b,
+                new: n,
+                change: n - b,
+                writers: line.map_or_else(Vec::new, |l| names(&l.writers)),
+                readers: line.map_or_else(Vec::new, |l| names(&l.readers)),
+            }
+        })
+        .filter(|m| m.change.abs() >= MIN_MOVE)
+        .collect();
+    moved.sort_by(|a, b| {
+        b.change
+            .abs()
+            .total_cmp(&a.change.abs())
+            .then(a.name.cmp(&b.name))
+    });
+    moved.truncate(TOP_SHARED);
+    moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trig_schema::contention::{CoherenceMisses, Contention, Weights, MODEL};
+
+    fn line(name: &str, kind: &str, misses: f64, writers: &[&str]) -> SharedLine {
+        SharedLine {
+            name: name.into(),
+            kind: kind.into(),
+            misses: CoherenceMisses {
+                misses,
+                hitm: misses,
+            },
+            readers: Vec::new(),
+            writers: writers.iter().map(|w| (w.to_string(), misses)).collect(),
+        }
+    }
+
+    fn profile(lines: Vec<SharedLine>) -> Profile {
+        let none = CoherenceMisses {
+            misses: 0.0,
+            hitm: 0.0,
+        };
+        Profile {
+            total: 0.0,
+            kernel: 0.0,
+            functions: Vec::new(),
+            entries: None,
+            memory: None,
+            contention: Some(Contention {
+                model: MODEL.into(),
+                weights: Weights::MODEL,
+                producers: 4,
+                kernel: none,
+                user: none,
+                insn: 0.0,
+                spin: 0.0,
+                cycles: 0.0,
+                rate: 0.0,
+                per_producer: 0.0,
+                bound_by: None,
+                lines,
+            }),
+            source: None,
+        }
+    }
+
+    #[test]
+    fn a_line_made_shared_is_named_with_its_writer() {
+        let lock = |m| line("[dynamic]", "dynamic", m, &["down_read", "up_read"]);
+        let base = profile(vec![lock(3.6)]);
+        let new = profile(vec![
+            lock(3.62),
+            line(
+                "trig_syscall_count+0x0",
+                "static",
+                0.887,
+                &["do_syscall_64"],
+            ),
+        ]);
+        let moved = top(&MeanShared::of(&[&base]), &MeanShared::of(&[&new]));
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].name, "trig_syscall_count+0x0");
+        assert_eq!((moved[0].base, moved[0].new), (0.0, 0.887));
+        assert_eq!(moved[0].writers, ["do_syscall_64"]);
+    }
+
+    #[test]
+    fn dynamic_lines_are_told_apart_by_their_functions() {
+        let base = profile(vec![line("[dynamic]", "dynamic", 2.0, &["down_read"])]);
+        let new = profile(vec![
+            line("[dynamic]", "dynamic", 2.0, &["down_read"]),
+            line("[dynamic]", "dynamic", 1.0, &["_raw_read_lock"]),
+        ]);
+        let moved = top(&MeanShared::of(&[&base]), &MeanShared::of(&[&new]));
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].writers, ["_raw_read_lock"]);
+        // a line that went away moves down, named from BASE
+        let gone = top(&MeanShared::of(&[&new]), &MeanShared::of(&[&base]));
+        assert_eq!(
+            (gone[0].change, gone[0].writers.clone()),
+            (-1.0, vec!["_raw_read_lock".to_string()])
+        );
+    }
+
+    #[test]
+    fn boots_are_averaged_and_a_baseline_taken_off() {
+        let a = profile(vec![line("x+0x0", "static", 1.0, &["f"])]);
+        let b = profile(Vec::new());
+        let mean = MeanShared::of(&[&a, &b]);
+        let moved = top(&MeanShared::default(), &mean);
+        assert_eq!(moved[0].new, 0.5);
+        let over = MeanShared::of(&[&a]).over(&MeanShared::of(&[&a]));
+        assert!(top(&MeanShared::default(), &over).is_empty());
+    }
+}
