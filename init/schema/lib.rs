@@ -37,7 +37,9 @@ pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 /// 5: each result's `attach` and `baseline`, recorded by the guest. A
 /// version-4 reader would read them right, but the version tells this
 /// one which results to fill in from schema 4's tables ([`upgrade`]).
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: `vm.icount_shift`, part of an icount result's identity: a version-5
+/// reader would take a shifted result for an unshifted one.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -177,7 +177,8 @@ impl Mean {
             self.functions.entry(name.clone()).or_default().add(f, -1.0);
         }
         self.lines = self.lines.over(&base.lines);
-        self.shared = self.shared.over(&base.shared);
+        // the shared lines stay the benchmark's own: a baseline's (a
+        // timer tick's) would show as the benchmark's, negative
         self.no_lines = self.no_lines.or_else(|| base.no_lines.clone());
         self
     }

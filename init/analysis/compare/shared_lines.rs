@@ -3,8 +3,10 @@
 //! name, and their coherence misses per event compared, so that a line a
 //! change made shared is named by compare itself, with the functions that
 //! write it. A static line's name is its symbol and offset; slab, page
-//! and per-CPU lines are all `[dynamic]` (user ones `[user]`), so those
-//! are told apart by the functions that touch them.
+//! and per-CPU lines are all `[dynamic]` (user ones `[user]`, static ones
+//! past any symbol `[static, unnamed]`), so those are told apart by the
+//! functions that take a tenth of their misses or more: one that touches
+//! a line now and then (a switch, a tick) does not make it another line.
 
 use super::movers::MIN_MOVE;
 use serde::Serialize;
@@ -31,19 +33,27 @@ pub struct SharedLineMove {
     pub readers: Vec<String>,
 }
 
-/// A line as both sides can name it: a static line by its symbol; any
-/// other by its kind and the functions that touched it.
+/// A line as both sides can name it: a named static line by its symbol;
+/// any other by its name and the functions that take [`MAIN_SHARE`] of
+/// its misses or more. Two lines of one profile with one key are added
+/// together (the functions shown are those of the one that missed more).
 type Key = (String, BTreeSet<String>);
 
+/// The share of a line's misses that makes a function one of its own.
+const MAIN_SHARE: f64 = 0.1;
+
 fn key(l: &SharedLine) -> Key {
-    let touched = match l.kind.as_str() {
-        "static" => BTreeSet::new(),
-        _ => l
-            .writers
-            .iter()
-            .chain(&l.readers)
-            .map(|(f, _)| f.clone())
-            .collect(),
+    let touched = match l.name.starts_with('[') {
+        false => BTreeSet::new(),
+        true => {
+            let least = MAIN_SHARE * l.misses.misses;
+            l.writers
+                .iter()
+                .chain(&l.readers)
+                .filter(|(_, m)| *m >= least)
+                .map(|(f, _)| f.clone())
+                .collect()
+        }
     };
     (l.name.clone(), touched)
 }
@@ -71,17 +81,6 @@ impl MeanShared {
             }
         }
         m
-    }
-
-    /// This side less `base`'s (an overhead over its baseline).
-    pub fn over(mut self, base: &MeanShared) -> MeanShared {
-        for (k, (misses, line)) in &base.0 {
-            self.0
-                .entry(k.clone())
-                .or_insert_with(|| (0.0, line.clone()))
-                .0 -= misses;
-        }
-        self
     }
 }
 
@@ -194,6 +193,21 @@ mod tests {
         let moved = top(&MeanShared::of(&[&base]), &MeanShared::of(&[&new]));
         assert_eq!(moved.len(), 1, "{moved:?}");
         assert_eq!(moved[0].writers, ["_raw_read_lock"]);
+        // one that touches a line now and then does not make it another
+        let mut switched = line("[dynamic]", "dynamic", 2.01, &["down_read"]);
+        switched.writers.push(("__schedule".into(), 0.01));
+        let moved = top(
+            &MeanShared::of(&[&base]),
+            &MeanShared::of(&[&profile(vec![switched])]),
+        );
+        assert!(moved.is_empty(), "{moved:?}");
+        // unnamed static lines are told apart alike
+        let unnamed = |w| profile(vec![line("[static, unnamed]", "static", 1.0, &[w])]);
+        let moved = top(
+            &MeanShared::of(&[&unnamed("foo_a")]),
+            &MeanShared::of(&[&unnamed("bar_b")]),
+        );
+        assert_eq!(moved.len(), 2, "{moved:?}");
         // a line that went away moves down, named from BASE
         let gone = top(&MeanShared::of(&[&new]), &MeanShared::of(&[&base]));
         assert_eq!(
@@ -203,13 +217,11 @@ mod tests {
     }
 
     #[test]
-    fn boots_are_averaged_and_a_baseline_taken_off() {
+    fn boots_are_averaged() {
         let a = profile(vec![line("x+0x0", "static", 1.0, &["f"])]);
         let b = profile(Vec::new());
         let mean = MeanShared::of(&[&a, &b]);
         let moved = top(&MeanShared::default(), &mean);
         assert_eq!(moved[0].new, 0.5);
-        let over = MeanShared::of(&[&a]).over(&MeanShared::of(&[&a]));
-        assert!(top(&MeanShared::default(), &over).is_empty());
     }
 }

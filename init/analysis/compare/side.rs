@@ -23,6 +23,9 @@ pub struct SideInfo {
     pub accel: Vec<String>,
     pub meter: Vec<Meter>,
     pub cpus: Vec<usize>,
+    /// `--icount-shift` of its icount boots (0: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icount_shift: Vec<u32>,
     /// Boots with a report.
     pub runs: usize,
     /// Deliberate slowdowns in these boots (validation runs).
@@ -53,6 +56,10 @@ impl Side {
                 })
                 .collect(),
             cpus: distinct(self.sets.iter().map(|s| s.vm.cpus)),
+            icount_shift: distinct(self.sets.iter().map(|s| s.vm.icount_shift))
+                .into_iter()
+                .filter(|&n| n > 0)
+                .collect(),
             runs: self.runs().count(),
             inject: distinct(
                 self.runs()

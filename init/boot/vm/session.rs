@@ -88,9 +88,14 @@ impl<'a> Session<'a> {
             m => m,
         };
         if meter_choice == MeterChoice::Icount && opts.accel == AccelChoice::Kvm {
-            return Err(usage(
-                "--meter icount counts instructions under TCG; it cannot run with --accel kvm",
-            ));
+            let asked = match opts.meter {
+                MeterChoice::Icount => "--meter icount",
+                _ if opts.icount_shift > 0 => "--icount-shift",
+                _ => "--profile",
+            };
+            return Err(usage(format!(
+                "{asked} counts instructions under TCG (the icount meter); it cannot run with --accel kvm"
+            )));
         }
         let accel = first_accel(opts, meter_choice);
         let launch = launch(opts, meter_choice, accel)?;

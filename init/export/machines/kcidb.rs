@@ -115,6 +115,8 @@ struct Kernel<'a> {
     accel: &'a str,
     meter: Meter,
     cpus: usize,
+    /// `--icount-shift`: other figures than shift 0's.
+    icount_shift: u32,
     created: Option<&'a str>,
 }
 
@@ -128,6 +130,7 @@ impl<'a> Kernel<'a> {
             accel: &s.vm.accel,
             meter: s.vm.meter,
             cpus: s.vm.cpus,
+            icount_shift: s.vm.icount_shift,
             created: s.created.as_deref(),
         }
     }
@@ -143,21 +146,30 @@ impl<'a> Kernel<'a> {
             accel: last(&s.accel),
             meter,
             cpus: s.cpus.last().copied().unwrap_or(0),
+            icount_shift: s.icount_shift.last().copied().unwrap_or(0),
             created: None,
         }
     }
 
     fn environment(&self) -> Value {
-        json!({
+        let shift = match self.icount_shift {
+            0 => String::new(),
+            n => format!(", icount shift {n}"),
+        };
+        let mut env = json!({
             "comment": format!(
-                "QEMU {} {}, {} CPU(s), {} meter",
+                "QEMU {} {}, {} CPU(s), {} meter{shift}",
                 self.accel, self.arch, self.cpus, self.meter.as_str()
             ),
             "misc": {
                 "qemu": {"accel": self.accel, "arch": self.arch, "cpus": self.cpus},
                 "meter": self.meter.as_str(),
             },
-        })
+        });
+        if self.icount_shift > 0 {
+            env["misc"]["icount_shift"] = json!(self.icount_shift);
+        }
+        env
     }
 }
 
@@ -728,6 +740,22 @@ mod tests {
                 .unwrap()
                 .clone()
         };
+        let env = &test("trig_init.trig-base.rate")["environment"];
+        assert!(env["misc"].get("icount_shift").is_none(), "{env}");
+        sets[0].vm.icount_shift = 2;
+        let shifted = parse(&kcidb().export(&Runs {
+            files: &["r/x-k1.json".into()],
+            sets: &sets,
+        }));
+        let env = &shifted["tests"][0]["environment"];
+        assert_eq!(env["misc"]["icount_shift"], 2, "{env}");
+        assert!(
+            env["comment"]
+                .as_str()
+                .unwrap()
+                .ends_with(", icount shift 2"),
+            "{env}"
+        );
         let fentry = test("trig_init.trig-fentry");
         assert_eq!(
             (&fentry["status"], &fentry["misc"]["reason"]),

@@ -66,6 +66,7 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         }
         out.extend(mover_lines::rows(f, width));
     }
+    out.extend(mover_lines::note(m, width));
     for l in &m.shared {
         let by = |what: &str, fs: &[String]| match fs.len() {
             0 => String::new(),
@@ -85,7 +86,6 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
         );
         out.extend(mover_lines::indented(&text, 2, width));
     }
-    out.extend(mover_lines::note(m, width));
     out
 }
 

@@ -83,8 +83,9 @@ struct Sampled {
     producer_events: Vec<u64>,
 }
 
-/// How long stopped producers get to notice before they are abandoned.
-const GRACE: Duration = Duration::from_secs(5);
+/// How long, in the meter's seconds, stopped producers get to notice
+/// before they are abandoned.
+const GRACE_S: f64 = 5.0;
 
 /// The producer loop: call `trigger` `inner` times between checks of
 /// `stop`, counting `per_call` events per call. Batching keeps the count's
@@ -406,7 +407,7 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
             .collect();
         let measured = sample_loop(plan, bpf, &user, &go);
         stop.store(true, Ordering::Relaxed);
-        let deadline = Instant::now() + GRACE;
+        let deadline = Instant::now() + plan.clock.guest(GRACE_S);
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(10));
         }
