@@ -645,7 +645,10 @@ fn results_carry_family_attach_and_baseline() {
         ],
     );
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(doc["runs"][0]["report"]["schema_version"], 5);
+    assert_eq!(
+        doc["runs"][0]["report"]["schema_version"],
+        trig_schema::SCHEMA_VERSION
+    );
     let recorded = |name: &str| {
         let r = find(&doc, name);
         [&r["group"], &r["attach"], &r["baseline"]].map(|v| v.as_str().unwrap_or("-"))

@@ -18,7 +18,7 @@
 #     instruction alone (trig-base/p=1: one instruction a syscall, 0.5%);
 #   - B's trig-base/p=4 names the line `trig_syscall_count+0x0` among its
 #     shared lines, with do_syscall_64 among the functions that store to
-#     it.
+#     it, and so do compare's movers of trig-base/p=4 (`movers.shared`).
 # Prints the figures (misses and HITM per event, modelled rate per
 # producer, the named line) and compare's tables; exit 1 when a check
 # fails. The bisect proof's tree, branches and build directory are left
@@ -186,6 +186,13 @@ check(line is not None and line["name"] == "trig_syscall_count+0x0",
 check(line is not None and any(f == "do_syscall_64" for f, _ in line["writers"]),
       "do_syscall_64 among its writers")
 check(c.get("bound_by") == "trig_syscall_count+0x0", "B's trig-base/p=4 modelled rate bound by that line")
+shared = ((bench(misses, "trig-base/p=4") or {}).get("movers") or {}).get("shared", [])
+moved = next((l for l in shared if l["name"] == "trig_syscall_count+0x0"), None)
+if moved:
+    print(f"compare's movers of trig-base/p=4: shared line {moved['name']} {moved['change']:+.3f} "
+          f"misses/event ({moved['base']:.3f} -> {moved['new']:.3f}), written by {', '.join(moved['writers'])}")
+check(moved is not None and moved["change"] > 0.5 and "do_syscall_64" in moved["writers"],
+      "compare's movers name that line, written by do_syscall_64")
 print("contention-proof:", "OK" if ok else "FAILED")
 sys.exit(0 if ok else 1)
 PY
