@@ -253,11 +253,14 @@ pub(crate) fn add_profiles(
         let text = std::fs::read_to_string(counts)
             .map_err(|e| format!("plugin output {}: {e}", counts.display()))?;
         profile::attach(report, &syms, data.as_ref(), &text)?;
-        if let Some(debug) = debug {
-            // a profile without lines is still the profile: the reason is
-            // in each profile's source, not the boot's message
-            let sym = profile::Symbolizer::new(&syms)?;
-            cost = lines::attach(report, &sym, &text, debug).ok();
+        // a profile without lines is still the profile: the reason is
+        // in each profile's source, not the boot's message
+        match debug {
+            Some(debug) => {
+                let sym = profile::Symbolizer::new(&syms)?;
+                cost = lines::attach(report, &sym, &text, debug).ok();
+            }
+            None => lines::unresolved(report, lines::NOT_ASKED),
         }
         Ok(())
     });
@@ -358,6 +361,10 @@ mod tests {
         let p = r.report.unwrap().results[0].profile.clone().unwrap();
         assert_eq!((p.kernel, p.functions[0].name.as_str()), (5.0, "f"));
         assert!((p.total - 5e6).abs() < 1.0, "{}", p.total);
+        // lines not asked for (-p N's model alone) say so, where compare's
+        // movers said "profiled before source lines were resolved"
+        let why = p.source.and_then(|s| s.missing);
+        assert_eq!(why.as_deref(), Some(lines::NOT_ASKED));
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -446,6 +446,18 @@ fn mark(report: &mut Report, source: &LineSource) {
     }
 }
 
+/// Marks every profile of `report` as having no lines, and why.
+pub(crate) fn unresolved(report: &mut Report, why: &str) {
+    let missing = LineSource {
+        missing: Some(why.to_string()),
+        ..LineSource::default()
+    };
+    mark(report, &missing);
+}
+
+/// Why a profile made for `-p N`'s coherence model alone has no lines.
+pub(crate) const NOT_ASKED: &str = "profiled for -p N's coherence model; --profile resolves lines";
+
 /// Fills in the source lines of every profiled result of `report` from
 /// the plugin's output and `debug`; no debug info, or DWARF that cannot
 /// be read, leaves the profiles as they are and says why in each.
@@ -457,11 +469,7 @@ pub(crate) fn attach(
 ) -> Result<Cost, String> {
     let start = Instant::now();
     let debug = debug.as_ref().map_err(|why| {
-        let missing = LineSource {
-            missing: Some(why.clone()),
-            ..LineSource::default()
-        };
-        mark(report, &missing);
+        unresolved(report, why);
         why.clone()
     })?;
     let shapes = Shapes::parse(plugin_out);
@@ -479,14 +487,8 @@ pub(crate) fn attach(
         .iter()
         .filter_map(|(f, file)| Some((sym.address_of(f)?, *file)))
         .collect();
-    let resolved =
-        resolve(&debug.path, addrs.iter().copied(), slide, &anchors).inspect_err(|why| {
-            let missing = LineSource {
-                missing: Some(why.clone()),
-                ..LineSource::default()
-            };
-            mark(report, &missing);
-        })?;
+    let resolved = resolve(&debug.path, addrs.iter().copied(), slide, &anchors)
+        .inspect_err(|why| unresolved(report, why))?;
     fill(report, &counts, &resolved, sym, debug);
     Ok(Cost {
         addresses: addrs.len(),
