@@ -78,6 +78,9 @@ macro_rules! run_options {
         /// The `trig.*` keys, as [`RunOptions::set`] takes them.
         const KEYS: &[&str] = &[$($( stringify!($key), )?)*];
 
+        /// The flags of `run`, named as their `trig.*` keys are.
+        const FLAGS: &[&str] = &[$($( stringify!($cname), )?)*];
+
         impl RunCmd {
             /// The options these flags ask for, validated.
             pub fn options(&self) -> Result<RunOptions, Error> {
@@ -633,9 +636,12 @@ fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
         .map_err(|_| format!("{key}: '{v}' is not a valid number"))
 }
 
-/// The `trig.*` keys the host sets from its own options (`vm --split`,
-/// `--profile`, `--icount-shift`), never given by hand.
-pub const HOST_KEYS: &[&str] = &["part", "profile", "icount_shift"];
+/// Whether `key` is a `trig.*` key that no flag of `run` sets: the host
+/// sets it from its own options (`vm --split`, `--profile`,
+/// `--icount-shift`), never by hand.
+pub fn set_by_host(key: &str) -> bool {
+    KEYS.contains(&key) && !FLAGS.contains(&key)
+}
 
 /// Windows under the icount meter, when not given: 20 ms of guest time
 /// settle the first calls, and the measured window is 0.1 s (four
@@ -927,6 +933,12 @@ mod tests {
             "trig.icount_shift=5",
         ] {
             assert!(RunOptions::from_kernel_cmdline(bad).is_err(), "{bad}");
+        }
+        for key in ["part", "profile", "icount_shift"] {
+            assert!(set_by_host(key), "{key}");
+        }
+        for key in ["duration", "inject", "json", "nosuch"] {
+            assert!(!set_by_host(key), "{key}");
         }
         let o = RunOptions::from_kernel_cmdline("trig.warmup=3600 trig.duration=3600").unwrap();
         // the largest accepted options keep the watchdog arithmetic finite

@@ -401,7 +401,7 @@ impl Launcher<'_> {
             memory: &self.opts.memory,
             cmdline,
             meter: self.launch.meter,
-            icount_shift: self.launch.icount_shift,
+            icount_shift: self.opts.icount_shift,
             plugin: self.plugin().zip(counts).map(|(p, c)| {
                 profile::qemu_arg(p, c.path(), self.caches().as_ref(), self.launch.coherence)
             }),

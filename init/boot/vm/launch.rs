@@ -21,8 +21,6 @@ const ICOUNT_KERNEL_ARGS: [&str; 2] = ["norandmaps", "randomize_kstack_offset=of
 pub(super) struct Launch {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
-    /// QEMU's `-icount shift` (0 under the time meter).
-    pub(super) icount_shift: u32,
     /// Several producers under icount: the plugin's coherence model runs
     /// (init/boot/coherence/), each producer pinned to a vCPU of its own.
     pub(super) coherence: bool,
@@ -140,7 +138,6 @@ pub(super) fn launch(
     Ok(Launch {
         meter,
         cpus,
-        icount_shift: run.icount_shift,
         coherence,
         args,
         timeout: Duration::from_secs(timeout),

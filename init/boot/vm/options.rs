@@ -5,7 +5,7 @@ use super::schedule::Order;
 use crate::kernel::Arch;
 use crate::qemu::Accel;
 use std::path::PathBuf;
-use trig_guest::options::{RunOptions, HOST_KEYS, MAX_ICOUNT_SHIFT};
+use trig_guest::options::{set_by_host, RunOptions, MAX_ICOUNT_SHIFT};
 use trig_guest::split::MAX_PARTS;
 use trig_schema::error::{usage, Error};
 use trig_schema::files;
@@ -228,7 +228,7 @@ fn check_kernel_args(opts: &VmOptions) -> Result<(), String> {
         .flat_map(|a| a.split_whitespace())
         .find(|w| {
             w.strip_prefix("trig.")
-                .is_some_and(|kv| HOST_KEYS.contains(&kv.split('=').next().unwrap_or(kv)))
+                .is_some_and(|kv| set_by_host(kv.split_once('=').map_or(kv, |(k, _)| k)))
         })
     {
         return Err(format!(

@@ -200,7 +200,7 @@ impl<'a> Session<'a> {
                         machine: None,
                         cpu: None,
                         cache: opts.cache.then(|| Caches::of(opts.arch).describe()),
-                        icount_shift: self.launch.icount_shift,
+                        icount_shift: self.opts.icount_shift,
                     },
                     runs: Vec::new(),
                 },
