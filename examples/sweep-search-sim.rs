@@ -8,6 +8,9 @@
 //! found every step at its commit. scripts/bench/sweep-search-sim.sh holds the
 //! targets.
 
+// an example prints for a person at a terminal
+#![allow(clippy::disallowed_macros)]
+
 use std::collections::BTreeSet;
 use trig_analysis::sweep::search::{next, Known};
 

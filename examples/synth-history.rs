@@ -8,6 +8,9 @@
 //! (-1.5%, a third of the way in) and one of strncmp-helper (+2%, two
 //! thirds in), so that a history has change points to show.
 
+// an example prints for a person at a terminal
+#![allow(clippy::disallowed_macros)]
+
 use serde_json::json;
 use std::path::PathBuf;
 use trig_guest::options::RunOptions;

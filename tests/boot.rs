@@ -2,6 +2,9 @@
 //! /init, through `trig-init vm`, and check what comes back. Relations
 //! between rates are asserted, never absolute rates (TCG here, KVM there).
 
+// a test's own output: a failed write there fails the test
+#![allow(clippy::disallowed_macros)]
+
 mod common;
 use common::{stderr, trig_init};
 use serde_json::Value;
@@ -571,6 +574,44 @@ fn producers_list_and_rename_rule() {
         .unwrap()
         .starts_with("needs exactly one producer"));
     ok_or_cleanly_unsupported(&doc);
+}
+
+/// One command split over two boots and run in one: both record what
+/// their guests ran (the icount meter's windows), and compare finds
+/// nothing to flag between them (the split report said 1 s and 5 s, and
+/// compare refused the two as of other parameters).
+#[test]
+fn a_split_run_records_its_guests_parameters_and_compares_with_an_unsplit_one() {
+    let filters: Vec<&str> = ["trig-base", "trig-kprobe", "rename-base"]
+        .into_iter()
+        .flat_map(|b| ["--filter", b])
+        .collect();
+    let run = |split: &str| {
+        let (code, err, doc) = vm(&["--meter", "icount", "--split", split], &filters);
+        assert_eq!(code, Some(0), "{err}");
+        doc
+    };
+    let (split, whole) = (run("2"), run("1"));
+    assert_eq!(split["runs"][0]["parts"].as_array().map(Vec::len), Some(2));
+    let params = |doc: &Value| {
+        let mut p = doc["runs"][0]["report"]["params"].clone();
+        // each boot's watchdog counts its own benchmarks
+        p.as_object_mut().unwrap().remove("timeout_s");
+        p
+    };
+    assert_eq!(params(&split), params(&whole));
+    assert_eq!(params(&whole)["warmup_s"], 0.02, "{}", params(&whole));
+    assert_eq!(params(&whole)["min_counts"], 10_000);
+    let dir = tempdir();
+    let files = [("split", &split), ("whole", &whole)].map(|(name, doc)| {
+        let f = format!("{dir}/{name}.json");
+        std::fs::write(&f, doc.to_string()).unwrap();
+        f
+    });
+    let o = trig_init(&["compare", &files[1], &files[0]]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("3 benchmarks: 3 no-change"), "{out}");
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! wrong, with a stand-in for QEMU, a shell script first in PATH whose
 //! console output each test writes, so that no kernel boots.
 
+// a test's own output: a failed write there fails the test
+#![allow(clippy::disallowed_macros)]
+
 mod common;
 mod synth;
 use common::{assert_kcidb_valid, stderr, trig_init};
@@ -33,7 +36,7 @@ impl Fake {
         // an x86-64 ELF header with no program headers: a "vmlinux" to
         // -k and a "static executable" to --init
         let mut elf = vec![0u8; 64];
-        elf[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
         elf[18] = 62;
         std::fs::write(dir.join("elf"), elf).unwrap();
         let out = dir.join("out");
@@ -456,31 +459,38 @@ fn profile_refusals_name_their_cause_before_any_boot() {
     );
     let plugin = fake.dir.join("libtrig_plugin.so");
     std::fs::write(&plugin, b"").unwrap();
-    for (args, env, says) in [
+    // a usage error is 2; a plugin or QEMU that cannot be run, the host's
+    // tools (README's table): 4
+    for (args, env, says, status) in [
         (
             &["--profile", "--meter", "time"][..],
             None,
             "needs the icount meter",
+            2,
         ),
         (
             &["--profile"],
             Some("/nonexistent.so"),
             "TRIG_INIT_PLUGIN=/nonexistent.so: no such file",
+            4,
         ),
         (
             &["--profile"],
             Some("/tmp"),
             "TRIG_INIT_PLUGIN=/tmp is a directory",
+            4,
         ),
         (
             &["--profile"],
             Some(""),
             "TRIG_INIT_PLUGIN is set but empty",
+            4,
         ),
         (
             &["--profile"],
             Some(plugin.to_str().unwrap()),
             "cannot load the profiling plugin",
+            4,
         ),
     ] {
         let mut c = fake.command(args);
@@ -488,7 +498,7 @@ fn profile_refusals_name_their_cause_before_any_boot() {
             c.env("TRIG_INIT_PLUGIN", p);
         }
         let o = c.output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(status), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
     assert!(
@@ -503,6 +513,147 @@ fn profile_refusals_name_their_cause_before_any_boot() {
         "QEMU's own words are quoted"
     );
     fake.assert_no_leftovers();
+}
+
+/// No QEMU on the PATH is the host's (exit 4), whatever needs it first:
+/// the boot (`-p 1`), or the plugin's probe (`-p 2`'s coherence model,
+/// `--profile`); what the model cannot honour is refused (exit 2) before
+/// QEMU is looked for.
+#[test]
+fn a_missing_qemu_is_the_hosts_and_the_models_bounds_come_first() {
+    let fake = Fake::new("noqemu", &format!("{INIT}; exit 0"));
+    let plugin = fake.dir.join("libtrig_plugin.so");
+    std::fs::write(&plugin, b"").unwrap();
+    let without_qemu = |vm_args: &[&str], run_args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_trig-init"));
+        c.args(["vm", "-k"])
+            .arg(fake.dir.join("elf"))
+            .arg("--init")
+            .arg(fake.dir.join("elf"))
+            .arg("--out")
+            .arg(&fake.out)
+            .args(vm_args)
+            .arg("--")
+            .args(run_args)
+            .env("PATH", "/nonexistent")
+            .env("TRIG_INIT_PLUGIN", &plugin);
+        c.output().unwrap()
+    };
+    for (vm_args, run_args) in [
+        (&[][..], &["-p", "1"][..]),
+        (&[], &["-p", "2"]),
+        (&["--profile"], &["-p", "1"]),
+        (&["--profile", "--meter", "icount"], &["-p", "1,2"]),
+    ] {
+        let o = without_qemu(vm_args, run_args);
+        assert_eq!(
+            o.status.code(),
+            Some(4),
+            "{vm_args:?} {run_args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains("qemu-system-x86_64"), "{}", stderr(&o));
+    }
+    for (vm_args, run_args, says) in [
+        (
+            &[][..],
+            &["-p", "65"][..],
+            "-p 65: the coherence model of -p N under the icount meter",
+        ),
+        (&[], &["-p", "2,65"], "at most 64 vCPUs and producers"),
+        (
+            &["--cpus", "65"],
+            &["-p", "2"],
+            "--cpus 65: the coherence model",
+        ),
+        (&[], &["-p", "1,1"], "1 is named twice"),
+        (&[], &["-p", "1,"], "an empty entry"),
+        (&[], &["-p", ",1"], "an empty entry"),
+        (&[], &["-p", "1,,2"], "an empty entry"),
+    ] {
+        let o = without_qemu(vm_args, run_args);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{vm_args:?} {run_args:?}: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains(says), "{run_args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+    // the time meter has no model to bound
+    let o = without_qemu(&["--meter", "time", "--accel", "tcg"], &["-p", "65"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(fake.qemus().is_empty());
+}
+
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A value of a generated vm command line: a count in or out of
+    /// range, a list, a size, text.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0u64..100).prop_map(|n| n.to_string()),
+            Just("99999999999999999999".to_string()),
+            Just("65".to_string()),
+            Just("1,1".to_string()),
+            Just("2,".to_string()),
+            Just("1G".to_string()),
+            "[0-9a-zA-Z,.-]{0,5}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any values for vm's flags and the guest's: refused (2) in one
+        /// line or a list led by `trig-init: error:`, or taken and then
+        /// stopped by the missing QEMU (4); never a panic, never a boot.
+        #[test]
+        fn a_generated_vm_line_is_refused_or_reaches_qemu(
+            vm in proptest::collection::vec((prop::sample::select(vec![
+                "--cpus", "--memory", "--runs", "--jobs", "--split", "--timeout",
+                "--icount-shift", "--meter", "--accel",
+            ]), value()), 0..3),
+            run in proptest::collection::vec((prop::sample::select(vec![
+                "-p", "-w", "-d", "--prod-affinity", "--cmp-str-len", "--batch-iters", "--min-counts",
+            ]), value()), 0..3),
+        ) {
+            let dir = std::env::temp_dir().join(format!("trig-faults-gen-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let elf = dir.join("elf");
+            if !elf.exists() {
+                let mut bytes = vec![0u8; 64];
+                bytes[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+                bytes[18] = 62;
+                std::fs::write(&elf, bytes).unwrap();
+            }
+            let mut c = Command::new(env!("CARGO_BIN_EXE_trig-init"));
+            c.args(["vm", "-k"]).arg(&elf).arg("--init").arg(&elf).arg("--out").arg(dir.join("out"));
+            for (f, v) in &vm {
+                c.arg(f).arg(v);
+            }
+            c.arg("--");
+            for (f, v) in &run {
+                c.arg(f).arg(v);
+            }
+            let o = c.env("PATH", "/nonexistent").output().unwrap();
+            let err = stderr(&o);
+            prop_assert!(matches!(o.status.code(), Some(2) | Some(4)), "{vm:?} {run:?}: {o:?}");
+            prop_assert!(!err.contains("panicked"), "{err}");
+            // what it said before the error is its own lines; the error
+            // is one line, or a list indented under it
+            let at = err.find("trig-init: error: ");
+            prop_assert!(at.is_some(), "{vm:?} {run:?}: {err}");
+            let (before, error) = err.split_at(at.unwrap());
+            prop_assert!(before.lines().all(|l| l.starts_with("trig-init: ")), "{err}");
+            for line in error.lines().skip(1) {
+                prop_assert!(line.starts_with("  "), "{vm:?} {run:?}: {err}");
+            }
+        }
+    }
 }
 
 #[test]

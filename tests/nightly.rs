@@ -264,7 +264,7 @@ fn each_exit_status_of_the_steps() {
     let (status, err) = n.run_in(&tree, &f, 0);
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("nightly.sh: history failed (exit 2)"), "{err}");
-    assert!(err.contains("is not in the history of"), "{err}");
+    assert!(err.contains("is not in the tree's history"), "{err}");
     std::fs::remove_file(n.history.join(f.file_name().unwrap())).unwrap();
     // a shallow clone: refused before anything runs
     let shallow = n.dir.join("shallow");

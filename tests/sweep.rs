@@ -2,6 +2,9 @@
 //! synthetic results in place of boots: the slices, the merge and what
 //! it refuses, and the steps the report names.
 
+// a test's own output: a failed write there fails the test
+#![allow(clippy::disallowed_macros)]
+
 mod common;
 mod synth;
 
@@ -949,6 +952,44 @@ fn what_cannot_be_written_exits_4_and_names_the_path() {
 
 /// `history --git`: a git that cannot be run is the host's failing (4);
 /// a directory that is no git tree, the input's (2).
+/// `history --git` of nights that their commits cannot place (none
+/// recorded, an empty one, a cut one, one from another tree): each named,
+/// exit 2 (an empty commit was placed first without a word).
+#[test]
+fn history_git_names_every_night_it_cannot_place() {
+    let dir = scratch("history-unplaced");
+    let (tree, commits) = history(&dir, 2);
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let forged = ["", "abc", "0123456789abcdef0123456789abcdef01234567"];
+    for (i, c) in commits.iter().map(String::as_str).chain(forged).enumerate() {
+        std::fs::write(
+            results.join(format!("{i}.json")),
+            measured(c, 0.8).to_string(),
+        )
+        .unwrap();
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+        .args(["history", s(&results), "--git", s(&tree)])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot place 3 of the results"), "{err}");
+    for (file, why) in [
+        ("3.json", "no kernel commit recorded"),
+        ("4.json", "'abc' is not a commit id"),
+        ("5.json", "is not in the tree's history"),
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("  ") && l.contains(file) && l.contains(why)),
+            "{file}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn history_git_without_git_exits_4_and_a_tree_that_is_not_one_2() {
     let dir = scratch("history-git");

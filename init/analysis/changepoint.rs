@@ -321,12 +321,14 @@ mod tests {
         let any = |c: &[ChangePoint]| !c.is_empty();
         for cv in [0.06, 0.15, 0.33] {
             let fp = rate(1000, 30, |_| 2.0, cv, any);
-            eprintln!("pure noise, cv {cv}: {fp}/100 with a change point");
+            trig_schema::stderrln!("pure noise, cv {cv}: {fp}/100 with a change point");
             assert!(fp <= 3, "noise cv {cv}: {fp}/100");
         }
         for cv in [0.01, 0.03, 0.06] {
             let fp = rate(2000, 40, |i| 1.0 + 0.3 * i as f64 / 40.0, cv, any);
-            eprintln!("30% linear drift over 40 points, cv {cv}: {fp}/100 with a change point");
+            trig_schema::stderrln!(
+                "30% linear drift over 40 points, cv {cv}: {fp}/100 with a change point"
+            );
             assert!(fp <= 8, "drift cv {cv}: {fp}/100");
         }
         let near = |c: &[ChangePoint]| c.iter().any(|c| c.index.abs_diff(15) <= 1);
@@ -343,7 +345,7 @@ mod tests {
                 cv,
                 near,
             );
-            eprintln!("{}% step, cv {cv}: found in {found}/100", step * 100.0);
+            trig_schema::stderrln!("{}% step, cv {cv}: found in {found}/100", step * 100.0);
             assert!(found >= min, "step {step} cv {cv}: {found}/100");
         }
     }

@@ -2,6 +2,7 @@
 //! files (one kernel, or the array that `ab --json` writes), plain
 //! `trig-init run` reports, or directories of them.
 
+use crate::split_params;
 use serde::de::IgnoredAny;
 use std::path::{Path, PathBuf};
 use trig_schema::error::{self, Error};
@@ -299,7 +300,15 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn load_file(path: &Path) -> Result<Vec<RunSet>, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| error::input(format!("{}: {e}", path.display())))?;
-    parse(&text).map_err(|e| error::input(format!("{}: {e}", path.display())))
+    parse_file(path, &text).map_err(|e| error::input(format!("{}: {e}", path.display())))
+}
+
+/// A results file's text, read from `path`: parsed, and a split run of
+/// an older build given its guests' parameters.
+fn parse_file(path: &Path, text: &str) -> Result<Vec<RunSet>, String> {
+    let mut sets = parse(text).map_err(|e| e.message)?;
+    split_params::mend(path, &mut sets).map_err(|e| e.message)?;
+    Ok(sets)
 }
 
 /// A results file found in a directory; None, with a warning naming it,
@@ -317,7 +326,7 @@ fn load_found(path: &Path) -> Result<Option<Vec<RunSet>>, String> {
         ));
         return Ok(None);
     }
-    parse(&text)
+    parse_file(path, &text)
         .map(Some)
         .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -2,7 +2,8 @@
 //! benchmark), `history` (change points over nights), the decisions of a
 //! bisect step and the ab-proof, and a commit-range sweep (`sweep`: its
 //! directory, steps and search); `input` reads the results files they all
-//! start from; `assessment` holds the verdict they share; `gate` turns
+//! start from (`split_params` mends older split runs' parameters);
+//! `assessment` holds the verdict they share; `gate` turns
 //! what each counted into its exit status; `git` runs git on a kernel
 //! tree.
 
@@ -17,5 +18,6 @@ pub mod gate;
 pub mod git;
 pub mod history;
 pub mod input;
+pub mod split_params;
 pub mod steps;
 pub mod sweep;

@@ -1,7 +1,6 @@
 //! The initramfs: a newc cpio with the binary as /init and the two device
 //! nodes the kernel needs before devtmpfs is mounted.
 
-use crate::le_uint;
 use cpio::newc::{self, Builder, ModeFileType};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -120,22 +119,16 @@ pub fn build_with(init: &[u8], extra: Option<&Path>) -> std::io::Result<Vec<u8>>
 /// Whether an ELF executable has no program interpreter (is static): a
 /// dynamic /init cannot start in an initramfs without a libc.
 pub fn is_static_elf(elf: &[u8]) -> bool {
+    use object::elf::{FileHeader64, PT_INTERP};
+    use object::read::elf::{FileHeader, ProgramHeader};
+    use object::LittleEndian as LE;
     // 64-bit little-endian ELF only: what trig-init is built as
-    if !elf.starts_with(b"\x7fELF\x02\x01") {
-        return false;
-    }
-    let (Some(phoff), Some(phentsize), Some(phnum)) = (
-        le_uint(elf, 0x20, 8),
-        le_uint(elf, 0x36, 2),
-        le_uint(elf, 0x38, 2),
-    ) else {
+    let Ok(header) = FileHeader64::<LE>::parse(elf) else {
         return false;
     };
-    const PT_INTERP: usize = 3;
-    (0..phnum).all(|i| {
-        let o = phoff + i * phentsize;
-        le_uint(elf, o, 4).is_some_and(|t| t != PT_INTERP)
-    })
+    header
+        .program_headers(LE, elf)
+        .is_ok_and(|phdrs| phdrs.iter().all(|p| p.p_type(LE) != PT_INTERP))
 }
 
 #[cfg(test)]
@@ -164,6 +157,18 @@ mod tests {
             seen.push((name, mode, major, minor, data));
             r.finish().unwrap();
         }
+    }
+
+    /// Static: no program interpreter; a dynamic executable (the host's
+    /// shell) has one, and what is no 64-bit ELF is neither.
+    #[test]
+    fn a_static_elf_has_no_interpreter() {
+        let mut header = vec![0u8; 64];
+        header[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+        header[18] = 62;
+        assert!(is_static_elf(&header));
+        assert!(!is_static_elf(&std::fs::read("/bin/sh").unwrap()));
+        assert!(!is_static_elf(b"\x7fELF-not-really"));
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! console, how it ended) to the boot's record in the results.
 
 use crate::console;
-use crate::lines::{self, DebugInfo};
 use crate::machine::Boot;
-use crate::profile;
+use crate::profiling::functions;
+use crate::profiling::source_lines::{self, DebugInfo};
 use std::path::Path;
 use std::time::Duration;
 use trig_schema::exit;
@@ -231,7 +231,7 @@ pub(crate) fn add_profiles(
     frames: &[Frame],
     counts: &Path,
     debug: Option<&Result<DebugInfo, String>>,
-) -> Option<lines::Cost> {
+) -> Option<source_lines::Cost> {
     let report = rec.report.as_mut()?;
     let syms = frames
         .iter()
@@ -252,15 +252,15 @@ pub(crate) fn add_profiles(
     let attached = syms.and_then(|syms| {
         let text = std::fs::read_to_string(counts)
             .map_err(|e| format!("plugin output {}: {e}", counts.display()))?;
-        profile::attach(report, &syms, data.as_ref(), &text)?;
+        functions::attach(report, &syms, data.as_ref(), &text)?;
         // a profile without lines is still the profile: the reason is
         // in each profile's source, not the boot's message
         match debug {
             Some(debug) => {
-                let sym = profile::Symbolizer::new(&syms)?;
-                cost = lines::attach(report, &sym, &text, debug).ok();
+                let sym = functions::Symbolizer::new(&syms)?;
+                cost = source_lines::attach(report, &sym, &text, debug).ok();
             }
-            None => lines::unresolved(report, lines::NOT_ASKED),
+            None => source_lines::unresolved(report, source_lines::NOT_ASKED),
         }
         Ok(())
     });
@@ -364,7 +364,7 @@ mod tests {
         // lines not asked for (-p N's model alone) say so, where compare's
         // movers said "profiled before source lines were resolved"
         let why = p.source.and_then(|s| s.missing);
-        assert_eq!(why.as_deref(), Some(lines::NOT_ASKED));
+        assert_eq!(why.as_deref(), Some(source_lines::NOT_ASKED));
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -1,6 +1,7 @@
 //! Kernels to boot: files given by path (detected by their headers) or
 //! Debian packages fetched with apt into a cache.
 
+use crate::debian;
 use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -92,9 +93,12 @@ impl Format {
 /// Detects a kernel image from its first bytes.
 pub fn detect_bytes(head: &[u8]) -> Option<Format> {
     if head.starts_with(b"\x7fELF") {
-        return match le_uint(head, 18, 2)? {
-            62 => Some(Format::Elf(Arch::X86_64)),
-            183 => Some(Format::Elf(Arch::Aarch64)),
+        use object::read::elf::FileHeader;
+        use object::LittleEndian as LE;
+        let header = object::elf::FileHeader64::<LE>::parse(head).ok()?;
+        return match header.e_machine(LE) {
+            object::elf::EM_X86_64 => Some(Format::Elf(Arch::X86_64)),
+            object::elf::EM_AARCH64 => Some(Format::Elf(Arch::Aarch64)),
             _ => None,
         };
     }
@@ -412,8 +416,8 @@ fn no_package(arch: Arch, prefix: &str, searched: &[String]) -> String {
     )
 }
 
-/// Downloads `package` into `dir` and unpacks it under `dir/root`, which
-/// appears only once complete.
+/// Fetches `package` and unpacks it under `dir/root`, which appears only
+/// once complete (and checked against apt's hash).
 fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let pkg = if arch == Arch::host() {
@@ -421,32 +425,16 @@ fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<()
     } else {
         format!("{package}:{}", arch.debian())
     };
-    eprintln!(
+    trig_schema::stderrln!(
         "trig-init: fetching {pkg} from {} into {}",
         apt.name,
         dir.display()
     );
-    run(
-        Command::new("apt-get")
-            .args(&apt.opts)
-            .args(["download", &pkg])
-            .current_dir(dir),
-        "apt-get download",
-    )?;
-    let deb = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "deb"))
-        .ok_or("apt-get download left no .deb")?;
+    let loc = debian::locate(&apt.opts, &pkg).map_err(|e| format!("{}: {e}", apt.name))?;
     let partial = dir.join("root.partial");
     let _ = std::fs::remove_dir_all(&partial);
-    run(
-        Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&partial),
-        "dpkg-deb -x",
-    )?;
-    std::fs::rename(&partial, dir.join("root")).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let _ = std::fs::remove_file(deb);
-    Ok(())
+    debian::unpack(&loc, &partial)?;
+    std::fs::rename(&partial, dir.join("root")).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 /// The kernel image in an unpacked package: `boot/vmlinuz-ABI` up to
@@ -494,7 +482,7 @@ fn boot_image(dir: &Path, arch: Arch) -> Result<PathBuf, String> {
         match extract_vmlinux(&bz) {
             Ok(bytes) => trig_schema::files::replace(&elf, &bytes)
                 .map_err(|e| format!("{}: {e}", elf.display()))?,
-            Err(e) => eprintln!("trig-init: booting the bzImage ({e})"),
+            Err(e) => trig_schema::stderrln!("trig-init: booting the bzImage ({e})"),
         }
     }
     Ok(if elf.exists() { elf } else { image })
@@ -525,28 +513,8 @@ fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
                 .collect(),
         ),
     };
-    let mut searched = Vec::new();
-    let mut errors = Vec::new();
-    let mut found: Option<(String, &Apt)> = None;
-    for (suite, apt) in &sources {
-        if let Err(e) = apt.prepare(*suite) {
-            errors.push(e);
-            continue;
-        }
-        searched.push(apt.name.clone());
-        let Some(package) = apt.find(arch, prefix) else {
-            continue;
-        };
-        let abi = |p: &str| version_key(image_abi(p, arch).unwrap_or(""));
-        if found.as_ref().is_none_or(|(f, _)| abi(&package) > abi(f)) {
-            found = Some((package, apt));
-        }
-        // the host's own kernel wins; else the newest of the suites'
-        if suite.is_none() {
-            break;
-        }
-    }
-    if let Some((package, apt)) = found {
+    let search = newest_package(&sources, arch, prefix);
+    if let Some((package, apt)) = search.found {
         let dir = cache.join("kernels").join(&package);
         if !dir.join("root").exists() {
             unpack_package(&dir, &package, arch, apt).map_err(infra)?;
@@ -559,6 +527,7 @@ fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
             package: Some(package),
         });
     }
+    let mut searched = search.searched;
     if searched.is_empty() {
         searched.push("no apt that answered".into());
     }
@@ -574,14 +543,55 @@ fn debian(arch: Arch, what: &str) -> Result<Kernel, Error> {
             &searched,
         ),
     };
-    for e in errors {
+    for e in search.errors {
         why.push_str(&format!("; {e}"));
     }
     Err(usage(why))
 }
 
+/// What a search of the apt sources found: the package and the apt that
+/// has it, the sources searched, and those that could not be.
+struct Search<'a> {
+    found: Option<(String, &'a Apt)>,
+    searched: Vec<String>,
+    errors: Vec<String>,
+}
+
+/// The newest kernel image package whose ABI starts with `prefix` in
+/// `sources`: the host's own (a source without a suite) wins where it has
+/// one, else the newest of the suites'.
+fn newest_package<'a>(sources: &'a [(Option<&str>, Apt)], arch: Arch, prefix: &str) -> Search<'a> {
+    let mut search = Search {
+        found: None,
+        searched: Vec::new(),
+        errors: Vec::new(),
+    };
+    for (suite, apt) in sources {
+        if let Err(e) = apt.prepare(*suite) {
+            search.errors.push(e);
+            continue;
+        }
+        search.searched.push(apt.name.clone());
+        let Some(package) = apt.find(arch, prefix) else {
+            continue;
+        };
+        let abi = |p: &str| version_key(image_abi(p, arch).unwrap_or(""));
+        if search
+            .found
+            .as_ref()
+            .is_none_or(|(f, _)| abi(&package) > abi(f))
+        {
+            search.found = Some((package, apt));
+        }
+        if suite.is_none() {
+            break;
+        }
+    }
+    search
+}
+
 /// Where a Debian package's kernel is cached (and its `-dbg` vmlinux,
-/// init/boot/lines/debuginfo.rs).
+/// init/boot/profiling/source_lines/debuginfo.rs).
 pub(crate) fn package_dir(package: &str) -> PathBuf {
     cache_dir().join("kernels").join(package)
 }
@@ -589,7 +599,7 @@ pub(crate) fn package_dir(package: &str) -> PathBuf {
 /// The `-dbg` package of an image package (`linux-image-ABI-ARCH-dbg`)
 /// and the address apt would download it from: the host's sources first,
 /// then the suites' (their lists as `-k debian:SUITE` left them).
-pub(crate) fn dbg_uri(package: &str, arch: Arch) -> Result<(String, String), String> {
+pub(crate) fn dbg_package(package: &str, arch: Arch) -> Result<debian::Located, String> {
     let abi = image_abi(package, arch)
         .ok_or_else(|| format!("{package} is not a Debian image package"))?;
     let dbg = format!("linux-image-{abi}-{}-dbg", arch.debian());
@@ -603,19 +613,9 @@ pub(crate) fn dbg_uri(package: &str, arch: Arch) -> Result<(String, String), Str
         .chain(SUITES.iter().map(|s| Apt::suite(s, arch, &cache)));
     let mut why = Vec::new();
     for apt in apts {
-        let out = run(
-            Command::new("apt-get")
-                .args(&apt.opts)
-                .args(["--print-uris", "download", &pkg]),
-            &format!("apt-get --print-uris download {pkg} ({})", apt.name),
-        );
-        match out {
-            // 'URI' FILE SIZE HASH
-            Ok(out) => match out.split('\'').nth(1).filter(|u| u.contains("://")) {
-                Some(uri) => return Ok((dbg, uri.to_string())),
-                None => why.push(format!("{}: no address", apt.name)),
-            },
-            Err(e) => why.push(e),
+        match debian::locate(&apt.opts, &pkg) {
+            Ok(loc) => return Ok(loc),
+            Err(e) => why.push(format!("{}: {e}", apt.name)),
         }
     }
     Err(format!("no {dbg} to fetch: {}", why.join("; ")))
@@ -678,7 +678,7 @@ mod tests {
         arm[0x38..0x3c].copy_from_slice(b"ARM\x64");
         assert_eq!(detect_bytes(&arm), Some(Format::ArmImage));
         let mut elf = vec![0u8; 64];
-        elf[..4].copy_from_slice(b"\x7fELF");
+        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
         elf[18] = 62;
         assert_eq!(detect_bytes(&elf), Some(Format::Elf(Arch::X86_64)));
         elf[18] = 183;
@@ -701,7 +701,7 @@ mod tests {
     fn unpacks_xz_and_zstd_payloads() {
         use std::io::Write;
         let mut elf = vec![0u8; 4096];
-        elf[..4].copy_from_slice(b"\x7fELF");
+        elf[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
         elf[18] = 62;
         let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
         xz.write_all(&elf).unwrap();

@@ -1,18 +1,16 @@
 //! Booting a kernel: the plan and schedule of a `vm` run, the QEMU machine
 //! and its arguments, the initramfs, the console, the judge of each boot,
-//! the results files, the terminal, kernel resolution, profiles and signals.
+//! the results files, the terminal, kernel resolution, signals, and the
+//! profiling wing (`profiling`: the plugin's counts made into profiles).
 
-pub mod cache;
-pub mod cache_sim;
-pub mod coherence;
 pub mod console;
+mod debian;
 pub mod initramfs;
 pub mod judge;
 pub mod kernel;
-pub mod lines;
 pub mod machine;
 pub mod merge;
-pub mod profile;
+pub mod profiling;
 pub mod qemu;
 pub mod results;
 pub mod signals;
@@ -20,7 +18,7 @@ pub mod ui;
 pub mod vm;
 
 /// The `width`-byte little-endian integer at `offset`, if `bytes` has it:
-/// for reading ELF and bzImage headers.
+/// for reading a bzImage's boot protocol header.
 pub fn le_uint(bytes: &[u8], offset: usize, width: usize) -> Option<usize> {
     let field = bytes.get(offset..offset.checked_add(width)?)?;
     Some(

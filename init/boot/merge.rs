@@ -9,7 +9,7 @@ use trig_guest::options::RunOptions;
 use trig_guest::registry::{self, Bench};
 use trig_guest::split::{Part, Plan};
 use trig_schema::{
-    BenchResult, BootStatus, Outcome, PartRecord, Report, RunEnd, RunRecord, Status,
+    BenchResult, BootStatus, Outcome, Params, PartRecord, Report, RunEnd, RunRecord, Status,
 };
 
 /// A run's parts as they came: each one's record, or None for a part
@@ -59,12 +59,51 @@ impl Parts<'_> {
         }
     }
 
-    /// Why the i-th part's benchmarks are missing, when it failed.
+    /// The i-th part's report, unless it ran with other parameters than
+    /// the first part that reported ([`Parts::refused`]).
+    fn report(&self, i: usize) -> Option<&Report> {
+        let report = self.records[i].as_ref()?.report.as_ref()?;
+        self.refused(i).is_none().then_some(report)
+    }
+
+    /// The parameters the first part that reported ran with: what each
+    /// guest reads from its kernel command line (the icount meter's
+    /// windows, the affinity `-p N` implies), not what the command line
+    /// of `vm` said.
+    fn first_params(&self) -> Option<&Params> {
+        self.records
+            .iter()
+            .flatten()
+            .find_map(|r| r.report.as_ref())
+            .map(|r| &r.params)
+    }
+
+    /// Why the i-th part's report cannot be merged: it ran with other
+    /// parameters than the first part's, so its figures are of another
+    /// run. Each part's watchdog is its own (it counts its own points).
+    fn refused(&self, i: usize) -> Option<String> {
+        let mine = &self.records[i].as_ref()?.report.as_ref()?.params;
+        let first = self.first_params()?;
+        let run_of = |p: &Params| Params {
+            timeout_s: 0,
+            ..p.clone()
+        };
+        (run_of(mine) != run_of(first)).then(|| {
+            format!(
+                "ran with other parameters than the first part ({} against {})",
+                mine.signature(),
+                first.signature()
+            )
+        })
+    }
+
+    /// Why the i-th part's benchmarks are missing, when it failed or was
+    /// refused.
     fn why_lost(&self, i: usize) -> String {
-        let why = match &self.records[i] {
+        let why = self.refused(i).unwrap_or_else(|| match &self.records[i] {
             Some(r) => r.message.clone().unwrap_or_else(|| r.status.to_string()),
             None => NOT_RUN.into(),
-        };
+        });
         format!("lost with part {}/{}: {why}", i + 1, self.of())
     }
 }
@@ -80,6 +119,11 @@ pub fn merge(index: usize, parts: &Parts, wall_s: f64) -> RunRecord {
     }
     let report = merge_reports(parts);
     let mut message = None;
+    for (i, p) in part_records.iter().enumerate() {
+        if let Some(why) = parts.refused(i) {
+            append(&mut message, format!("part {}: {why}", p.part));
+        }
+    }
     for p in part_records
         .iter()
         .filter(|p| p.boot.status != BootStatus::Ok)
@@ -143,16 +187,12 @@ fn merged_status(parts: &[PartRecord], report: Option<&Report>) -> BootStatus {
 }
 
 /// The parts' reports as one whole boot's: the first report's system,
-/// tool and mounts, every part's capabilities, the whole selection's
-/// parameters, each benchmark's result from the part that owns it (else
-/// from another that ran it) in table order, and a failed row for each
-/// point that no part gave.
+/// tool and mounts, every part's capabilities, the parameters the guests
+/// ran with (the longest watchdog of theirs), each benchmark's result
+/// from the part that owns it (else from another that ran it) in table
+/// order, and a failed row for each point that no part gave.
 fn merge_reports(parts: &Parts) -> Option<Report> {
-    let reports: Vec<Option<&Report>> = parts
-        .records
-        .iter()
-        .map(|r| r.as_ref().and_then(|r| r.report.as_ref()))
-        .collect();
+    let reports: Vec<Option<&Report>> = (0..parts.of()).map(|i| parts.report(i)).collect();
     let mut merged = reports.iter().flatten().next().copied()?.clone();
     for r in reports.iter().flatten().rev() {
         merged.capabilities.extend(r.capabilities.clone());
@@ -164,7 +204,12 @@ fn merge_reports(parts: &Parts) -> Option<Report> {
         &parts.whole.producers,
         &parts.whole.cmp_str_lens,
     );
-    merged.params = parts.whole.params(points.len());
+    merged.params.timeout_s = reports
+        .iter()
+        .flatten()
+        .map(|r| r.params.timeout_s)
+        .max()
+        .unwrap_or_default();
     merged.results = points
         .iter()
         .filter_map(|p| {
@@ -233,11 +278,21 @@ mod tests {
     /// A part's record as a guest that ran `benches` would leave it, each
     /// rate the benchmark's name length.
     fn part_rec(benches: &[&'static Bench], status: BootStatus, complete: bool) -> RunRecord {
-        let whole = RunOptions::default();
+        guest_rec(benches, status, complete, &RunOptions::default())
+    }
+
+    /// A part's record whose guest ran with `ran`.
+    fn guest_rec(
+        benches: &[&'static Bench],
+        status: BootStatus,
+        complete: bool,
+        ran: &RunOptions,
+    ) -> RunRecord {
+        let whole = ran;
         let mut report = trig_guest::recorder::Recorder::new(
             trig_guest::recorder::Sink::Plain("/dev/null".into()),
-            &whole,
-            1,
+            whole,
+            benches.len(),
             vec![],
             false,
         )
@@ -299,7 +354,19 @@ mod tests {
         // every point once, in the whole boot's order, as the whole would record
         let names = |r: &Report| r.results.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
         assert_eq!(names(got), names(want));
-        assert_eq!(got.params, whole.params(want.results.len()));
+        // the guests' parameters, with the longest watchdog of theirs
+        let longest = plan
+            .runs
+            .iter()
+            .map(|r| whole.params(r.len()).timeout_s)
+            .max();
+        assert_eq!(
+            got.params,
+            Params {
+                timeout_s: longest.unwrap(),
+                ..whole.params(1)
+            }
+        );
         assert_eq!(
             (run.status, run.index, run.wall_s, run.boot_s),
             (BootStatus::Ok, 3, 40.0, Some(10.0))
@@ -362,5 +429,59 @@ mod tests {
             "{message}"
         );
         assert_eq!(run.parts[2].boot.status, BootStatus::Interrupted);
+    }
+
+    /// The icount meter's windows are the guests' (the host sets them as
+    /// kernel arguments): the merged run records those, not the
+    /// command line's defaults of 1 s and 5 s, and a part whose guest ran
+    /// with other parameters is refused, its benchmarks lost and named.
+    #[test]
+    fn the_merged_run_records_what_its_guests_ran_and_refuses_a_stranger() {
+        let whole = RunOptions::default();
+        let guests = RunOptions {
+            warmup: 0.02,
+            duration: 0.1,
+            min_counts: 10_000,
+            ..RunOptions::default()
+        };
+        let sel = registry::select(&[]).unwrap();
+        let plan = plan(&sel, &whole, 2);
+        let merged = |second: &RunOptions| {
+            let records = vec![
+                Some(guest_rec(&plan.runs[0], BootStatus::Ok, true, &guests)),
+                Some(guest_rec(&plan.runs[1], BootStatus::Ok, true, second)),
+            ];
+            let parts = Parts {
+                plan: &plan,
+                whole: &whole,
+                records,
+            };
+            merge(1, &parts, 20.0)
+        };
+        let run = merged(&guests);
+        let params = &run.report.as_ref().unwrap().params;
+        assert_eq!(
+            (params.warmup_s, params.duration_s, params.min_counts),
+            (0.02, 0.1, 10_000)
+        );
+        assert_eq!(run.status, BootStatus::Ok);
+
+        let stranger = RunOptions {
+            duration: 0.2,
+            ..guests.clone()
+        };
+        let run = merged(&stranger);
+        assert_eq!(run.status, BootStatus::Failed);
+        let report = run.report.as_ref().unwrap();
+        assert_eq!(report.params.duration_s, 0.1);
+        let message = run.message.unwrap();
+        assert!(
+            message.contains("part 2/2: ran with other parameters than the first part (warmup 0.02 s, duration 0.2 s"),
+            "{message}"
+        );
+        for b in &report.results {
+            let second = plan.owns[1].iter().any(|o| o.name == b.bench);
+            assert_eq!(is_lost(b), second, "{}", b.name);
+        }
     }
 }

@@ -179,7 +179,7 @@ pub struct Vm<'a> {
     pub meter: Meter,
     /// `-icount shift=` under the icount meter.
     pub icount_shift: u32,
-    /// `-plugin` (see `profile::qemu_arg`).
+    /// `-plugin` (see `profiling::plugin::qemu_arg`).
     pub plugin: Option<String>,
 }
 

@@ -80,16 +80,16 @@ impl View {
                 if self.tty {
                     // one line, redrawn: every boot under way, cut to fit
                     let line = progress_line(&self.running);
-                    eprint!("\r\x1b[K{}", fit(&shown(&line, false), terminal_width()));
+                    trig_schema::stderr!("\r\x1b[K{}", fit(&shown(&line, false), terminal_width()));
                     self.open = true;
                 } else {
-                    eprintln!("{}", shown(&format!("[boot {label}] {now}"), false));
+                    trig_schema::stderrln!("{}", shown(&format!("[boot {label}] {now}"), false));
                 }
                 let _ = std::io::stderr().flush();
             }
             BootEvent::Notice(text) => {
                 self.end_line();
-                eprintln!("trig-init: {}", shown(text, false));
+                trig_schema::stderrln!("trig-init: {}", shown(text, false));
             }
             BootEvent::Judged {
                 label,
@@ -111,7 +111,7 @@ impl View {
                             .map(|m| format!(": {m}"))
                             .unwrap_or_default()
                     );
-                    eprintln!("{}", shown(&line, false));
+                    trig_schema::stderrln!("{}", shown(&line, false));
                 }
             }
             BootEvent::Progress { .. }
@@ -124,7 +124,7 @@ impl View {
     /// Ends the redrawn progress line, so that a whole line follows it.
     fn end_line(&mut self) {
         if std::mem::take(&mut self.open) {
-            eprintln!();
+            trig_schema::stderrln!();
         }
     }
 }
@@ -190,10 +190,10 @@ pub fn summary(
     }
     for (set, path) in sets {
         if let Some(table) = tables {
-            eprint!("{}", table(set));
+            trig_schema::stderr!("{}", table(set));
         }
         if let Some(p) = path {
-            eprintln!("results: {}", p.display());
+            trig_schema::stderrln!("results: {}", p.display());
         }
     }
 }

@@ -254,11 +254,11 @@ fn smallest(rows: &[Row], metric: Metric) -> String {
         let v = least.entry(r.name).or_insert(f64::INFINITY);
         *v = v.min(r.m.change_pct.abs());
     }
-    let parts: Vec<String> = least.iter().map(|(n, v)| format!("{n} {v:.2}%")).collect();
-    if parts.is_empty() {
+    let pieces: Vec<String> = least.iter().map(|(n, v)| format!("{n} {v:.2}%")).collect();
+    if pieces.is_empty() {
         "none".into()
     } else {
-        parts.join(", ")
+        pieces.join(", ")
     }
 }
 

@@ -92,7 +92,7 @@ fn a_step_is_alerted_exactly_once() {
         .iter()
         .map(Vec::len)
         .collect();
-    eprintln!("alerts per night, nights 4 to 24: {per_night:?}");
+    trig_schema::stderrln!("alerts per night, nights 4 to 24: {per_night:?}");
     assert_eq!(per_night.iter().sum::<usize>(), 2, "{per_night:?}");
     let first = per_night.iter().position(|&a| a > 0).unwrap() + 4;
     // result 10 is the first after the step: alerted once 3 follow it
@@ -163,7 +163,7 @@ fn icount_alerts_each_step_the_night_after_it() {
             .enumerate()
             .flat_map(|(k, fresh)| fresh.iter().map(move |a| (k + 2, a.file.clone())))
             .collect();
-        eprintln!("{name}: alerted (night, first result after the step): {alerted:?}");
+        trig_schema::stderrln!("{name}: alerted (night, first result after the step): {alerted:?}");
         // the step's first result is night at + 1; the next one confirms it
         let expected: Vec<(usize, String)> = steps
             .iter()

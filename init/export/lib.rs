@@ -3,7 +3,7 @@
 //! the documents it can write; the commands pick one by `--format` name
 //! and `trig_schema::files::write` puts the bytes where asked. Each format's text is
 //! made in a file of its own, grouped by its reader: [`people`] (table,
-//! markdown, email, html; `parts` and `movers` hold what they share),
+//! markdown, email, html; `pieces` and `movers` hold what they share),
 //! [`machines`] (json, bmf, kcidb), and [`outside`], which shows text from
 //! results files as written, never acting (plain text and Markdown).
 //! `sweep` and `ab_proof` write whole reports through them. A new

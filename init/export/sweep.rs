@@ -68,6 +68,37 @@ fn against(s: &SweepReport, step: &CommitStep) -> String {
 /// sections (each step with what moved, each benchmark that failed or
 /// lost its figure at a commit, each commit not measured with why).
 fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
+    let broken = s
+        .broken
+        .iter()
+        .map(|b| {
+            format!(
+                "{}: {} {}: {}",
+                commit(s, b.at),
+                b.bench,
+                b.verdict.as_str(),
+                b.why
+            )
+        })
+        .collect();
+    let unmeasured = if s.manifest.search {
+        searched(s)
+    } else {
+        not_measured(s)
+    };
+    (
+        title(s),
+        [
+            ("Steps", steps(s)),
+            ("Failed or missing", broken),
+            ("Not measured", unmeasured),
+        ],
+    )
+}
+
+/// The range, how much of it was measured, and how many steps and broken
+/// benchmarks it holds.
+fn title(s: &SweepReport) -> String {
     let m = &s.manifest;
     let measured = s.measured();
     let regressions = s.steps.iter().filter(|st| st.regressed()).count();
@@ -85,66 +116,62 @@ fn outline(s: &SweepReport) -> (String, [(&'static str, Vec<String>); 3]) {
             s.broken.len()
         );
     }
-    let broken = s
-        .broken
-        .iter()
-        .map(|b| {
-            format!(
-                "{}: {} {}: {}",
-                commit(s, b.at),
-                b.bench,
-                b.verdict.as_str(),
-                b.why
-            )
-        })
-        .collect();
+    title
+}
+
+/// Each step with what moved and what it was measured against, then each
+/// drift.
+fn steps(s: &SweepReport) -> Vec<String> {
     let mut steps: Vec<String> = s
         .steps
         .iter()
         .map(|st| {
-            let what: Vec<String> = st.moved.iter().map(said).collect();
             format!(
                 "{}: {} ({})",
                 commit(s, st.at),
-                what.join("; "),
+                all_said(&st.moved),
                 against(s, st)
             )
         })
         .collect();
     steps.extend(s.drifts.iter().map(|d| {
-        let what: Vec<String> = d.moved.iter().map(said).collect();
         format!(
             "{}: drift of {} since {}: no measured commit between moved it beyond the threshold from the one before",
             commit(s, d.to),
-            what.join("; "),
+            all_said(&d.moved),
             s.short(d.from)
         )
     }));
-    let unmeasured = if s.manifest.search {
-        searched(s)
-    } else {
-        s.outcomes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, o)| match o {
-                CommitOutcome::Measured(_) => None,
-                CommitOutcome::Skipped(why) => Some(format!("{}: skipped: {why}", commit(s, i))),
-                CommitOutcome::Missing => Some(format!(
-                    "{}: not measured: no slice of {} took it",
-                    commit(s, i),
-                    s.dir
-                )),
-            })
-            .collect()
-    };
-    (
-        title,
-        [
-            ("Steps", steps),
-            ("Failed or missing", broken),
-            ("Not measured", unmeasured),
-        ],
-    )
+    steps
+}
+
+/// What moved, each as [`said`] says it, on one line.
+fn all_said(moved: &[Moved]) -> String {
+    let what: Vec<String> = moved.iter().map(said).collect();
+    what.join("; ")
+}
+
+/// A sweep's commits not measured (not a search's): each skipped with
+/// why, or missing from every slice.
+fn not_measured(s: &SweepReport) -> Vec<String> {
+    s.outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            CommitOutcome::Measured(_) => None,
+            CommitOutcome::Skipped(why) => Some(skipped(s, i, why)),
+            CommitOutcome::Missing => Some(format!(
+                "{}: not measured: no slice of {} took it",
+                commit(s, i),
+                s.dir
+            )),
+        })
+        .collect()
+}
+
+/// Commit `i`, skipped, and why.
+fn skipped(s: &SweepReport, i: usize, why: &str) -> String {
+    format!("{}: skipped: {why}", commit(s, i))
 }
 
 /// What a search did not measure: its assumption, once; each commit
@@ -158,7 +185,7 @@ fn searched(s: &SweepReport) -> Vec<String> {
         .iter()
         .enumerate()
         .filter_map(|(i, o)| match o {
-            CommitOutcome::Skipped(why) => Some((i, format!("{}: skipped: {why}", commit(s, i)))),
+            CommitOutcome::Skipped(why) => Some((i, skipped(s, i, why))),
             _ => None,
         })
         .collect();

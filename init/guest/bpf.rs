@@ -40,7 +40,8 @@ const LOG_KEEP: usize = 200;
 
 fn on_libbpf_message(level: PrintLevel, msg: String) {
     if level == PrintLevel::Debug || SHOW_LOG.load(Ordering::Relaxed) {
-        eprint!("libbpf: {msg}");
+        // libbpf's own messages carry its "libbpf: " already
+        trig_schema::out::stderr(&msg);
     }
     let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
     // a verifier log arrives as one message of many lines

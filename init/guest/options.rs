@@ -341,12 +341,10 @@ run_options! {
         option producers: Vec<usize> = vec![1];
         key producers;
         emit Emit::Always;
-        check |p| {
-            if p.is_empty() || p.iter().any(|&n| n == 0 || n > MAX_PRODUCERS) {
-                Err(format!("producers must be a list of counts from 1 to {MAX_PRODUCERS}"))
-            } else {
-                Ok(())
-            }
+        check |p| match p.iter().find(|&&n| n == 0 || n > MAX_PRODUCERS) {
+            Some(n) => Err(format!("producers {n} is out of range (1 to {MAX_PRODUCERS})")),
+            None if p.is_empty() => Err("producers: no count given".into()),
+            None => Ok(()),
         };
         record producers = |o, _| o.producers.clone();
     }
@@ -621,19 +619,44 @@ pub fn cpu_set_text(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-fn list<T: std::str::FromStr>(key: &str, v: &str) -> Result<Vec<T>, String> {
-    v.split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse()
-                .map_err(|_| format!("{key}: '{s}' is not a valid number"))
-        })
-        .collect()
+/// A comma-separated list of points, each named once: an empty entry
+/// (`1,,2`) is a slip, and a point named twice would run twice under one
+/// name.
+fn list<T: std::str::FromStr + PartialEq>(key: &str, v: &str) -> Result<Vec<T>, String> {
+    let mut points: Vec<T> = Vec::new();
+    for s in v.split(',') {
+        if s.is_empty() {
+            return Err(format!(
+                "{key} '{v}': an empty entry (a list such as 1,2,4)"
+            ));
+        }
+        let n = num(key, s)?;
+        if points.contains(&n) {
+            return Err(format!("{key} '{v}': {s} is named twice"));
+        }
+        points.push(n);
+    }
+    Ok(points)
 }
 
+/// The number `what` (a key, a flag) is given as `v`, or a usage error
+/// that says whether it is out of range or no number at all.
+pub fn number<T: std::str::FromStr>(what: &str, v: &str) -> Result<T, Error> {
+    num(what, v).map_err(usage)
+}
+
+/// A number, or why not: out of its type's range (all digits, too many
+/// of them, or a sign an unsigned count cannot take) or no number at all.
 fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T, String> {
-    v.parse()
-        .map_err(|_| format!("{key}: '{v}' is not a valid number"))
+    v.parse().map_err(|_| {
+        let digits = v.strip_prefix(['+', '-']).unwrap_or(v);
+        let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        if whole {
+            format!("{key} {v} is out of range")
+        } else {
+            format!("{key}: '{v}' is not a number")
+        }
+    })
 }
 
 /// Whether `key` is a `trig.*` key that no flag of `run` sets: the host
@@ -864,6 +887,16 @@ mod tests {
              string lengths [1, 8, 64, 512, 2048, 4095], rename thread worker"
         );
         assert_eq!(RunOptions::default().params(1), Params::run_defaults());
+        // the points of -p in either order are the same points
+        let at = |p: &[usize]| {
+            let o = RunOptions {
+                producers: p.to_vec(),
+                ..RunOptions::default()
+            };
+            o.params(1).signature()
+        };
+        assert_eq!(at(&[4, 2]), at(&[2, 4]));
+        assert_ne!(at(&[4, 2]), at(&[4]));
         assert_eq!(
             serde_json::to_string(&p).unwrap(),
             r#"{"filter":[],"warmup_s":1.0,"duration_s":5.0,"producers":[1],"affinity":false,"batch_iters":100,"cmp_str_lens":[1,8,64,512,2048,4095],"rename_thread":"worker","timeout_s":92}"#
@@ -944,5 +977,78 @@ mod tests {
         // the largest accepted options keep the watchdog arithmetic finite
         assert!(o.watchdog_secs(usize::MAX) == u32::MAX);
         assert!(o.watchdog_secs(100) > 720_000);
+    }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// An entry of a generated `-p` list: a count in or out of range,
+        /// nothing, too many digits, or no number.
+        fn entry() -> impl Strategy<Value = String> {
+            prop_oneof![
+                (0u64..9000).prop_map(|n| n.to_string()),
+                Just(String::new()),
+                Just("99999999999999999999".to_string()),
+                "[ a-z+.-]{1,3}",
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(300))]
+
+            /// A `-p` list is taken exactly when each entry is a count
+            /// from 1 to the most, none empty and none twice; a refusal is
+            /// one line that names what is wrong.
+            #[test]
+            fn a_producers_list_is_taken_exactly_when_its_entries_are_points(
+                entries in proptest::collection::vec(entry(), 0..6)
+            ) {
+                let text = entries.join(",");
+                let mut o = RunOptions::default();
+                let got = o.set("producers", &text).and_then(|()| o.validate());
+                let counts: Option<Vec<u64>> = entries.iter().map(|e| e.parse().ok()).collect();
+                let points = counts.is_some_and(|c| {
+                    let mut unique = c.clone();
+                    unique.sort_unstable();
+                    unique.dedup();
+                    !c.is_empty()
+                        && unique.len() == c.len()
+                        && c.iter().all(|&n| (1..=MAX_PRODUCERS as u64).contains(&n))
+                });
+                match got {
+                    Ok(()) => {
+                        prop_assert!(points, "{text:?} taken");
+                        prop_assert_eq!(joined(&o.producers), text);
+                    }
+                    Err(e) => {
+                        prop_assert!(!points, "{text:?}: {e}");
+                        prop_assert!(!e.message.contains('\n'), "{e}");
+                        let said = ["empty entry", "named twice", "out of range", "not a number", "no count"];
+                        prop_assert!(said.iter().any(|s| e.message.contains(s)), "{e}");
+                    }
+                }
+            }
+
+            /// A CPU set, generated: taken with each CPU once and in order,
+            /// or refused in one line; never more producers than CPUs.
+            #[test]
+            fn a_cpu_set_is_taken_or_refused_in_one_line(
+                set in "[0-9,\\- ]{0,12}",
+                producers in 1usize..6,
+            ) {
+                let mut o = RunOptions { producers: vec![producers], ..RunOptions::default() };
+                match o.set("prod_affinity", &set).and_then(|()| o.validate()) {
+                    Ok(()) => {
+                        let mut unique = o.prod_affinity.clone();
+                        unique.sort_unstable();
+                        unique.dedup();
+                        prop_assert_eq!(unique.len(), o.prod_affinity.len());
+                        prop_assert!(o.prod_affinity.len() >= producers);
+                    }
+                    Err(e) => prop_assert!(!e.message.contains('\n'), "{e}"),
+                }
+            }
+        }
     }
 }

@@ -7,7 +7,6 @@ use crate::options::RunOptions;
 use crate::registry::RunPoint;
 use crate::sampler::{self, Progress};
 use crate::upstream;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 use trig_schema::error::shown;
 use trig_schema::{
@@ -71,12 +70,11 @@ pub fn system(pid1: bool) -> System {
 }
 
 /// Writes whole lines with one write each, so that the kernel's console
-/// messages fall between our lines, not inside them.
+/// messages fall between our lines, not inside them. A failed write is
+/// the command's to report, at its end ([`trig_schema::out`]).
 pub fn console_lines(lines: &[String]) {
-    let mut out = std::io::stdout().lock();
     for line in lines {
-        let _ = out.write_all(line.as_bytes());
-        let _ = out.flush();
+        let _ = trig_schema::out::stdout(line);
     }
 }
 
@@ -130,17 +128,18 @@ impl Recorder {
             self.start(matrix::new_result(point, opts));
             let result = matrix::run_point(point, opts, &caps, &progress, &loaded);
             match (&progress, &result.summary) {
+                // a failed write is the command's to report, at its end
                 (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
-                    println!("{}", upstream::summary(s))
+                    let _ = trig_schema::stdoutln!("{}", upstream::summary(s));
                 }
                 // the reason quotes the kernel and libbpf: outside text
-                (Progress::Upstream { bench, .. }, _) => eprintln!(
+                (Progress::Upstream { bench, .. }, _) => trig_schema::stderrln!(
                     "benchmark '{}' {}: {}",
                     shown(bench, false),
                     result.status.as_str(),
                     shown(result.reason.as_deref().unwrap_or(""), false)
                 ),
-                _ => eprintln!("{}", summary_line(&result)),
+                _ => trig_schema::stderrln!("{}", summary_line(&result)),
             }
             if matches!(self.sink, Sink::Console) {
                 let json = serde_json::to_string(&result).expect("results serialize");
@@ -165,11 +164,11 @@ impl Recorder {
     fn announce(&self, i: usize, n: usize, point: &RunPoint, opts: &RunOptions) -> Progress {
         match &self.sink {
             Sink::Console => console_lines(&[frame::progress_line(i + 1, n, &point.name)]),
-            Sink::Plain(_) => eprintln!("[{}/{n}] {}", i + 1, point.name),
+            Sink::Plain(_) => trig_schema::stderrln!("[{}/{n}] {}", i + 1, point.name),
             Sink::Upstream { names, quiet, .. } => {
                 let bench = names.get(i).unwrap_or(&point.name).clone();
                 if !quiet {
-                    println!("{}", upstream::setting_up(&bench));
+                    let _ = trig_schema::stdoutln!("{}", upstream::setting_up(&bench));
                 }
                 return Progress::Upstream {
                     bench,
@@ -207,14 +206,16 @@ impl Recorder {
                 .flatten()
         });
         let Some(base_mps) = base else {
-            eprintln!("trig-init: --harness needs a trig-base result with one producer");
+            trig_schema::stderrln!(
+                "trig-init: --harness needs a trig-base result with one producer"
+            );
             return;
         };
         let batch = matrix::GETPGID_BATCH;
         let bare_mps = sampler::bare_rate(opts.clock(), opts.duration, batch, || {
             matrix::syscall_loop::getpgid_loop(batch, 0)
         });
-        eprintln!(
+        trig_schema::stderrln!(
             "harness: trig-base {base_mps:.3}M/s, bare getpgid loop {bare_mps:.3}M/s, ratio {:.3}",
             base_mps / bare_mps
         );
@@ -281,7 +282,8 @@ impl Recorder {
                 } else if let Err(e) =
                     trig_schema::files::replace(std::path::Path::new(path), json.as_bytes())
                 {
-                    eprintln!("trig-init: writing {path}: {e}");
+                    trig_schema::stderrln!("trig-init: writing {path}: {e}");
+                    trig_schema::out::failed(format!("cannot write {path}: {e}"));
                 }
             }
         }
@@ -314,7 +316,7 @@ fn emit_symbols(data: bool) {
                 }
             }
         }
-        Err(e) => eprintln!("trig-init: --profile: {e}"),
+        Err(e) => trig_schema::stderrln!("trig-init: --profile: {e}"),
     }
 }
 

@@ -1,5 +1,5 @@
 //! What several producers under icount add to a profile: the coherence
-//! misses the directory model counted per event (init/boot/coherence/),
+//! misses the directory model counted per event (init/boot/profiling/coherence.rs),
 //! where the shared lines are, and a modelled throughput: a model, never
 //! a time.
 
@@ -45,7 +45,7 @@ impl Weights {
 
 /// A cache line that moved between vCPUs in the window.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SharedLine {
+pub struct SharedCacheLine {
     /// `symbol+0xOFF` of a static kernel line, else what kind of memory.
     pub name: String,
     /// `static` (a kernel data symbol), `dynamic` (slab, page or per-CPU
@@ -84,7 +84,7 @@ pub struct Contention {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_by: Option<String>,
     /// The lines with the most coherence misses, most first.
-    pub lines: Vec<SharedLine>,
+    pub lines: Vec<SharedCacheLine>,
 }
 
 impl Contention {

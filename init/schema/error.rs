@@ -23,6 +23,22 @@ pub struct Error {
     pub message: String,
 }
 
+/// What parts a message that is a list into its head and its items: the
+/// one who says the error shows each on a line of its own, indented. A
+/// control character, so that a newline in outside text (a file's name)
+/// is shown as an escape on its item's line, never taken for an item.
+pub const ITEM: char = '\u{1f}';
+
+/// A message that is a list: `head`, then each of `items`.
+pub fn listed(head: &str, items: &[String]) -> String {
+    let mut s = head.to_string();
+    for item in items {
+        s.push(ITEM);
+        s.push_str(item);
+    }
+    s
+}
+
 pub fn usage(message: impl Into<String>) -> Error {
     Error::new(Class::Usage, message)
 }
@@ -99,7 +115,7 @@ pub fn shown(text: &str, lines: bool) -> Cow<'_, str> {
 /// Says `message` on stderr as a warning of one line, [`shown`] (a
 /// file's name cannot start a line that reads as trig-init's).
 pub fn warn(message: impl fmt::Display) {
-    eprintln!("trig-init: warning: {}", shown(&message.to_string(), false));
+    crate::stderrln!("trig-init: warning: {}", shown(&message.to_string(), false));
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
 //! The report schema: one JSON document per boot, shared by the guest that
-//! writes it and the host that reads, stores and compares it.
+//! writes it and the host that reads, stores and compares it; and the
+//! results file `vm` keeps a kernel's boots in ([`runs`]).
 //!
 //! Bump [`SCHEMA_VERSION`] on any change that an older reader would
 //! misinterpret; added optional fields do not need a bump, unless this
 //! reader fills them in for older files ([`upgrade`]).
-
 //!
 //! Beside it, what guest and host both need around the report: the exit
 //! statuses ([`exit`]), a sample's statistics ([`stats`]), files written
-//! whole ([`files`]) and the classes of a command's errors ([`error`]).
+//! whole ([`files`]), the classes of a command's errors ([`error`]) and
+//! the standard streams written without a panic ([`out`]).
 
 pub mod contention;
 pub mod error;
@@ -17,7 +18,9 @@ pub mod files;
 pub mod frame;
 pub mod identity;
 pub mod memory;
+pub mod out;
 pub mod params;
+pub mod runs;
 pub mod stats;
 pub mod upgrade;
 
@@ -26,6 +29,10 @@ use std::collections::BTreeMap;
 
 pub use contention::{Contention, ContentionKind};
 pub use memory::{Accesses, CycleWeights, MemKind, Memory};
+pub use runs::{
+    abbrev, is_object_name, is_timestamp, BootStatus, KernelInfo, Meter, Pairing, PartRecord,
+    RunRecord, RunSet, Timeline, VmInfo,
+};
 
 /// 2: fractional `warmup_s`/`duration_s`, and `vm.meter` (an icount rate
 /// is events per 10^9 instructions, which a version-1 reader would take
@@ -39,7 +46,11 @@ pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 /// one which results to fill in from schema 4's tables ([`upgrade`]).
 /// 6: `vm.icount_shift`, part of an icount result's identity: a version-5
 /// reader would take a shifted result for an unshifted one.
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: a split run's report records the parameters its guests ran with
+/// (before, the command line's: 1 s and 5 s where the icount meter's
+/// guests ran 0.02 s and 0.1 s); an older one is read with its parts'
+/// console logs, or refused (`analysis::split_params`).
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -245,13 +256,13 @@ pub struct Profile {
     /// Where the functions' source lines came from, or why they have
     /// none; absent in results profiled before lines were resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<LineSource>,
+    pub source: Option<SourceLinesFrom>,
 }
 
 /// The debug info a profile's source lines were resolved with, or why
 /// there are none (docs/profile.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct LineSource {
+pub struct SourceLinesFrom {
     /// The vmlinux whose DWARF was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debuginfo: Option<String>,
@@ -267,7 +278,7 @@ pub struct LineSource {
 /// instruction was inlined, the line of the call in the function that
 /// kallsyms names (what a reader of that function sees).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LineCost {
+pub struct SourceLineCost {
     /// The source file, relative to the kernel's source tree where the
     /// DWARF allows (outside text: escaped where shown).
     pub file: String,
@@ -350,7 +361,7 @@ pub struct FunctionCost {
     /// Its source lines at or above [`Profile::FLOOR`], in file and line
     /// order (`--profile` with debug info: [`Profile::source`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lines: Vec<LineCost>,
+    pub lines: Vec<SourceLineCost>,
 }
 
 /// The guest kernel's text symbols, for the host to name the plugin's
@@ -511,244 +522,6 @@ impl Report {
                 .iter()
                 .all(|r| matches!(r.status, Status::Ok | Status::Unsupported))
     }
-}
-
-/// What `trig-init vm` writes for one kernel: every boot of it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RunSet {
-    pub schema_version: u32,
-    /// When the command started (UTC, 20261130T012345Z): orders history.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created: Option<String>,
-    pub kernel: KernelInfo,
-    pub vm: VmInfo,
-    pub runs: Vec<RunRecord>,
-}
-
-/// Whether `t` is a `created` a history can be ordered by: the UTC
-/// timestamp 20261130T012345Z, which sorts as its text.
-pub fn is_timestamp(t: &str) -> bool {
-    let b = t.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    b.len() == 16 && digits(0..8) && b[8] == b'T' && digits(9..15) && b[15] == b'Z'
-}
-
-/// The first `n` characters of a commit id as recorded: never cut inside
-/// a character, whatever a forged file holds.
-pub fn abbrev(id: &str, n: usize) -> &str {
-    id.char_indices().nth(n).map_or(id, |(i, _)| &id[..i])
-}
-
-/// Whether `id` is a git object name (hex digits): the only commit ids a
-/// file name or a URL is made of.
-pub fn is_object_name(id: &str) -> bool {
-    !id.is_empty()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct KernelInfo {
-    /// As given on the command line (`debian:6.1`, a path).
-    pub spec: String,
-    pub path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub package: Option<String>,
-    /// `uname -r` inside the guest, once a boot reported it.
-    pub release: String,
-    /// The source commit the kernel was built from, when the caller knows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-}
-
-/// What the guest's clock counts, and so what a rate is per.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Meter {
-    /// Wall-clock time: events per second, cost in ns per event.
-    #[default]
-    Time,
-    /// QEMU's instruction counter (`-icount shift=0`): a guest nanosecond
-    /// is one executed instruction, so a rate is events per 10^9
-    /// instructions and a cost is instructions per event, whatever the
-    /// host's load.
-    Icount,
-}
-
-impl Meter {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Meter::Time => "time",
-            Meter::Icount => "icount",
-        }
-    }
-
-    /// The unit of a rate (M events per second or per 10^9 instructions).
-    pub fn rate_unit(self) -> &'static str {
-        match self {
-            Meter::Time => "M/s",
-            Meter::Icount => "M/Ginsn",
-        }
-    }
-
-    /// Digits to show beyond the time meter's: icount figures repeat to
-    /// 1e-4 or better, so two more carry information.
-    pub fn extra_digits(self) -> usize {
-        match self {
-            Meter::Time => 0,
-            Meter::Icount => 2,
-        }
-    }
-
-    /// The unit of a per-event cost over the baseline.
-    pub fn cost_unit(self) -> &'static str {
-        match self {
-            Meter::Time => "ns/event",
-            Meter::Icount => "insn/event",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct VmInfo {
-    pub arch: String,
-    /// `kvm` or `tcg`: TCG numbers are emulated, not native.
-    pub accel: String,
-    /// Absent in version-1 files, which were all timed.
-    #[serde(default)]
-    pub meter: Meter,
-    pub cpus: usize,
-    pub memory: String,
-    pub append: String,
-    /// QEMU's version as `--version` prints it; absent before schema 4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qemu: Option<String>,
-    /// `-machine` and `-cpu` as given to QEMU; absent before schema 4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<String>,
-    /// The simulated caches and cycle weights of `--cache`, part of the
-    /// identity: another model's misses are other figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<String>,
-    /// QEMU's `-icount shift`: an instruction takes 2^shift ns of guest
-    /// time, so the timer ticks come that much oftener an instruction;
-    /// part of the identity. Absent: 0, as every icount boot before it.
-    #[serde(default, skip_serializing_if = "params::is_zero")]
-    pub icount_shift: u32,
-}
-
-/// How one boot went (`RunRecord.status`).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum BootStatus {
-    /// A complete report, every benchmark ok or unsupported.
-    Ok,
-    /// A complete report in which some benchmarks failed.
-    Failed,
-    /// A signal to trig-init ended the boot.
-    Interrupted,
-    /// A kernel panic or oops.
-    Crashed,
-    /// Killed after the timeout.
-    Hung,
-    /// Never reached /init.
-    NoBoot,
-    /// No complete, valid report.
-    BadOutput,
-}
-
-impl BootStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BootStatus::Ok => "ok",
-            BootStatus::Failed => "failed",
-            BootStatus::Interrupted => "interrupted",
-            BootStatus::Crashed => "crashed",
-            BootStatus::Hung => "hung",
-            BootStatus::NoBoot => "no-boot",
-            BootStatus::BadOutput => "bad-output",
-        }
-    }
-
-    /// Whether the boot gave no complete report: the kernel, not a
-    /// benchmark, is at fault.
-    pub fn no_report(self) -> bool {
-        matches!(
-            self,
-            BootStatus::Crashed | BootStatus::Hung | BootStatus::NoBoot | BootStatus::BadOutput
-        )
-    }
-}
-
-impl std::fmt::Display for BootStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One boot.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RunRecord {
-    pub index: usize,
-    pub status: BootStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    pub console_log: String,
-    pub wall_s: f64,
-    /// Seconds from QEMU start to the first benchmark starting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub boot_s: Option<f64>,
-    /// Which interleaved round this boot belongs to: boots of different
-    /// kernels in the same session and round are paired by `compare`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pairing: Option<Pairing>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report: Option<Report>,
-    /// Where the boot's time went, as the host saw its console.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeline: Option<Timeline>,
-    /// When `vm --split` spread this run's matrix over several boots side
-    /// by side: each of them (the run's report merges theirs; its
-    /// timeline is theirs, and its wall time from the first one's start
-    /// to the last one's end).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parts: Vec<PartRecord>,
-}
-
-/// One boot of a run split over several (`RunRecord.parts`): its record
-/// as a boot's, without a report (the run's merges them).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PartRecord {
-    /// Which part, `I/N`.
-    pub part: String,
-    /// The benchmarks it ran, in order: its own and the baselines they
-    /// are measured against.
-    pub benchmarks: Vec<String>,
-    /// Its boot, recorded as a run's without a report.
-    pub boot: RunRecord,
-}
-
-/// When each benchmark of a boot started and when its report began, in
-/// seconds of the host's clock from QEMU's start.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Timeline {
-    /// Each benchmark's point (`trig-kprobe`, `strncmp-helper/len=8`) and
-    /// when it started.
-    pub starts: Vec<(String, f64)>,
-    /// When the report after the last benchmark came whole.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report_s: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Pairing {
-    /// The command's start time, shared by every kernel it booted.
-    pub session: String,
-    pub round: usize,
 }
 
 /// Fills in each result's per-event overhead against its baseline at the

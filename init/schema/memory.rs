@@ -1,5 +1,5 @@
 //! What `vm --cache` adds to a profile: the memory accesses of each event
-//! and their misses in simulated caches (init/boot/cache_sim.rs), and an
+//! and their misses in simulated caches (init/model/caches.rs), and an
 //! estimate of cycles from them, a model, never a time.
 
 use serde::{Deserialize, Serialize};

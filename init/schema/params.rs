@@ -32,6 +32,12 @@ pub struct Params {
     pub stacktrace: bool,
 }
 
+fn sorted<T: Ord + Clone>(points: &[T]) -> Vec<T> {
+    let mut v = points.to_vec();
+    v.sort_unstable();
+    v
+}
+
 pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
@@ -51,7 +57,9 @@ impl Params {
     }
 
     /// The recorded parameters that must match for two reports' figures
-    /// to be comparable, as `compare` names them.
+    /// to be comparable, as `compare` names them. The points of `-p` and
+    /// `--cmp-str-len` in either order are the same points: each result
+    /// names its own.
     pub fn signature(&self) -> String {
         [
             format!("warmup {} s", self.warmup_s),
@@ -64,10 +72,10 @@ impl Params {
                 .then(|| format!("window lengthened to {} counts", self.min_counts)),
         )
         .chain([
-            format!("producers {:?}", self.producers),
+            format!("producers {:?}", sorted(&self.producers)),
             format!("affinity {}", self.affinity),
             format!("batch iters {}", self.batch_iters),
-            format!("string lengths {:?}", self.cmp_str_lens),
+            format!("string lengths {:?}", sorted(&self.cmp_str_lens)),
             format!("rename thread {}", self.rename_thread),
         ])
         // named only when set, so that results from before these knobs

@@ -1,5 +1,5 @@
 //! `coherence=on`: every access of a window through the coherence
-//! directory (init/boot/coherence/directory.rs) in its own order, and
+//! directory (init/model/coherence.rs) in its own order, and
 //! what it counted, per kernel block, per vCPU and per line:
 //!
 //! ```text
@@ -10,7 +10,12 @@
 //!                                  a line's misses, HITMs; who missed: block or user, load or store
 //! ```
 
-use crate::directory::{Access, LineMap, Merger, Stall, Transfer, LINE_SHIFT};
+use rustc_hash::FxHashMap;
+use trig_model::coherence::{Access, Interleaver, Stall, Transfer, CACHE_LINE_SHIFT};
+
+/// Lines and blocks are addresses no outside input picks: a multiply
+/// hash (rustc-hash's) spreads them far cheaper than SipHash.
+type AddrMap<V> = FxHashMap<u64, V>;
 use crate::Block;
 use std::fmt::Write;
 
@@ -48,7 +53,7 @@ impl PerVcpu {
 }
 
 #[derive(Default)]
-struct HotLine {
+struct HotCacheLine {
     misses: Pair,
     /// Per (site, store): the misses taken there.
     sites: Vec<(u32, bool, u64)>,
@@ -59,13 +64,13 @@ struct HotLine {
 pub struct Model {
     /// The machine's vCPUs.
     machine: usize,
-    merger: Merger,
+    interleaver: Interleaver<rustc_hash::FxBuildHasher>,
     /// The vCPU whose blocks came last: a switch is a new turn, when the
     /// others' pending accesses may go through.
     last: usize,
     vcpus: Vec<PerVcpu>,
-    blocks: LineMap<Pair>,
-    lines: LineMap<HotLine>,
+    blocks: AddrMap<Pair>,
+    lines: AddrMap<HotCacheLine>,
 }
 
 /// Whether `insn` halts its vCPU until an interrupt: x86 `hlt`, arm64 `wfi`.
@@ -85,19 +90,19 @@ impl Model {
     pub fn new(vcpus: usize, stall: Stall) -> Model {
         Model {
             machine: vcpus,
-            merger: Merger::new(stall),
+            interleaver: Interleaver::new(stall),
             ..Default::default()
         }
     }
 
     /// A window opens: clocks from zero, no line held, nothing tallied.
     /// Every vCPU counts as running (which ran before is not tracked,
-    /// as that costs a register read a block): the merge waits for each
+    /// as that costs a register read a block): the interleaving waits for each
     /// one's first block, or its halt, at most a tick away.
     pub fn open(&mut self) {
-        self.merger.restart();
+        self.interleaver.restart();
         for v in 0..self.machine.max(1) {
-            self.merger.block(v, 0);
+            self.interleaver.block(v, 0);
         }
         self.vcpus.clear();
         self.blocks.clear();
@@ -112,16 +117,17 @@ impl Model {
     }
 
     /// `vcpu`, whose per-CPU base is `base` (its ties go by it), runs
-    /// block `b`; one that spins does not move the merge's clock
+    /// block `b`; one that spins does not move the interleaving's clock
     /// (directory.rs says why).
     pub fn block(&mut self, vcpu: usize, base: u64, b: &Block) {
         let (insns, kernel) = (b.insns, b.slot.is_some());
         if vcpu != self.last {
             self.last = vcpu;
-            self.advance(self.merger.limit());
+            self.advance(self.interleaver.limit());
         }
-        self.merger.tie_by(vcpu, base);
-        self.merger.block(vcpu, if b.waits { 0 } else { insns });
+        self.interleaver.tie_by(vcpu, base);
+        self.interleaver
+            .block(vcpu, if b.waits { 0 } else { insns });
         let v = self.vcpu(vcpu);
         if kernel {
             v.kernel_insns += insns;
@@ -131,20 +137,20 @@ impl Model {
     }
 
     pub fn halt(&mut self, vcpu: usize) {
-        self.merger.halt(vcpu);
-        self.advance(self.merger.limit());
+        self.interleaver.halt(vcpu);
+        self.advance(self.interleaver.limit());
     }
 
     pub fn access(&mut self, vcpu: usize, index: u64, addr: u64, store: bool, site: u32) {
-        self.merger
-            .access(vcpu, index, addr >> LINE_SHIFT, store, site);
+        self.interleaver
+            .access(vcpu, index, addr >> CACHE_LINE_SHIFT, store, site);
     }
 
     /// Runs the accesses stamped before `limit` through the directory and
     /// tallies their misses.
     fn advance(&mut self, limit: u64) {
         let (vcpus, blocks, lines) = (&mut self.vcpus, &mut self.blocks, &mut self.lines);
-        self.merger.advance_to(limit, &mut |v, a: &Access, o| {
+        self.interleaver.advance_to(limit, &mut |v, a: &Access, o| {
             if !o.coherence {
                 return;
             }
@@ -171,7 +177,7 @@ impl Model {
     }
 
     /// The window closes: what its common span holds goes through
-    /// (directory.rs: [`Merger::span`]), the rest is dropped, and its
+    /// (init/model/coherence.rs: `Interleaver::span`), the rest is dropped, and its
     /// lines, with `addr` naming a kernel block's slot and `cpus` the CPU
     /// of each vCPU number (vcpu.rs), by which they are written.
     pub fn close(&mut self, addr: impl Fn(u32) -> u64, cpus: &[usize]) -> String {
@@ -179,10 +185,19 @@ impl Model {
         // to close the window, runs a sliver of theirs
         let most = self.vcpus.iter().map(PerVcpu::insns).max().unwrap_or(0);
         let busy = |i: usize| self.vcpus.get(i).is_some_and(|v| v.insns() * 4 >= most);
-        let span = self.merger.span(busy);
+        let span = self.interleaver.span(busy);
         self.advance(span);
-        self.merger.drop_pending();
+        self.interleaver.drop_pending();
         let mut out = String::new();
+        self.write_blocks(&mut out, &addr);
+        self.write_vcpus(&mut out, cpus);
+        let _ = writeln!(out, "span {span}");
+        self.write_hot_lines(&mut out, &addr);
+        out
+    }
+
+    /// `coh` lines: each kernel block's coherence misses and HITMs.
+    fn write_blocks(&self, out: &mut String, addr: &impl Fn(u32) -> u64) {
         let mut blocks: Vec<_> = self.blocks.iter().collect();
         blocks.sort_by_key(|(slot, _)| **slot);
         for (slot, p) in blocks {
@@ -194,11 +209,21 @@ impl Model {
                 p.hitm
             );
         }
+    }
+
+    /// `vcpu` lines, by CPU: each one's instructions, misses and clock.
+    fn write_vcpus(&self, out: &mut String, cpus: &[usize]) {
         let mut by_cpu: Vec<_> = self
             .vcpus
             .iter()
             .enumerate()
-            .map(|(i, v)| (cpus.get(i).copied().unwrap_or(i), self.merger.clock(i), v))
+            .map(|(i, v)| {
+                (
+                    cpus.get(i).copied().unwrap_or(i),
+                    self.interleaver.clock(i),
+                    v,
+                )
+            })
             .collect();
         by_cpu.sort_by_key(|(cpu, ..)| *cpu);
         for (cpu, clock, v) in by_cpu {
@@ -213,7 +238,11 @@ impl Model {
                 v.user.hitm
             );
         }
-        let _ = writeln!(out, "span {span}");
+    }
+
+    /// `line` lines: the most-missed cache lines, each with the sites
+    /// that read (`r`) and wrote (`w`) it.
+    fn write_hot_lines(&self, out: &mut String, addr: &impl Fn(u32) -> u64) {
         let mut hot: Vec<_> = self.lines.iter().collect();
         hot.sort_by(|a, b| {
             b.1.misses
@@ -225,7 +254,7 @@ impl Model {
             let _ = write!(
                 out,
                 "line {:x} {} {}",
-                line << LINE_SHIFT,
+                line << CACHE_LINE_SHIFT,
                 h.misses.coherence,
                 h.misses.hitm
             );
@@ -244,6 +273,5 @@ impl Model {
             }
             out.push('\n');
         }
-        out
     }
 }

@@ -1,6 +1,6 @@
 //! trig-plugin: a QEMU TCG plugin that counts the guest kernel's executed
 //! instructions and executions per translated block, only inside the
-//! windows trig-init marks (init/guest/sampler/marker.rs), and writes each
+//! windows trig-init marks (init/model/marker.rs), and writes each
 //! window's counts to the file given as `out=`:
 //!
 //! ```text
@@ -16,7 +16,7 @@
 //! flipped, counts apart), and before a block's first counts a `shape`
 //! line gives its instructions' offsets from its start, once a run:
 //! each of its instructions ran as often as the block, which is what
-//! maps the counts to source lines (init/boot/lines/).
+//! maps the counts to source lines (init/boot/profiling/source_lines/).
 //!
 //! ```text
 //! shape ffffffff81234560 0 4 7 12
@@ -24,7 +24,7 @@
 //!
 //! With `l1i=`, `l1d=` and `ll=` (`SIZE:WAYS:LINE`, `vm --cache`) it also
 //! runs every kernel and user access of the windows through simulated
-//! caches (init/boot/cache_sim.rs): a kernel block's line then carries its
+//! caches (init/model/caches.rs): a kernel block's line then carries its
 //! loads, stores and L1i, L1d and last-level misses, and a `user` line
 //! before `end` the same of user space, the block address left out.
 //!
@@ -36,16 +36,9 @@
 //! `thread=single` with two vCPUs. Under `thread=single` one host thread
 //! runs every vCPU, so plain loads and stores on the counters are exact.
 
-#[path = "../../init/boot/cache_sim.rs"]
-mod cache_sim;
 mod coherence;
-#[path = "../../init/boot/coherence/directory.rs"]
-mod directory;
-#[path = "../../init/guest/sampler/marker.rs"]
-mod marker;
 mod vcpu;
 
-use cache_sim::{Geometry, Hierarchy, Misses};
 use qemu_plugin::{
     install::{Args, Info, Value},
     plugin::{HasCallbacks, Register},
@@ -56,6 +49,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
+use trig_model::caches::{Geometry, Hierarchy, Misses};
+use trig_model::{coherence as directory, marker};
 
 /// Distinct kernel block start addresses a run may execute; beyond this
 /// they share the last slot (written as address 0).

@@ -1,5 +1,8 @@
 //! Helpers for tests that run the built binary and boot real kernels.
 
+// a test's own output: a failed write there fails the test
+#![allow(clippy::disallowed_macros)]
+
 use std::ffi::OsStr;
 use std::process::{Command, Output};
 

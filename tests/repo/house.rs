@@ -1,14 +1,23 @@
-//! The house rules of the sources (issue 51): no production function over
-//! 80 lines (a table may say why it is longer), no circle of imports
-//! between a crate's top-level modules, no folder of 15 sources or more.
+//! The house rules of the sources (issues 51 and 60): no production
+//! function over 60 lines (but the tables named here), no production file
+//! over 700 lines (but the registry's and the run options' tables), no
+//! circle of imports between the children of any module at any depth, no
+//! folder of 15 sources or more.
 //! Each keeps the code easy to find one's way in.
 
 use crate::layers::{assert_none, modules, rust_files, top};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const LONGEST: usize = 80;
+const LONGEST: usize = 60;
 const CROWDED: usize = 15;
+/// Longer functions allowed, one by one (`path:name`): tables, whose
+/// rows read best together. None today.
+const TABLES: &[&str] = &[];
+/// No production file is longer, but the two tables that each family
+/// grows: the registry's rows and the run options'.
+const LONGEST_FILE: usize = 700;
+const TABLE_FILES: &[&str] = &["init/guest/registry.rs", "init/guest/options.rs"];
 
 fn rel(p: &Path) -> String {
     p.strip_prefix(top()).unwrap().display().to_string()
@@ -114,7 +123,7 @@ fn production() -> Vec<PathBuf> {
 }
 
 /// `path:line: NAME, N lines` for each function longer than LONGEST,
-/// outside `#[cfg(test)]` modules and not marked as a table.
+/// outside `#[cfg(test)]` modules and not one of the [`TABLES`].
 fn long_functions(path: &Path) -> Vec<String> {
     let text = code(&std::fs::read_to_string(path).unwrap());
     let lines: Vec<&str> = text.lines().collect();
@@ -134,7 +143,7 @@ fn long_functions(path: &Path) -> Vec<String> {
             k = closing(&lines, k).unwrap_or(k) + 1;
             continue;
         }
-        if starts_fn(t) && !attr_before("too_many_lines") {
+        if starts_fn(t) {
             if let Some(end) = closing(&lines, k) {
                 let name: String = t
                     .split_once("fn ")
@@ -143,7 +152,8 @@ fn long_functions(path: &Path) -> Vec<String> {
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                if end - k + 1 > LONGEST {
+                let table = TABLES.contains(&format!("{}:{name}", rel(path)).as_str());
+                if end - k + 1 > LONGEST && !table {
                     out.push(format!(
                         "{}:{}: {name}, {} lines",
                         rel(path),
@@ -159,18 +169,41 @@ fn long_functions(path: &Path) -> Vec<String> {
 }
 
 #[test]
-fn no_production_function_is_over_80_lines() {
+fn no_production_function_is_over_60_lines() {
     let long: Vec<String> = production()
         .iter()
         .flat_map(|f| long_functions(f))
         .collect();
-    assert_none(long, &format!("functions over {LONGEST} lines (split them, or mark a table #[allow(clippy::too_many_lines)])"));
+    assert_none(
+        long,
+        &format!("functions over {LONGEST} lines (split them along their meaning; a table is named in TABLES)"),
+    );
 }
 
-/// The crates' roots: each one's top-level modules are the `mod NAME;` of
-/// its root file, outside tests.
+/// The production lines of a file: up to its tests.
+fn production_lines(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
+        .count()
+}
+
+#[test]
+fn no_production_file_is_over_700_lines_but_the_two_tables() {
+    let long: Vec<String> = production()
+        .iter()
+        .filter(|f| !TABLE_FILES.contains(&rel(f).as_str()))
+        .map(|f| (rel(f), production_lines(f)))
+        .filter(|(_, n)| *n > LONGEST_FILE)
+        .map(|(f, n)| format!("{f}: {n} lines"))
+        .collect();
+    assert_none(long, &format!("production files over {LONGEST_FILE} lines"));
+}
+
+/// The crates' roots: each one's modules are the `mod NAME;` of its root
+/// file and theirs, outside tests.
 const ROOTS: &[&str] = &[
-    "init/main.rs",
+    "init/app/main.rs",
     "init/schema/lib.rs",
     "init/guest/lib.rs",
     "init/boot/lib.rs",
@@ -179,21 +212,28 @@ const ROOTS: &[&str] = &[
     "plugin/src/lib.rs",
 ];
 
-/// The top-level modules of the crate at `root` and the files of each.
-fn top_modules(root: &Path) -> BTreeMap<String, Vec<PathBuf>> {
-    let dir = root.parent().unwrap();
-    let text = std::fs::read_to_string(root).unwrap();
+/// A module's folder: where the files of its child modules lie.
+fn folder_of(file: &Path) -> PathBuf {
+    let dir = file.parent().unwrap();
+    match file.file_name().and_then(|n| n.to_str()) {
+        Some("lib.rs" | "main.rs" | "mod.rs") => dir.to_path_buf(),
+        _ => dir.join(file.file_stem().unwrap()),
+    }
+}
+
+/// The child modules `file` declares (`mod NAME;`, outside tests), with
+/// the files of each.
+fn children(file: &Path) -> BTreeMap<String, Vec<PathBuf>> {
+    let dir = folder_of(file);
+    let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let mut out = BTreeMap::new();
     for (k, line) in lines.iter().enumerate() {
-        let Some(name) = line
-            .strip_prefix("pub ")
-            .unwrap_or(line)
-            .strip_prefix("mod ")
-        else {
-            continue;
-        };
-        let Some(name) = name.strip_suffix(';') else {
+        let decl = line
+            .strip_prefix("pub(crate) ")
+            .or_else(|| line.strip_prefix("pub "))
+            .unwrap_or(line);
+        let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) else {
             continue;
         };
         if k > 0 && lines[k - 1] == "#[cfg(test)]" {
@@ -209,26 +249,83 @@ fn top_modules(root: &Path) -> BTreeMap<String, Vec<PathBuf>> {
     out
 }
 
-/// Which of the crate's other top-level modules `file` imports (`crate::`,
-/// and `super::` where that is the crate's root).
-fn imports(
+/// A child module's own file: `NAME.rs`, or `NAME/mod.rs`.
+fn own_file(files: &[PathBuf], dir: &Path, name: &str) -> Option<PathBuf> {
+    [
+        dir.join(format!("{name}.rs")),
+        dir.join(name).join("mod.rs"),
+    ]
+    .into_iter()
+    .find(|f| files.contains(f))
+}
+
+/// Each module of the crate whose root file is `file` (at module path
+/// `path`) that has children: the graph of which child imports which
+/// sibling, by name (`super::`, `crate::PATH::`) or through the parent's
+/// own imports of a sibling's items (`super::Metric` where the parent has
+/// `use metric::Metric`).
+fn graphs(
     file: &Path,
-    crate_dir: &Path,
-    mods: &BTreeMap<String, Vec<PathBuf>>,
-) -> BTreeSet<String> {
-    let text: String = code(&std::fs::read_to_string(file).unwrap());
-    let parent = file.parent().unwrap();
-    let at_top =
-        parent == crate_dir || (file.ends_with("mod.rs") && parent.parent() == Some(crate_dir));
-    let mut found: Vec<(usize, String)> = modules(&text, "crate");
-    if at_top {
-        found.extend(modules(&text, "super"));
+    path: &[String],
+    out: &mut Vec<(String, BTreeMap<String, BTreeSet<String>>)>,
+) {
+    let kids = children(file);
+    if kids.is_empty() {
+        return;
     }
-    found
-        .into_iter()
-        .map(|(_, m)| m)
-        .filter(|m| mods.contains_key(m))
-        .collect()
+    let dir = folder_of(file);
+    let parent_text = code(&std::fs::read_to_string(file).unwrap());
+    // the parent's imports of a child's items: item -> child
+    let mut through: BTreeMap<String, String> = BTreeMap::new();
+    for kid in kids.keys() {
+        for (_, item) in modules(&parent_text, kid) {
+            through.entry(item).or_insert_with(|| kid.clone());
+        }
+    }
+    let crate_path = std::iter::once("crate".to_string())
+        .chain(path.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("::");
+    let mut graph = BTreeMap::new();
+    for (kid, files) in &kids {
+        let mut to = BTreeSet::new();
+        for f in files {
+            let rel = f.strip_prefix(&dir).unwrap();
+            let depth = rel.components().count() - usize::from(f.ends_with("mod.rs"));
+            let up = vec!["super"; depth].join("::");
+            let text = code(&std::fs::read_to_string(f).unwrap());
+            for (_, name) in modules(&text, &up)
+                .into_iter()
+                .chain(modules(&text, &crate_path))
+            {
+                let sibling = if kids.contains_key(&name) {
+                    Some(name)
+                } else {
+                    through.get(&name).cloned()
+                };
+                to.extend(sibling.filter(|s| s != kid));
+            }
+        }
+        graph.insert(kid.clone(), to);
+    }
+    let name = if path.is_empty() {
+        "crate".to_string()
+    } else {
+        path.join("::")
+    };
+    let shown = file
+        .strip_prefix(top())
+        .unwrap_or(file)
+        .display()
+        .to_string();
+    out.push((format!("{shown} ({name})"), graph));
+    for (kid, files) in &kids {
+        if let Some(own) = own_file(files, &dir, kid) {
+            let mut deeper = path.to_vec();
+            deeper.push(kid.clone());
+            graphs(&own, &deeper, out);
+        }
+    }
 }
 
 /// A circle through `graph` that starts at `from`, if any.
@@ -252,34 +349,51 @@ fn circle(
     None
 }
 
+/// No circle of imports among the children of any module, at any depth
+/// of any crate (compare's assess and evidence imported each other, two
+/// folders down, where a check of the top-level modules alone saw none).
 #[test]
-fn no_crate_has_a_circle_of_imports() {
+fn no_module_has_a_circle_of_imports_at_any_depth() {
     let mut circles = Vec::new();
     for root in ROOTS {
-        let root = top().join(root);
-        let mods = top_modules(&root);
-        let graph: BTreeMap<String, BTreeSet<String>> = mods
-            .iter()
-            .map(|(m, files)| {
-                let mut to: BTreeSet<String> = files
-                    .iter()
-                    .flat_map(|f| imports(f, root.parent().unwrap(), &mods))
-                    .collect();
-                to.remove(m);
-                (m.clone(), to)
-            })
-            .collect();
-        for m in graph.keys() {
-            if let Some(c) = circle(&graph, &mut vec![m.clone()]) {
-                circles.push(format!("{}: {}", rel(&root), c.join(" -> ")));
-                break;
+        let mut found = Vec::new();
+        graphs(&top().join(root), &[], &mut found);
+        for (module, graph) in found {
+            for m in graph.keys() {
+                if let Some(c) = circle(&graph, &mut vec![m.clone()]) {
+                    circles.push(format!("{module}: {}", c.join(" -> ")));
+                    break;
+                }
             }
         }
     }
-    assert_none(
-        circles,
-        "circles of imports between a crate's top-level modules",
-    );
+    assert_none(circles, "circles of imports between a module's children");
+}
+
+/// The check sees a circle two folders down, through a parent's import
+/// of a child's item, and none where a child imports its parent's own.
+#[test]
+fn the_circle_check_sees_through_a_parents_imports() {
+    let dir = std::env::temp_dir().join(format!("trig-house-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "pub mod a;\n").unwrap();
+    std::fs::write(
+        dir.join("a/mod.rs"),
+        "mod x;\nmod y;\nuse y::Y;\npub const K: u8 = 1;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("a/x.rs"), "use super::Y;\nuse super::K;\n").unwrap();
+    std::fs::write(dir.join("a/y.rs"), "use crate::a::x::X;\n").unwrap();
+    let mut found = Vec::new();
+    graphs(&dir.join("lib.rs"), &[], &mut found);
+    let (_, graph) = found
+        .iter()
+        .find(|(m, _)| m.ends_with("(a)"))
+        .expect("module a");
+    assert_eq!(graph["x"], BTreeSet::from(["y".to_string()]));
+    assert_eq!(graph["y"], BTreeSet::from(["x".to_string()]));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The folders of the repository's sources, and each one's source files.

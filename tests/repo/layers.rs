@@ -63,11 +63,13 @@ fn shipped_dependencies(text: &str) -> Vec<String> {
 #[test]
 fn the_crates_follow_the_data() {
     let want: &[(&str, &[&str])] = &[
+        ("init/model", &[]),
         ("init/schema", &[]),
-        ("init/guest", &["trig-schema"]),
-        ("init/boot", &["trig-guest", "trig-schema"]),
+        ("init/guest", &["trig-model", "trig-schema"]),
+        ("init/boot", &["trig-guest", "trig-model", "trig-schema"]),
         ("init/analysis", &["trig-schema"]),
         ("init/export", &["trig-analysis", "trig-schema"]),
+        ("plugin", &["trig-model"]),
     ];
     let mut wrong = Vec::new();
     for (dir, allowed) in want {
@@ -172,9 +174,9 @@ fn the_registry_imports_no_runner() {
 #[test]
 fn the_host_plans_with_the_registry_and_options_alone() {
     let mut host = vec!["init/boot".to_string()];
-    for f in rust_files(&top().join("init/commands")) {
+    for f in rust_files(&top().join("init/app/commands")) {
         let rel = f.strip_prefix(top()).unwrap().display().to_string();
-        if !["init/commands/run.rs", "init/commands/bench.rs"].contains(&rel.as_str()) {
+        if !["init/app/commands/run.rs", "init/app/commands/bench.rs"].contains(&rel.as_str()) {
             host.push(rel);
         }
     }
@@ -363,4 +365,36 @@ fn no_public_function_has_a_string_error() {
         }
     }
     assert_none(found, "public functions with a String error");
+}
+
+/// The simulated machine is one crate of std alone, which the plugin,
+/// the guest and the host reach through Cargo: no source is compiled
+/// into another crate by path, where Cargo would not see the tie.
+#[test]
+fn the_simulated_machine_is_a_crate_of_std_alone() {
+    let manifest = std::fs::read_to_string(top().join("init/model/Cargo.toml")).unwrap();
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .expect("a [dependencies] section");
+    let named: Vec<&str> = deps
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with('['))
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(named.is_empty(), "init/model depends on {named:?}");
+    let mut pathed = Vec::new();
+    for f in rust_files(&top().join("init"))
+        .into_iter()
+        .chain(rust_files(&top().join("plugin/src")))
+    {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("#[path") {
+                pathed.push(format!("{}:{}", f.display(), i + 1));
+            }
+        }
+    }
+    assert_none(pathed, "sources compiled in by #[path]");
 }

@@ -2,29 +2,14 @@
 //! limits, the p-values adjusted across the whole comparison, and the
 //! benchmark's verdict settled from its metrics'.
 
-use super::evidence::{values, Evidence, Figures};
+use super::evidence::{self, values, Evidence, Figures};
+use super::seen::Observed;
 use super::{
     counted_verdict, entries_verdict, movers, verdict, BenchComparison, Limits, Metric,
     MetricComparison, Settings, SideStats, TestKind, Verdict,
 };
 use trig_schema::stats;
-use trig_schema::{BenchResult, Meter, Status};
-
-/// One boot's result of a benchmark: the boot's pairing key, the result,
-/// and every result of that boot (its baseline's among them).
-pub(super) struct Seen<'a> {
-    pub(super) key: Option<(String, usize)>,
-    pub(super) result: &'a BenchResult,
-    pub(super) boot: &'a [BenchResult],
-}
-
-impl Seen<'_> {
-    pub(super) fn value(&self, metric: Metric) -> Option<f64> {
-        metric.value(self.result, self.boot)
-    }
-}
-
-pub(super) type Observed<'a> = [Seen<'a>];
+use trig_schema::{Meter, Status};
 
 /// Why a side has no figures: unsupported when every result says so.
 fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
@@ -47,6 +32,47 @@ fn not_ok(side: &str, rs: &Observed) -> Option<(Verdict, String)> {
     Some((verdict, format!("{side}: {why}")))
 }
 
+/// A benchmark judged without figures: `verdict`, and why.
+fn without_figures(name: &str, verdict: Verdict, why: String) -> BenchComparison {
+    BenchComparison {
+        name: name.into(),
+        verdict,
+        basis: Vec::new(),
+        reason: Some(why),
+        metrics: Vec::new(),
+        movers: None,
+    }
+}
+
+/// A benchmark that one side lacks, or that failed or is unsupported on
+/// either: judged so, without figures.
+fn unmeasured(name: &str, base: &Observed, new: &Observed) -> Option<BenchComparison> {
+    if base.is_empty() {
+        return Some(without_figures(
+            name,
+            Verdict::Missing,
+            "not in BASE".into(),
+        ));
+    }
+    if new.is_empty() {
+        return Some(without_figures(name, Verdict::Missing, "not in NEW".into()));
+    }
+    let mut problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
+        .into_iter()
+        .flatten()
+        .collect();
+    // NEW's kernel lost what BASE's attached to: its figure went missing
+    if let [(v @ Verdict::Unsupported, why)] = problems.as_mut_slice() {
+        if why.starts_with("NEW") {
+            *v = Verdict::Missing;
+            why.push_str(" (BASE measured it)");
+        }
+    }
+    let verdict = problems.iter().map(|(v, _)| *v).min()?;
+    let why: Vec<String> = problems.into_iter().map(|(_, r)| r).collect();
+    Some(without_figures(name, verdict, why.join("; ")))
+}
+
 /// What every verdict of one comparison is judged with.
 pub(super) struct Assessor<'a> {
     pub(super) s: &'a Settings,
@@ -62,46 +88,8 @@ impl Assessor<'_> {
         new: &Observed,
         seed: u64,
     ) -> BenchComparison {
-        let missing = |reason: String| BenchComparison {
-            name: name.into(),
-            verdict: Verdict::Missing,
-            basis: Vec::new(),
-            reason: Some(reason),
-            metrics: Vec::new(),
-            movers: None,
-        };
-        if base.is_empty() {
-            return missing("not in BASE".into());
-        }
-        if new.is_empty() {
-            return missing("not in NEW".into());
-        }
-        let mut problems: Vec<(Verdict, String)> = [not_ok("BASE", base), not_ok("NEW", new)]
-            .into_iter()
-            .flatten()
-            .collect();
-        // NEW's kernel lost what BASE's attached to: its figure went missing
-        if let [(v @ Verdict::Unsupported, why)] = problems.as_mut_slice() {
-            if why.starts_with("NEW") {
-                *v = Verdict::Missing;
-                why.push_str(" (BASE measured it)");
-            }
-        }
-        if let Some(verdict) = problems.iter().map(|(v, _)| *v).min() {
-            return BenchComparison {
-                name: name.into(),
-                verdict,
-                basis: Vec::new(),
-                reason: Some(
-                    problems
-                        .into_iter()
-                        .map(|(_, r)| r)
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                metrics: Vec::new(),
-                movers: None,
-            };
+        if let Some(unmeasured) = unmeasured(name, base, new) {
+            return unmeasured;
         }
         let metrics: Vec<MetricComparison> = self
             .s
@@ -119,7 +107,8 @@ impl Assessor<'_> {
                 }
             });
             if let Some((m, side)) = one_sided {
-                return missing(format!("no {} figure in {side}", m.as_str()));
+                let why = format!("no {} figure in {side}", m.as_str());
+                return without_figures(name, Verdict::Missing, why);
             }
         }
         let mut b = BenchComparison {
@@ -147,37 +136,7 @@ impl Assessor<'_> {
         }
         let better = metric.better(base[0].result.better);
         let (bs, ns) = (SideStats::of(bv), SideStats::of(nv));
-        let e = if !(bs.median > 0.0 && ns.median > 0.0) {
-            // a cost at or below zero (noise around a free path) has no ratio
-            Evidence {
-                change_pct: f64::NAN,
-                ci: (f64::NAN, f64::NAN),
-                test: TestKind::None,
-                p: None,
-                pairs: 0,
-                noise_cv: bs.cv.max(ns.cv),
-                boots_needed: None,
-            }
-        } else if self.meter == Meter::Icount {
-            self.counted(Figures {
-                metric,
-                base,
-                new,
-                bs: &bs,
-                ns: &ns,
-            })
-        } else {
-            self.tested(
-                Figures {
-                    metric,
-                    base,
-                    new,
-                    bs: &bs,
-                    ns: &ns,
-                },
-                seed,
-            )
-        };
+        let e = self.evidence(metric, base, new, (&bs, &ns), seed);
         let mut m = MetricComparison {
             metric,
             better,
@@ -198,6 +157,41 @@ impl Assessor<'_> {
         };
         m.verdict = self.decide(&m);
         Some(m)
+    }
+
+    /// The evidence of a change in `metric`: counted under icount, tested
+    /// under time; none for a cost at or below zero (noise around a free
+    /// path), which has no ratio.
+    fn evidence(
+        &self,
+        metric: Metric,
+        base: &Observed,
+        new: &Observed,
+        (bs, ns): (&SideStats, &SideStats),
+        seed: u64,
+    ) -> Evidence {
+        let figures = Figures {
+            metric,
+            base,
+            new,
+            bs,
+            ns,
+        };
+        if !(bs.median > 0.0 && ns.median > 0.0) {
+            Evidence {
+                change_pct: f64::NAN,
+                ci: (f64::NAN, f64::NAN),
+                test: TestKind::None,
+                p: None,
+                pairs: 0,
+                noise_cv: bs.cv.max(ns.cv),
+                boots_needed: None,
+            }
+        } else if self.meter == Meter::Icount {
+            evidence::counted(self.s, figures)
+        } else {
+            evidence::tested(self.s, figures, seed)
+        }
     }
 
     /// Decides every tested metric again on its p adjusted across the

@@ -2,8 +2,8 @@
 //! interval, and the test that fits the meter and the boots (counted
 //! under icount; paired, rank or per-second tests under time).
 
-use super::assess::{Assessor, Observed};
-use super::{Metric, SideStats, TestKind, ICOUNT_AA_PCT};
+use super::seen::Observed;
+use super::{Metric, Settings, SideStats, TestKind, ICOUNT_AA_PCT};
 use trig_schema::stats;
 use trig_schema::Status;
 
@@ -93,95 +93,93 @@ pub(super) struct Evidence {
     pub(super) boots_needed: Option<usize>,
 }
 
-impl Assessor<'_> {
-    /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
-    /// so one boot a side decides: the change against the threshold, with
-    /// an interval of the A/A bound or the spread seen, whichever is wider.
-    pub(super) fn counted(&self, f: Figures) -> Evidence {
-        let ratios = paired_ratios(f.metric, f.base, f.new);
-        let paired = ratios.len() >= 2 && !self.s.unpaired;
-        let change_pct = if paired {
-            pct(stats::median(&ratios))
-        } else {
-            pct(f.ns.median / f.bs.median)
-        };
-        // the rate's samples within a boot show a guest that is not
-        // deterministic (a calibration or a timer landing in one boot)
-        let samples = seconds(f.base)
-            .iter()
-            .chain(&seconds(f.new))
-            .map(|x| stats::cv(x))
-            .filter(|c| c.is_finite())
-            .fold(0.0, f64::max);
-        let noise_cv = spread(&f.bs.values).max(spread(&f.ns.values)).max(samples);
-        let half = (ICOUNT_AA_PCT / 100.0).max(noise_cv) * 100.0;
-        Evidence {
-            change_pct,
-            ci: (change_pct - half, change_pct + half),
-            test: TestKind::Counted,
-            p: None,
-            pairs: if paired { ratios.len() } else { 0 },
-            noise_cv,
-            boots_needed: None,
-        }
+/// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
+/// so one boot a side decides: the change against the threshold, with
+/// an interval of the A/A bound or the spread seen, whichever is wider.
+pub(super) fn counted(s: &Settings, f: Figures) -> Evidence {
+    let ratios = paired_ratios(f.metric, f.base, f.new);
+    let paired = ratios.len() >= 2 && !s.unpaired;
+    let change_pct = if paired {
+        pct(stats::median(&ratios))
+    } else {
+        pct(f.ns.median / f.bs.median)
+    };
+    // the rate's samples within a boot show a guest that is not
+    // deterministic (a calibration or a timer landing in one boot)
+    let samples = seconds(f.base)
+        .iter()
+        .chain(&seconds(f.new))
+        .map(|x| stats::cv(x))
+        .filter(|c| c.is_finite())
+        .fold(0.0, f64::max);
+    let noise_cv = spread(&f.bs.values).max(spread(&f.ns.values)).max(samples);
+    let half = (ICOUNT_AA_PCT / 100.0).max(noise_cv) * 100.0;
+    Evidence {
+        change_pct,
+        ci: (change_pct - half, change_pct + half),
+        test: TestKind::Counted,
+        p: None,
+        pairs: if paired { ratios.len() } else { 0 },
+        noise_cv,
+        boots_needed: None,
     }
+}
 
-    /// Under the time meter: a rank test across boots (paired when
-    /// interleaved), else Welch on the seconds of single boots.
-    pub(super) fn tested(&self, f: Figures, seed: u64) -> Evidence {
-        let (alpha, n) = (self.s.alpha, (f.bs.values.len(), f.ns.values.len()));
-        let ratios = paired_ratios(f.metric, f.base, f.new);
-        if ratios.len() >= 2 && !self.s.unpaired {
-            let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
-            let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), alpha, seed);
-            return Evidence {
-                change_pct: pct(stats::median(&ratios)),
-                ci: (pct(lo), pct(hi)),
-                test: TestKind::WilcoxonPaired,
-                p: Some(stats::wilcoxon_signed_rank(&logs).p),
-                pairs: ratios.len(),
-                noise_cv: stats::cv(&ratios),
-                boots_needed: (stats::wilcoxon_min_p(ratios.len()) >= alpha)
-                    .then(|| (1..64).find(|&k| stats::wilcoxon_min_p(k) < alpha))
-                    .flatten(),
-            };
-        }
-        let change_pct = pct(f.ns.median / f.bs.median);
-        if n.0 >= 2 && n.1 >= 2 {
-            return Evidence {
-                change_pct,
-                ci: ratio_ci(&f.bs.values, &f.ns.values, stats::median, alpha, seed),
-                test: TestKind::MannWhitney,
-                p: Some(stats::mann_whitney(&f.bs.values, &f.ns.values).p),
-                pairs: 0,
-                noise_cv: f.bs.cv.max(f.ns.cv),
-                boots_needed: (stats::mann_whitney_min_p(n.0, n.1) >= alpha)
-                    .then(|| (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha))
-                    .flatten(),
-            };
-        }
-        if f.metric == Metric::Rate && n == (1, 1) {
-            let (bsec, nsec) = (seconds(f.base).concat(), seconds(f.new).concat());
-            return Evidence {
-                change_pct,
-                ci: ratio_ci(&bsec, &nsec, stats::mean, alpha, seed),
-                test: TestKind::WelchPerSecond,
-                p: Some(stats::welch(&bsec, &nsec).p),
-                pairs: 0,
-                noise_cv: stats::cv(&bsec).max(stats::cv(&nsec)),
-                boots_needed: None,
-            };
-        }
-        // one boot against several, or an overhead of single boots: no
-        // test applies; a rank test would need this many a side
-        Evidence {
+/// Under the time meter: a rank test across boots (paired when
+/// interleaved), else Welch on the seconds of single boots.
+pub(super) fn tested(s: &Settings, f: Figures, seed: u64) -> Evidence {
+    let (alpha, n) = (s.alpha, (f.bs.values.len(), f.ns.values.len()));
+    let ratios = paired_ratios(f.metric, f.base, f.new);
+    if ratios.len() >= 2 && !s.unpaired {
+        let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+        let (lo, hi) = stats::bootstrap_ci(&[&ratios], |d| stats::median(&d[0]), alpha, seed);
+        return Evidence {
+            change_pct: pct(stats::median(&ratios)),
+            ci: (pct(lo), pct(hi)),
+            test: TestKind::WilcoxonPaired,
+            p: Some(stats::wilcoxon_signed_rank(&logs).p),
+            pairs: ratios.len(),
+            noise_cv: stats::cv(&ratios),
+            boots_needed: (stats::wilcoxon_min_p(ratios.len()) >= alpha)
+                .then(|| (1..64).find(|&k| stats::wilcoxon_min_p(k) < alpha))
+                .flatten(),
+        };
+    }
+    let change_pct = pct(f.ns.median / f.bs.median);
+    if n.0 >= 2 && n.1 >= 2 {
+        return Evidence {
             change_pct,
-            ci: (f64::NAN, f64::NAN),
-            test: TestKind::None,
-            p: None,
+            ci: ratio_ci(&f.bs.values, &f.ns.values, stats::median, alpha, seed),
+            test: TestKind::MannWhitney,
+            p: Some(stats::mann_whitney(&f.bs.values, &f.ns.values).p),
             pairs: 0,
             noise_cv: f.bs.cv.max(f.ns.cv),
-            boots_needed: (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha),
-        }
+            boots_needed: (stats::mann_whitney_min_p(n.0, n.1) >= alpha)
+                .then(|| (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha))
+                .flatten(),
+        };
+    }
+    if f.metric == Metric::Rate && n == (1, 1) {
+        let (bsec, nsec) = (seconds(f.base).concat(), seconds(f.new).concat());
+        return Evidence {
+            change_pct,
+            ci: ratio_ci(&bsec, &nsec, stats::mean, alpha, seed),
+            test: TestKind::WelchPerSecond,
+            p: Some(stats::welch(&bsec, &nsec).p),
+            pairs: 0,
+            noise_cv: stats::cv(&bsec).max(stats::cv(&nsec)),
+            boots_needed: None,
+        };
+    }
+    // one boot against several, or an overhead of single boots: no
+    // test applies; a rank test would need this many a side
+    Evidence {
+        change_pct,
+        ci: (f64::NAN, f64::NAN),
+        test: TestKind::None,
+        p: None,
+        pairs: 0,
+        noise_cv: f.bs.cv.max(f.ns.cv),
+        boots_needed: (2..64).find(|&k| stats::mann_whitney_min_p(k, k) < alpha),
     }
 }

@@ -9,12 +9,13 @@
 //! drift of the host.
 
 mod assess;
+pub mod cache_lines;
 mod comparison;
 mod evidence;
 mod metric;
 pub mod movers;
 mod notes;
-pub mod shared_lines;
+mod seen;
 mod side;
 pub mod source_lines;
 mod verdict;
@@ -32,6 +33,12 @@ pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, ICOUNT_AA_P
 
 use crate::input::Side;
 use assess::Assessor;
+
+/// Smaller changes (instructions, calls, misses per event, of a function,
+/// a source line or a shared line) are not listed among the movers: two
+/// boots of one kernel move none by more than this (docs/profile.md, the
+/// A/A of `scripts/proofs/profile-proof.sh`).
+pub const MIN_MOVE: f64 = 0.05;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -79,7 +86,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         .map_err(error::input)?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
-    let judge = Assessor {
+    let assessor = Assessor {
         s: settings,
         limits,
         meter,
@@ -90,7 +97,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         .enumerate()
         .map(|(i, name)| {
             let (b, n) = (results(base, name), results(new, name));
-            let mut c = judge.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
+            let mut c = assessor.bench(name, &b, &n, settings.seed.wrapping_add(i as u64));
             if c.movers.is_some() {
                 c.movers = overhead_movers(base, new, &b, &n).or(c.movers);
             }
@@ -98,7 +105,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             c
         })
         .collect();
-    judge.adjust(&mut benches);
+    assessor.adjust(&mut benches);
     Ok(Comparison {
         base: bi,
         new: ni,

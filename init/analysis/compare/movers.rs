@@ -9,12 +9,13 @@
 //! ranked by what they add to the cycle estimate, so that a function
 //! that gained a miss and no instruction still names itself; with several
 //! producers, its coherence misses per event too, and the shared lines
-//! whose misses moved (compare/shared_lines.rs).
+//! whose misses moved (compare/cache_lines.rs).
 
-use super::assess::Observed;
-use super::shared_lines::{self, MeanShared, SharedLineMove};
+use super::cache_lines::{self, CacheLineMove, MeanCacheLines};
+use super::seen::Observed;
 use super::side::results;
-use super::source_lines::{self, LineMove, MeanLines};
+use super::source_lines::{self, MeanSourceLines, SourceLineMove};
+use super::MIN_MOVE;
 use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,11 +24,6 @@ use trig_schema::{BenchResult, CycleWeights, Profile};
 
 /// Functions shown per benchmark.
 pub const TOP: usize = 8;
-
-/// Smaller changes, of instructions or of calls per event, are not
-/// listed: two boots of one kernel move no function by more than this
-/// (docs/profile.md, the A/A of `scripts/proofs/profile-proof.sh`).
-pub const MIN_MOVE: f64 = 0.05;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Movers {
@@ -44,7 +40,7 @@ pub struct Movers {
     /// With several producers: the shared lines whose coherence misses
     /// per event moved most.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub shared: Vec<SharedLineMove>,
+    pub shared: Vec<CacheLineMove>,
     /// Why the functions have no source lines, when a side has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_lines: Option<String>,
@@ -70,7 +66,7 @@ pub struct FunctionMove {
     pub coherence: f64,
     /// Its source lines that moved most (compare/source_lines.rs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub lines: Vec<LineMove>,
+    pub lines: Vec<SourceLineMove>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -102,8 +98,8 @@ struct Mean {
     total: f64,
     kernel: f64,
     functions: BTreeMap<String, FunctionMean>,
-    lines: MeanLines,
-    shared: MeanShared,
+    lines: MeanSourceLines,
+    shared: MeanCacheLines,
     /// Why its profiles have no source lines, if they have none.
     no_lines: Option<String>,
 }
@@ -162,8 +158,8 @@ fn mean<'a>(rs: impl IntoIterator<Item = &'a BenchResult>) -> Option<Mean> {
         total: avg(|p| p.total),
         kernel: avg(|p| p.kernel),
         functions,
-        lines: MeanLines::of(&ps),
-        shared: MeanShared::of(&ps),
+        lines: MeanSourceLines::of(&ps),
+        shared: MeanCacheLines::of(&ps),
         no_lines: source_lines::missing(&ps),
     })
 }
@@ -256,7 +252,7 @@ fn between(base: Mean, new: Mean, against: Option<String>) -> Movers {
         total: nt - bt,
         kernel: nk - bk,
         functions,
-        shared: shared_lines::top(&base.shared, &new.shared),
+        shared: cache_lines::top(&base.shared, &new.shared),
         no_lines,
     }
 }

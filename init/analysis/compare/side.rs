@@ -1,7 +1,7 @@
 //! What each side of a comparison was, whether the two can be compared,
 //! and the results each holds for a benchmark.
 
-use super::assess::Seen;
+use super::seen::Seen;
 use super::{unmeasured, Metric};
 use crate::input::Side;
 use serde::Serialize;
@@ -163,9 +163,9 @@ pub(super) fn comparable(
     }
     let diffs = differences(base, new, metrics);
     if !diffs.is_empty() && !force {
-        return Err(format!(
-            "results are not comparable (--force compares anyway):\n  {}",
-            diffs.join("\n  ")
+        return Err(trig_schema::error::listed(
+            "results are not comparable (--force compares anyway):",
+            &diffs,
         ));
     }
     Ok(diffs)

@@ -6,10 +6,10 @@
 //! lines left unaligned are the change. Lines of two kernel versions
 //! align the same way, by what they cost where their numbers differ.
 
-use super::movers::MIN_MOVE;
+use super::MIN_MOVE;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use trig_schema::{LineCost, Profile};
+use trig_schema::{Profile, SourceLineCost};
 
 /// Lines shown under a mover.
 pub const TOP_LINES: usize = 3;
@@ -17,7 +17,7 @@ pub const TOP_LINES: usize = 3;
 /// One source line's move: its number on each side (aligned lines keep
 /// both; a line of one side alone has one) and its instructions per event.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct LineMove {
+pub struct SourceLineMove {
     pub file: String,
     /// Its number in BASE's sources, if BASE has it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -30,7 +30,7 @@ pub struct LineMove {
     pub change: f64,
 }
 
-impl LineMove {
+impl SourceLineMove {
     /// `file:line`, NEW's number where it has one.
     pub fn place(&self) -> String {
         match (self.line, self.base_line) {
@@ -44,13 +44,13 @@ impl LineMove {
 /// One side's mean lines per function: (file, line) to instructions per
 /// event.
 #[derive(Debug, Default, Clone)]
-pub struct MeanLines(BTreeMap<String, BTreeMap<(String, u32), f64>>);
+pub struct MeanSourceLines(BTreeMap<String, BTreeMap<(String, u32), f64>>);
 
-impl MeanLines {
+impl MeanSourceLines {
     /// The mean over `ps` (a line a profile lacks costs it nothing).
-    pub fn of(ps: &[&Profile]) -> MeanLines {
+    pub fn of(ps: &[&Profile]) -> MeanSourceLines {
         let n = ps.len().max(1) as f64;
-        let mut m = MeanLines::default();
+        let mut m = MeanSourceLines::default();
         for p in ps {
             for f in &p.functions {
                 m.add(&f.name, &f.lines, 1.0 / n);
@@ -59,7 +59,7 @@ impl MeanLines {
         m
     }
 
-    fn add(&mut self, function: &str, lines: &[LineCost], k: f64) {
+    fn add(&mut self, function: &str, lines: &[SourceLineCost], k: f64) {
         let of = self.0.entry(function.to_string()).or_default();
         for l in lines {
             *of.entry((l.file.clone(), l.line)).or_default() += k * l.insn;
@@ -67,7 +67,7 @@ impl MeanLines {
     }
 
     /// This side less `base`'s (an overhead over its baseline).
-    pub fn over(mut self, base: &MeanLines) -> MeanLines {
+    pub fn over(mut self, base: &MeanSourceLines) -> MeanSourceLines {
         for (f, lines) in &base.0 {
             let of = self.0.entry(f.clone()).or_default();
             for (key, insn) in lines {
@@ -93,7 +93,11 @@ fn same(a: &(&str, u32, f64), b: &(&str, u32, f64)) -> bool {
 
 /// Every line of `function` on either side, aligned (a longest common
 /// subsequence of [`same`] lines), in NEW's order.
-pub fn aligned(base: &MeanLines, new: &MeanLines, function: &str) -> Vec<LineMove> {
+pub fn aligned(
+    base: &MeanSourceLines,
+    new: &MeanSourceLines,
+    function: &str,
+) -> Vec<SourceLineMove> {
     let (b, n) = (base.of_function(function), new.of_function(function));
     // lcs[i][j]: the longest alignment of b[i..] and n[j..]
     let mut lcs = vec![vec![0u32; n.len() + 1]; b.len() + 1];
@@ -107,7 +111,7 @@ pub fn aligned(base: &MeanLines, new: &MeanLines, function: &str) -> Vec<LineMov
     }
     let mv = |bl: Option<&(&str, u32, f64)>, nl: Option<&(&str, u32, f64)>| {
         let (bx, nx) = (bl.map_or(0.0, |l| l.2), nl.map_or(0.0, |l| l.2));
-        LineMove {
+        SourceLineMove {
             file: bl.or(nl).map_or("", |l| l.0).to_string(),
             base_line: bl.map(|l| l.1),
             line: nl.map(|l| l.1),
@@ -134,8 +138,8 @@ pub fn aligned(base: &MeanLines, new: &MeanLines, function: &str) -> Vec<LineMov
 
 /// The lines of `function` that moved by [`MIN_MOVE`] or more, largest
 /// first, at most [`TOP_LINES`].
-pub fn top(base: &MeanLines, new: &MeanLines, function: &str) -> Vec<LineMove> {
-    let mut moved: Vec<LineMove> = aligned(base, new, function)
+pub fn top(base: &MeanSourceLines, new: &MeanSourceLines, function: &str) -> Vec<SourceLineMove> {
+    let mut moved: Vec<SourceLineMove> = aligned(base, new, function)
         .into_iter()
         .filter(|l| l.change.abs() >= MIN_MOVE)
         .collect();
@@ -152,7 +156,7 @@ pub fn of_bench(
     new: &[trig_schema::RunSet],
     bench: &str,
     function: &str,
-) -> Option<Vec<LineMove>> {
+) -> Option<Vec<SourceLineMove>> {
     let profiles = |sets: &[trig_schema::RunSet]| -> Vec<Profile> {
         sets.iter()
             .flat_map(|s| &s.runs)
@@ -166,7 +170,7 @@ pub fn of_bench(
     if b.is_empty() || n.is_empty() {
         return None;
     }
-    let mean = |ps: &[Profile]| MeanLines::of(&ps.iter().collect::<Vec<_>>());
+    let mean = |ps: &[Profile]| MeanSourceLines::of(&ps.iter().collect::<Vec<_>>());
     Some(aligned(&mean(&b), &mean(&n), function))
 }
 
@@ -183,11 +187,11 @@ pub fn missing(ps: &[&Profile]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn side(lines: &[(u32, f64)]) -> MeanLines {
-        let mut m = MeanLines::default();
-        let ls: Vec<LineCost> = lines
+    fn side(lines: &[(u32, f64)]) -> MeanSourceLines {
+        let mut m = MeanSourceLines::default();
+        let ls: Vec<SourceLineCost> = lines
             .iter()
-            .map(|&(line, insn)| LineCost {
+            .map(|&(line, insn)| SourceLineCost {
                 file: "fs/exec.c".into(),
                 line,
                 insn,

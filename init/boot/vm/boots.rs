@@ -7,12 +7,12 @@ use super::options::{AccelChoice, VmOptions};
 use super::schedule::{boots, Scheduled};
 use super::session::{Pending, Session};
 use super::{infra, temp_file, Error};
-use crate::cache::Caches;
 use crate::judge::{add_profiles, judge_boot};
 use crate::kernel::Kernel;
 use crate::machine::{self, Boot, BootEvent, BootSpec};
 use crate::merge::{merge, Parts};
-use crate::profile;
+use crate::profiling::caches::Caches;
+use crate::profiling::plugin;
 use crate::qemu::{self, Accel};
 use crate::results::Target;
 use crate::signals;
@@ -25,6 +25,52 @@ use std::time::{Duration, Instant};
 use trig_guest::split::Part;
 use trig_schema::files::TempFile;
 use trig_schema::{Pairing, RunRecord};
+
+/// What each worker of [`Session::side_by_side`] shares: the boots to do,
+/// whether to start more, and what launching one needs.
+struct Crew<'c, 'a> {
+    queue: Mutex<std::vec::IntoIter<Scheduled>>,
+    stop: AtomicBool,
+    launches: &'c [(Kernel, Vec<String>)],
+    launcher: &'c Launcher<'a>,
+    initrd: &'c TempFile,
+    events: &'c Sender<BootEvent>,
+}
+
+/// A boot that ended, or why it could not be launched, with its counts.
+type Ended = (Scheduled, Result<(Boot, Option<TempFile>), Error>);
+
+impl Crew<'_, '_> {
+    /// Launches boots off the queue, one at a time, until it is empty or
+    /// the command stops, each sent to `tx` as it ends.
+    fn work(&self, tx: &Sender<Ended>) {
+        loop {
+            if self.stop.load(Ordering::SeqCst) || signals::caught().is_some() {
+                break;
+            }
+            let next = self.queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some(this) = next else {
+                break;
+            };
+            let (kernel, cmdlines) = &self.launches[this.k];
+            let cmdline = &cmdlines[this.part.index - 1];
+            let r = self.launcher.counts_file(&this).and_then(|counts| {
+                let b = self.launcher.launch(
+                    kernel,
+                    cmdline,
+                    &this,
+                    self.initrd,
+                    counts.as_ref(),
+                    self.events,
+                )?;
+                Ok((b, counts))
+            });
+            if tx.send((this, r)).is_err() {
+                break;
+            }
+        }
+    }
+}
 
 /// How long a KVM guest may take to reach /init before KVM is judged
 /// unusable (a working one takes about a second).
@@ -95,48 +141,20 @@ impl<'a> Session<'a> {
             .unwrap_or_else(|| default_jobs(self.launch.meter))
             .clamp(1, todo.len().max(1));
         let launcher = self.launcher();
-        // what a boot needs, apart from the targets that take the results
-        let parts = self.parts();
-        let launches: Vec<(Kernel, Vec<String>)> = (0..targets.len())
-            .map(|k| {
-                let cmdlines = (1..=parts)
-                    .map(|index| self.part_cmdline(k, Part { index, of: parts }))
-                    .collect();
-                (targets[k].kernel.clone(), cmdlines)
-            })
-            .collect();
-        let queue = Mutex::new(todo.into_iter());
-        let stop = AtomicBool::new(false);
+        let launches = self.launches(targets);
+        let crew = Crew {
+            queue: Mutex::new(todo.into_iter()),
+            stop: AtomicBool::new(false),
+            launches: &launches,
+            launcher: &launcher,
+            initrd,
+            events,
+        };
         let (tx, done) = mpsc::channel();
         std::thread::scope(|s| {
             for _ in 0..jobs {
-                let tx = tx.clone();
-                let (queue, stop, launches, launcher) = (&queue, &stop, &launches, &launcher);
-                s.spawn(move || loop {
-                    if stop.load(Ordering::SeqCst) || signals::caught().is_some() {
-                        break;
-                    }
-                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                    let Some(this) = next else {
-                        break;
-                    };
-                    let (kernel, cmdlines) = &launches[this.k];
-                    let cmdline = &cmdlines[this.part.index - 1];
-                    let r = launcher.counts_file(&this).and_then(|counts| {
-                        let b = launcher.launch(
-                            kernel,
-                            cmdline,
-                            &this,
-                            initrd,
-                            counts.as_ref(),
-                            events,
-                        )?;
-                        Ok((b, counts))
-                    });
-                    if tx.send((this, r)).is_err() {
-                        break;
-                    }
-                });
+                let (tx, crew) = (tx.clone(), &crew);
+                s.spawn(move || crew.work(&tx));
             }
             drop(tx);
             // each boot is judged and saved as it ends, whatever its place
@@ -150,11 +168,25 @@ impl<'a> Session<'a> {
                     Err(e) => failed = failed.or(Some(e)),
                 }
                 if failed.is_some() || interrupted.is_some() || self.unsaved.is_some() {
-                    stop.store(true, Ordering::SeqCst);
+                    crew.stop.store(true, Ordering::SeqCst);
                 }
             }
             failed.map_or(Ok(interrupted), Err)
         })
+    }
+
+    /// Each kernel and the command line of each of its parts: what a
+    /// boot needs, apart from the targets that take the results.
+    fn launches(&self, targets: &[Target]) -> Vec<(Kernel, Vec<String>)> {
+        let parts = self.parts();
+        (0..targets.len())
+            .map(|k| {
+                let cmdlines = (1..=parts)
+                    .map(|index| self.part_cmdline(k, Part { index, of: parts }))
+                    .collect();
+                (targets[k].kernel.clone(), cmdlines)
+            })
+            .collect()
     }
 
     /// What the boots need of the session, apart from it (boots side by
@@ -403,7 +435,7 @@ impl Launcher<'_> {
             meter: self.launch.meter,
             icount_shift: self.opts.icount_shift,
             plugin: self.plugin().zip(counts).map(|(p, c)| {
-                profile::qemu_arg(p, c.path(), self.caches().as_ref(), self.launch.coherence)
+                plugin::qemu_arg(p, c.path(), self.caches().as_ref(), self.launch.coherence)
             }),
         };
         // a KVM not yet known to work gets a deadline to reach /init

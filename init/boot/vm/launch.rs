@@ -7,6 +7,7 @@ use super::{usage, Error};
 use crate::qemu::Accel;
 use std::time::Duration;
 use trig_guest::options::{RunOptions, ICOUNT_DURATION, ICOUNT_MIN_COUNTS, ICOUNT_WARMUP};
+use trig_model::coherence::MAX_VCPUS;
 use trig_schema::Meter;
 
 /// Kernel arguments under icount. The kernel mixes its command line into
@@ -22,7 +23,7 @@ pub(super) struct Launch {
     pub(super) meter: Meter,
     pub(super) cpus: usize,
     /// Several producers under icount: the plugin's coherence model runs
-    /// (init/boot/coherence/), each producer pinned to a vCPU of its own.
+    /// (init/boot/profiling/coherence.rs), each producer pinned to a vCPU of its own.
     pub(super) coherence: bool,
     /// The run options as kernel arguments.
     pub(super) args: Vec<String>,
@@ -89,10 +90,34 @@ fn most_producers(run: &RunOptions) -> usize {
 /// the coherence model tells producers apart by vCPU.
 pub fn meter_conflict(meter: Meter, run: &RunOptions, cpus: usize) -> Option<String> {
     let most = most_producers(run);
-    (meter == Meter::Icount && most > cpus).then(|| {
-        format!(
+    if meter != Meter::Icount {
+        return None;
+    }
+    if most > cpus {
+        return Some(format!(
             "-p {most} under the icount meter needs a vCPU a producer: --cpus {cpus} is fewer; \
              leave --cpus out or give at least {most}"
+        ));
+    }
+    model_bound(run, Some(cpus))
+}
+
+/// Why the coherence model (several producers under icount) cannot run
+/// on `cpus` vCPUs (None: `--cpus` not given, a vCPU a producer): it
+/// tells at most [`MAX_VCPUS`] apart, and a machine of more would fold a
+/// vCPU into another and misstate every miss.
+pub fn model_bound(run: &RunOptions, cpus: Option<usize>) -> Option<String> {
+    let most = most_producers(run);
+    let cpus = cpus.unwrap_or(most);
+    (most > 1 && cpus > MAX_VCPUS).then(|| {
+        let what = if most > MAX_VCPUS {
+            format!("-p {most}")
+        } else {
+            format!("--cpus {cpus}")
+        };
+        format!(
+            "{what}: the coherence model of -p N under the icount meter tells {MAX_VCPUS} vCPUs \
+             apart, so at most {MAX_VCPUS} vCPUs and producers (or --meter time)"
         )
     })
 }

@@ -14,8 +14,8 @@ pub use schedule::Order;
 
 use crate::initramfs;
 use crate::kernel::{self, Kernel};
-use crate::lines::{self, debuginfo};
-use crate::profile;
+use crate::profiling::plugin as profiling_plugin;
+use crate::profiling::source_lines::{self, debuginfo};
 use crate::results::timestamp;
 use crate::signals;
 use crate::ui::Ui;
@@ -43,21 +43,22 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     if opts.kernels.is_empty() {
         return Err(usage("no kernel given"));
     }
+    if opts.kernel_appends.len() > opts.kernels.len() {
+        return Err(usage(format!(
+            "{} --kernel-append for {} kernels",
+            opts.kernel_appends.len(),
+            opts.kernels.len()
+        )));
+    }
+    // what the meter and the machine cannot honour is refused before a
+    // kernel is fetched
+    let mut session = Session::new(opts, timestamp())?;
     let kernels = opts
         .kernels
         .iter()
         .map(|k| kernel::resolve(k, opts.arch))
         .collect::<Result<Vec<Kernel>, Error>>()?;
     let init = read_init(opts)?;
-    let stem = timestamp();
-    if opts.kernel_appends.len() > kernels.len() {
-        return Err(usage(format!(
-            "{} --kernel-append for {} kernels",
-            opts.kernel_appends.len(),
-            kernels.len()
-        )));
-    }
-    let mut session = Session::new(opts, stem)?;
     let mut targets = session.targets(kernels)?;
     session.plan_split(targets.len())?;
     // several producers under icount run the coherence model, which a
@@ -80,7 +81,7 @@ pub fn run(opts: &VmOptions) -> Result<Done, Error> {
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| infra(format!("{}: {e}", opts.out.display())))?;
     for name in files::remove_stale(&opts.out) {
-        eprintln!("trig-init: removed {name}, left by a run that was killed");
+        trig_schema::stderrln!("trig-init: removed {name}, left by a run that was killed");
     }
     let initrd = temp_file(
         opts.out.join(format!(".initramfs-{}.cpio", session.id)),
@@ -130,23 +131,23 @@ fn plugin(opts: &VmOptions, coherence: bool) -> Result<Option<PathBuf>, Error> {
     if !opts.profile && !coherence {
         return Ok(None);
     }
-    let p = profile::plugin_path()?;
-    profile::probe(opts.arch, &p)?;
+    let p = profiling_plugin::plugin_path()?;
+    profiling_plugin::probe(opts.arch, &p)?;
     Ok(Some(p))
 }
 
 /// A kernel's DWARF for the source lines of `--profile`, said on the
 /// terminal either way: lines or why not.
-fn debuginfo_of(opts: &VmOptions, k: &Kernel) -> Result<lines::DebugInfo, String> {
+fn debuginfo_of(opts: &VmOptions, k: &Kernel) -> Result<source_lines::DebugInfo, String> {
     let found = debuginfo::find(k, opts.arch, opts.debuginfo);
     if !opts.quiet {
         match &found {
-            Ok(d) => eprintln!(
+            Ok(d) => trig_schema::stderrln!(
                 "trig-init: source lines of {} from {}",
                 shown(&k.spec, false),
                 d.path.display()
             ),
-            Err(why) => eprintln!(
+            Err(why) => trig_schema::stderrln!(
                 "trig-init: no source lines for {}: {}",
                 shown(&k.spec, false),
                 shown(why, false)

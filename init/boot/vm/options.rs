@@ -49,7 +49,7 @@ pub struct VmOptions {
     /// of the pinned CPU model.
     pub cache: bool,
     /// With `profile`: fetch a Debian kernel's `-dbg` vmlinux for the
-    /// source lines (init/boot/lines/debuginfo.rs).
+    /// source lines (init/boot/profiling/source_lines/debuginfo.rs).
     pub debuginfo: bool,
     pub quiet: bool,
     /// QEMU's own words behind the notes that sum them up.
@@ -138,6 +138,23 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
             opts.kernels.len()
         ));
     }
+    check_counts(opts)?;
+    check_machine(opts)?;
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(format!(
+            "--out {} is a file, not a directory",
+            opts.out.display()
+        ));
+    }
+    if let Some(dest) = opts.json.as_deref().filter(|d| *d != "-") {
+        files::check_writable(std::path::Path::new(dest))
+            .map_err(|e| format!("--json {dest}: {e}"))?;
+    }
+    check_kernel_args(opts)
+}
+
+/// The schedule's counts: boots, jobs, parts and the time a boot may take.
+fn check_counts(opts: &VmOptions) -> Result<(), String> {
     if opts.runs == 0 {
         return Err("--runs must be at least 1".into());
     }
@@ -157,6 +174,14 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
             "--split {n}: from 1 (no split) to {MAX_PARTS} boots a run"
         ));
     }
+    if opts.timeout == Some(0) {
+        return Err("--timeout must be at least 1 s".into());
+    }
+    Ok(())
+}
+
+/// The guest machine: its CPUs and memory, within QEMU's and the host's.
+fn check_machine(opts: &VmOptions) -> Result<(), String> {
     if opts.cpus == Some(0) {
         return Err("--cpus must be at least 1".into());
     }
@@ -166,9 +191,6 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
             "--cpus {n}: QEMU's {} machine takes at most {most}",
             opts.arch.as_str()
         ));
-    }
-    if opts.timeout == Some(0) {
-        return Err("--timeout must be at least 1 s".into());
     }
     let Some(mib) = memory_mib(&opts.memory) else {
         return Err(format!(
@@ -188,17 +210,7 @@ pub(super) fn check(opts: &VmOptions) -> Result<(), String> {
             opts.memory, host
         ));
     }
-    if opts.out.exists() && !opts.out.is_dir() {
-        return Err(format!(
-            "--out {} is a file, not a directory",
-            opts.out.display()
-        ));
-    }
-    if let Some(dest) = opts.json.as_deref().filter(|d| *d != "-") {
-        files::check_writable(std::path::Path::new(dest))
-            .map_err(|e| format!("--json {dest}: {e}"))?;
-    }
-    check_kernel_args(opts)
+    Ok(())
 }
 
 /// What reaches the guest's command line besides the run options: the

@@ -36,7 +36,7 @@ impl<'a> Session<'a> {
             write_json(dest, &sets)?;
         }
         if !opts.quiet && self.debug.iter().any(Result::is_ok) {
-            eprintln!("trig-init: {}", self.lines_cost.said(&sets));
+            trig_schema::stderrln!("trig-init: {}", self.lines_cost.said(&sets));
         }
         if let Some(e) = &self.unsaved {
             return Err(infra(format!(
@@ -44,7 +44,7 @@ impl<'a> Session<'a> {
             )));
         }
         if let Some(sig) = interrupted {
-            eprintln!(
+            trig_schema::stderrln!(
                 "trig-init: interrupted by {sig}; the boots that finished are in the results file"
             );
         }
@@ -73,8 +73,7 @@ fn write_json(dest: &str, sets: &[RunSet]) -> Result<(), Error> {
     .expect("results serialize")
         + "\n";
     if dest == "-" {
-        print!("{json}");
-        Ok(())
+        trig_schema::out::stdout(&json)
     } else {
         files::write(dest, json)
     }

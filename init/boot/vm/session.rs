@@ -3,12 +3,12 @@
 //! set per kernel), which its boots (boots.rs) and its end (output.rs)
 //! then carry on.
 
-use super::launch::{default_jobs, launch, Launch};
+use super::launch::{default_jobs, launch, model_bound, Launch};
 use super::options::{AccelChoice, MeterChoice, VmOptions};
 use super::{usage, Error};
-use crate::cache::Caches;
 use crate::kernel::Kernel;
-use crate::lines::{Cost, DebugInfo};
+use crate::profiling::caches::Caches;
+use crate::profiling::source_lines::{Cost, DebugInfo};
 use crate::qemu::{self, Accel};
 use crate::results::Target;
 use std::collections::BTreeMap;
@@ -69,7 +69,7 @@ fn first_accel(opts: &VmOptions, meter_choice: MeterChoice) -> Accel {
         AccelChoice::Auto if qemu::kvm_present(opts.arch) => Accel::Kvm,
         AccelChoice::Auto => {
             if !opts.quiet {
-                eprintln!(
+                trig_schema::stderrln!(
                     "trig-init: KVM not available for {}; using TCG",
                     opts.arch.as_str()
                 );
@@ -96,6 +96,13 @@ impl<'a> Session<'a> {
             return Err(usage(format!(
                 "{asked} counts instructions under TCG (the icount meter); it cannot run with --accel kvm"
             )));
+        }
+        // the icount meter, asked for or where KVM may fail: checked
+        // before KVM is tried, so that no boot is spent first
+        if meter_choice != MeterChoice::Time {
+            if let Some(why) = model_bound(&opts.run, opts.cpus) {
+                return Err(usage(why));
+            }
         }
         let accel = first_accel(opts, meter_choice);
         let launch = launch(opts, meter_choice, accel)?;

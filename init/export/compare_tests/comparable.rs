@@ -232,7 +232,7 @@ fn the_kernel_overhead_metric_compares_across_builds_and_sees_the_kernel() {
     assert_eq!(kprobe.verdict, Verdict::Regressed);
     let change = kprobe.metrics[0].per_event_change();
     assert!((change - 3.0).abs() < 1e-9, "{kprobe:?}");
-    let head = &parts::headlines(&c)[0];
+    let head = &pieces::headlines(&c)[0];
     assert!(
         head.starts_with(
             "+3.00 insn/event in the kernel over the baseline regression of trig-kprobe"

@@ -158,7 +158,7 @@ fn the_icount_headline_leads_with_instructions_and_the_top_mover() {
     let base = profiled(1.0, 10.0, "/src/linux/build-base/vmlinux");
     let new = profiled(1250.0 / 1273.0, 33.0, "/src/linux/build-new/vmlinux");
     let c = compare(&base, &new, &Settings::default()).unwrap();
-    let head = &parts::headlines(&c)[0];
+    let head = &pieces::headlines(&c)[0];
     assert!(
         head.starts_with("+23.00 insn/event regression of trig-kprobe (rate \u{2212}1.81%"),
         "{head}"

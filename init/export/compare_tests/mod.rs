@@ -7,7 +7,7 @@ mod inputs;
 mod verdicts;
 
 use crate::machines::json;
-use crate::people::{email, markdown, parts, table};
+use crate::people::{email, markdown, pieces, table};
 use std::collections::BTreeMap;
 use trig_analysis::compare::*;
 use trig_analysis::input::{parse, Side};

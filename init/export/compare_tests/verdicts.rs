@@ -212,7 +212,7 @@ fn twenty_a_a_compares_flag_at_most_one_benchmark() {
         let c = compare(&base, &new, &Settings::default()).unwrap();
         if round == 0 {
             // 2 / C(12, 6) is above 0.05 / 90: the header says what would do
-            let h = parts::header(&c).join("\n");
+            let h = pieces::header(&c).join("\n");
             assert!(h.contains("across 90 tests"), "{h}");
             assert!(h.contains("p < 0.00056, which takes 8 boots a side"), "{h}");
         }
@@ -230,7 +230,7 @@ fn twenty_a_a_compares_flag_at_most_one_benchmark() {
             })
             .count();
     }
-    eprintln!("A/A: {tests} tests, {flagged} flagged on q, {unadjusted} on the raw p");
+    trig_schema::stderrln!("A/A: {tests} tests, {flagged} flagged on q, {unadjusted} on the raw p");
     assert_eq!(tests, 20 * 90);
     assert!(flagged <= 1, "{flagged}");
     assert!(unadjusted > flagged, "{unadjusted}");

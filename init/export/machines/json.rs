@@ -1,6 +1,6 @@
 //! `compare --format json`: the comparison for machines.
 
-use crate::people::parts::ORDER;
+use crate::people::pieces::ORDER;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use trig_analysis::compare::Comparison;

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
-use trig_analysis::compare::{Comparison, Metric, SideInfo, Verdict};
+use trig_analysis::compare::{Comparison, Metric, MetricComparison, SideInfo, Verdict};
 use trig_analysis::gate;
 use trig_analysis::history::{History, Point};
 use trig_schema::error::{usage, Error};
@@ -193,6 +193,51 @@ struct Test<'a> {
     misc: Value,
 }
 
+impl<'a> Test<'a> {
+    /// A benchmark without figures (it failed, is missing, or could not
+    /// run): its verdict alone is its test's status.
+    fn no_figures(key: &'a str, bench: &'a str, verdict: Verdict, misc: Value) -> Self {
+        Test {
+            key,
+            bench,
+            metric: None,
+            status: gate::exported(verdict, false),
+            value: None,
+            misc,
+        }
+    }
+
+    /// NEW's figure of one metric, with its verdict against BASE and
+    /// what it rests on; `base` names BASE's kernels and files.
+    fn compared(
+        key: &'a str,
+        bench: &'a str,
+        m: &MetricComparison,
+        meter: Meter,
+        base: &Value,
+    ) -> Self {
+        let misc = json!({
+            "verdict": m.verdict.as_str(),
+            "change_pct": finite(m.change_pct),
+            "ci_pct": [finite(m.ci_pct.0), finite(m.ci_pct.1)],
+            "q": m.q.and_then(finite),
+            "threshold_pct": m.threshold_pct,
+            "base_median": finite(m.base.median),
+            "boots": m.new.values,
+            "unit": m.metric.unit(meter),
+            "base": base,
+        });
+        Test {
+            key,
+            bench,
+            metric: Some(m.metric),
+            status: gate::exported(m.verdict, false),
+            value: Some(m.new.median),
+            misc,
+        }
+    }
+}
+
 impl<'a> Doc<'a> {
     fn new(opts: &'a KcidbOptions) -> Self {
         Doc {
@@ -353,81 +398,29 @@ impl<'a> Doc<'a> {
             Verdict::Failed
         };
         let misc = json!({"reason": why.unwrap_or_else(|| of[0].status.as_str().into())});
-        self.test(
-            build,
-            k,
-            Test {
-                key,
-                bench,
-                metric: None,
-                status: gate::exported(verdict, false),
-                value: None,
-                misc,
-            },
-        );
+        self.test(build, k, Test::no_figures(key, bench, verdict, misc));
     }
 
     /// NEW's figures of a comparison, each with its verdict against BASE.
     fn comparison(&mut self, c: &Comparison) {
-        let side = |s: &SideInfo| {
-            let keys: Vec<String> = s.files.iter().map(|f| file_key(Path::new(f))).collect();
-            keys.join("+")
-        };
-        let key = format!("{}-vs-{}", side(&c.new), side(&c.base));
+        let key = format!("{}-vs-{}", side_key(&c.new), side_key(&c.base));
         let k = Kernel::of_side(&c.new, c.meter);
-        let build = self.kernel(&k, &side(&c.new));
+        let build = self.kernel(&k, &side_key(&c.new));
         let base = json!({
             "releases": c.base.releases, "commits": c.base.commits, "files": c.base.files,
         });
         for b in &c.benches {
             let bench = b.name.as_str();
-            let no_figures = matches!(
+            if matches!(
                 b.verdict,
                 Verdict::Missing | Verdict::Failed | Verdict::Unsupported
-            )
-            .then(|| gate::exported(b.verdict, false));
-            if let Some(status) = no_figures {
+            ) {
                 let misc = json!({"verdict": b.verdict.as_str(), "reason": b.reason, "base": base});
-                self.test(
-                    &build,
-                    &k,
-                    Test {
-                        key: &key,
-                        bench,
-                        metric: None,
-                        status,
-                        value: None,
-                        misc,
-                    },
-                );
+                self.test(&build, &k, Test::no_figures(&key, bench, b.verdict, misc));
                 continue;
             }
             for m in &b.metrics {
-                let status = gate::exported(m.verdict, false);
-                let misc = json!({
-                    "verdict": m.verdict.as_str(),
-                    "change_pct": finite(m.change_pct),
-                    "ci_pct": [finite(m.ci_pct.0), finite(m.ci_pct.1)],
-                    "q": m.q.and_then(finite),
-                    "threshold_pct": m.threshold_pct,
-                    "base_median": finite(m.base.median),
-                    "boots": m.new.values,
-                    "unit": m.metric.unit(c.meter),
-                    "base": base,
-                });
-                let value = Some(m.new.median);
-                self.test(
-                    &build,
-                    &k,
-                    Test {
-                        key: &key,
-                        bench,
-                        metric: Some(m.metric),
-                        status,
-                        value,
-                        misc,
-                    },
-                );
+                self.test(&build, &k, Test::compared(&key, bench, m, c.meter, &base));
             }
         }
     }
@@ -583,6 +576,13 @@ fn kernel_arch(arch: &str) -> &str {
         "aarch64" => "arm64",
         a => a,
     }
+}
+
+/// A side of a comparison as a key: its results files' names joined by
+/// `+`.
+fn side_key(s: &SideInfo) -> String {
+    let keys: Vec<String> = s.files.iter().map(|f| file_key(Path::new(f))).collect();
+    keys.join("+")
 }
 
 /// A results file's name without its directory and `.json`.

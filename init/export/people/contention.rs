@@ -5,6 +5,7 @@
 
 use crate::outside::text::{line, pad};
 use std::fmt::Write;
+use trig_schema::contention::SharedCacheLine;
 use trig_schema::{Contention, RunSet};
 
 /// The table, or None when no result carries the model's figures.
@@ -16,7 +17,17 @@ pub fn table(set: &RunSet) -> Option<String> {
         .flat_map(|r| &r.results)
         .filter_map(|b| Some((b.name.as_str(), b.profile.as_ref()?.contention.as_ref()?)))
         .collect();
-    let first = rows.first()?.1;
+    let mut out = head(rows.first()?.1);
+    for (name, c) in &rows {
+        row(&mut out, name, c);
+    }
+    cache_lines(&mut out, &rows);
+    Some(out)
+}
+
+/// The model and its weights, as the first result has them, then the
+/// column heads.
+fn head(first: &Contention) -> String {
     let mut out = format!(
         "\nSeveral producers, modelled ({}: an instruction a cycle, a coherence miss {} cycles, \
          one that finds the line modified elsewhere (HITM) {}); per event:\n",
@@ -33,26 +44,34 @@ pub fn table(set: &RunSet) -> Option<String> {
         "HITM",
         "cycles"
     );
-    for (name, c) in &rows {
-        let m = c.misses();
-        let _ = writeln!(
-            out,
-            "{} {:>3} {:>9.1} {:>7.1} {:>8.3} {:>7.3} {:>9.1}  hits {:.3} ({:.3}/prod){}",
-            pad(name, 28, true),
-            c.producers,
-            c.insn,
-            c.spin,
-            m.misses,
-            m.hitm,
-            c.cycles,
-            c.rate,
-            c.per_producer,
-            c.bound_by
-                .as_ref()
-                .map(|l| format!(", bound by {}", line(l)))
-                .unwrap_or_default()
-        );
-    }
+    out
+}
+
+/// One benchmark's figures, and the line that bounds its throughput.
+fn row(out: &mut String, name: &str, c: &Contention) {
+    let m = c.misses();
+    let _ = writeln!(
+        out,
+        "{} {:>3} {:>9.1} {:>7.1} {:>8.3} {:>7.3} {:>9.1}  hits {:.3} ({:.3}/prod){}",
+        pad(name, 28, true),
+        c.producers,
+        c.insn,
+        c.spin,
+        m.misses,
+        m.hitm,
+        c.cycles,
+        c.rate,
+        c.per_producer,
+        c.bound_by
+            .as_ref()
+            .map(|l| format!(", bound by {}", line(l)))
+            .unwrap_or_default()
+    );
+}
+
+/// Each benchmark's hottest shared lines (three), under a heading when
+/// any benchmark has one.
+fn cache_lines(out: &mut String, rows: &[(&str, &Contention)]) {
     let hot: Vec<_> = rows.iter().filter(|(_, c)| !c.lines.is_empty()).collect();
     if !hot.is_empty() {
         out.push_str(
@@ -62,14 +81,6 @@ pub fn table(set: &RunSet) -> Option<String> {
     for (name, c) in hot {
         let _ = writeln!(out, "  {}", line(name));
         for l in c.lines.iter().take(3) {
-            let who = |side: &[(String, f64)], rw: char| {
-                side.iter()
-                    .take(2)
-                    .map(|(f, n)| format!("{rw} {} {n:.3}", line(f)))
-                    .collect::<Vec<_>>()
-            };
-            let mut sites = who(&l.readers, 'r');
-            sites.extend(who(&l.writers, 'w'));
             let _ = writeln!(
                 out,
                 "    {} {} {:.3} (HITM {:.3}): {}",
@@ -77,9 +88,21 @@ pub fn table(set: &RunSet) -> Option<String> {
                 l.kind,
                 l.misses.misses,
                 l.misses.hitm,
-                sites.join(", ")
+                sites(l)
             );
         }
     }
-    Some(out)
+}
+
+/// Who missed on line `l`: its two top readers, then its two top writers.
+fn sites(l: &SharedCacheLine) -> String {
+    let who = |side: &[(String, f64)], rw: char| {
+        side.iter()
+            .take(2)
+            .map(|(f, n)| format!("{rw} {} {n:.3}", line(f)))
+            .collect::<Vec<_>>()
+    };
+    let mut sites = who(&l.readers, 'r');
+    sites.extend(who(&l.writers, 'w'));
+    sites.join(", ")
 }

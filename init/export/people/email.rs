@@ -1,6 +1,6 @@
 //! `compare --format email`: plain text for a mailing list.
 
-use super::parts::{explained, figure, flagged, header, headlines, pvalue, signed, totals};
+use super::pieces::{explained, figure, flagged, header, headlines, pvalue, signed, totals};
 use crate::outside::text::{pad, width, wrap};
 use trig_analysis::compare::{BenchComparison, Comparison, Verdict};
 use trig_schema::Meter;

@@ -2,7 +2,7 @@
 //! (inline SVG, no external assets) with a trend chart per benchmark and
 //! metric, change points marked, and the latest comparison.
 
-use crate::people::parts;
+use crate::people::pieces;
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Metric, Verdict};
 use trig_analysis::history::{self, History, Series};
@@ -340,9 +340,9 @@ fn change_points(out: &mut String, h: &History, opts: &PageOptions) {
 /// coloured by verdict.
 pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
     let _ = write!(out, "<h2>{heading}</h2><pre>");
-    *out += &esc(&parts::header(c).join("\n"));
+    *out += &esc(&pieces::header(c).join("\n"));
     *out += "</pre><table><tr>";
-    let (head, rows) = parts::rows(c);
+    let (head, rows) = pieces::rows(c);
     for h in head {
         let _ = write!(out, "<th>{}</th>", esc(&h));
     }
@@ -363,7 +363,7 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
         *out += "</tr>";
     }
     *out += "</table>";
-    let folded = parts::unsupported(c);
+    let folded = pieces::unsupported(c);
     if !folded.is_empty() {
         let _ = write!(
             out,
@@ -371,7 +371,7 @@ pub(crate) fn comparison(out: &mut String, heading: &str, c: &Comparison) {
             esc(&folded.join("\n")).replace('\n', "<br>")
         );
     }
-    let why = parts::explained(c, usize::MAX);
+    let why = pieces::explained(c, usize::MAX);
     if !why.is_empty() {
         let _ = write!(out, "<pre>{}</pre>", esc(&why.join("\n")));
     }

@@ -1,9 +1,11 @@
 //! The lines that say which functions moved (`compare`'s movers), for
 //! the text formats and mail.
 
-use super::mover_lines;
+use super::mover_source_lines;
 use crate::outside::text::{line, pad, width as columns, wrap};
-use trig_analysis::compare::movers::{Movers, MIN_MOVE};
+use trig_analysis::compare::cache_lines::CacheLineMove;
+use trig_analysis::compare::movers::{FunctionMove, Movers};
+use trig_analysis::compare::MIN_MOVE;
 
 /// Text lines that explain `m` for benchmark `name`.
 pub fn lines(name: &str, m: &Movers) -> Vec<String> {
@@ -14,12 +16,28 @@ pub fn lines(name: &str, m: &Movers) -> Vec<String> {
 /// function name too long for its row on a line of its own, its figures
 /// on the next.
 pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
+    let mut out = wrap(&summary(name, m), width, 2);
+    out.extend(functions(m, width));
+    out.extend(mover_source_lines::note(m, width));
+    for l in &m.shared {
+        out.extend(mover_source_lines::indented(
+            &shared_cache_line(l),
+            2,
+            width,
+        ));
+    }
+    out
+}
+
+/// Where the change per event lies: kernel or user space, and of the
+/// kernel's, the functions listed or the others.
+fn summary(name: &str, m: &Movers) -> String {
     let over = m
         .against
         .as_ref()
         .map(|b| format!(" over {b}"))
         .unwrap_or_default();
-    let mut out = vec![format!(
+    format!(
         "{name}{over}: {:+.2} insn/event: kernel {:+.2}, user space {:+.2}; {}",
         m.total,
         m.kernel,
@@ -32,31 +50,18 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
                 m.kernel - m.listed()
             ),
         }
-    )];
-    out = out.iter().flat_map(|l| wrap(l, width, 2)).collect();
-    let figures: Vec<String> = m
-        .functions
-        .iter()
-        .map(|f| {
-            let counts: String = [
-                ("calls", f.calls),
-                ("L1 misses", f.l1_misses),
-                ("LL misses", f.ll_misses),
-                ("coherence misses", f.coherence),
-            ]
-            .iter()
-            .filter(|(_, x)| x.abs() >= MIN_MOVE)
-            .map(|(what, x)| format!(", {what} {x:+.2}"))
-            .collect();
-            format!(
-                "{:>+9.2}  ({:.2} -> {:.2}){counts}",
-                f.change, f.base, f.new
-            )
-        })
-        .collect();
+    )
+}
+
+/// Each function that moved: its name in a column as wide as the names
+/// that fit beside the widest figures, a longer one on a line of its own;
+/// then its source lines.
+fn functions(m: &Movers, width: usize) -> Vec<String> {
+    let figures: Vec<String> = m.functions.iter().map(figures_of).collect();
     let room = width.saturating_sub(4 + figures.iter().map(String::len).max().unwrap_or(0));
     let names = m.functions.iter().map(|f| columns(&f.name));
     let name_width = names.clone().filter(|&n| n <= room).max().unwrap_or(0);
+    let mut out = Vec::new();
     for (f, fig) in m.functions.iter().zip(&figures) {
         if columns(&f.name) <= name_width {
             out.push(format!("  {}  {fig}", pad(&f.name, name_width, true)));
@@ -64,36 +69,55 @@ pub fn lines_within(name: &str, m: &Movers, width: usize) -> Vec<String> {
             out.push(format!("  {}", line(&f.name)));
             out.push(format!("  {}  {fig}", pad("", name_width, true)));
         }
-        out.extend(mover_lines::rows(f, width));
-    }
-    out.extend(mover_lines::note(m, width));
-    for l in &m.shared {
-        let by = |what: &str, fs: &[String]| match fs.len() {
-            0 => String::new(),
-            _ => format!(
-                "; {what} by {}",
-                fs.iter().map(|f| line(f)).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        let text = format!(
-            "shared line {}  {:+.2} coherence misses/event ({:.2} -> {:.2}){}{}",
-            line(&l.name),
-            l.change,
-            l.base,
-            l.new,
-            by("written", &l.writers),
-            by("read", &l.readers)
-        );
-        out.extend(mover_lines::indented(&text, 2, width));
+        out.extend(mover_source_lines::rows(f, width));
     }
     out
+}
+
+/// A function's change and figures, and each of its counts that moved
+/// by [`MIN_MOVE`] or more.
+fn figures_of(f: &FunctionMove) -> String {
+    let counts: String = [
+        ("calls", f.calls),
+        ("L1 misses", f.l1_misses),
+        ("LL misses", f.ll_misses),
+        ("coherence misses", f.coherence),
+    ]
+    .iter()
+    .filter(|(_, x)| x.abs() >= MIN_MOVE)
+    .map(|(what, x)| format!(", {what} {x:+.2}"))
+    .collect();
+    format!(
+        "{:>+9.2}  ({:.2} -> {:.2}){counts}",
+        f.change, f.base, f.new
+    )
+}
+
+/// A shared line that moved, with the functions that wrote and read it.
+fn shared_cache_line(l: &CacheLineMove) -> String {
+    let by = |what: &str, fs: &[String]| match fs.len() {
+        0 => String::new(),
+        _ => format!(
+            "; {what} by {}",
+            fs.iter().map(|f| line(f)).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    format!(
+        "shared line {}  {:+.2} coherence misses/event ({:.2} -> {:.2}){}{}",
+        line(&l.name),
+        l.change,
+        l.base,
+        l.new,
+        by("written", &l.writers),
+        by("read", &l.readers)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use trig_analysis::compare::cache_lines::CacheLineMove;
     use trig_analysis::compare::movers::FunctionMove;
-    use trig_analysis::compare::shared_lines::SharedLineMove;
 
     #[test]
     fn mail_lines_keep_within_their_width() {
@@ -138,7 +162,7 @@ mod tests {
             total: 1.0,
             kernel: 1.0,
             functions: Vec::new(),
-            shared: vec![SharedLineMove {
+            shared: vec![CacheLineMove {
                 name: "trig_syscall_count+0x0".into(),
                 base: 0.0,
                 new: 0.887,

@@ -2,7 +2,7 @@
 //! LKP reports and `veristat -C`, flagged rows first, ANSI colours on
 //! request.
 
-use super::parts::{explained, header, headlines, rows, totals, unsupported};
+use super::pieces::{explained, header, headlines, rows, totals, unsupported};
 use crate::outside::text::{line as one_line, pad, width};
 use std::fmt::Write;
 use trig_analysis::compare::{Comparison, Verdict};

@@ -3,7 +3,7 @@
 use crate::outside::text::{line, pad, words};
 use std::fmt::Write;
 use trig_schema::stats;
-use trig_schema::{Meter, Report, RunRecord, RunSet, Status, Timeline};
+use trig_schema::{BenchResult, Meter, Report, RunRecord, RunSet, Status, Timeline};
 
 /// Benchmark, runs, mean ± stddev (across boots when there are several,
 /// else within the boot), status.
@@ -206,14 +206,6 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         .filter(|b| b.status == Status::Ok)
         .filter_map(|b| b.summary.as_ref().map(|s| s.mean))
         .collect();
-    let sd = if means.len() > 1 {
-        stats::stddev(&means)
-    } else {
-        results
-            .iter()
-            .find_map(|b| b.summary.as_ref().map(|s| s.stddev))
-            .unwrap_or(0.0)
-    };
     let over: Vec<f64> = results
         .iter()
         .filter_map(|b| b.overhead_ns.as_ref().map(|o| o.ns_per_event))
@@ -223,25 +215,8 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         .map(|b| b.status)
         .find(|s| *s != Status::Ok)
         .unwrap_or(Status::Ok);
-    let rate = if means.is_empty() {
-        "-".to_string()
-    } else {
-        format!("{:.*} ± {:.*}", 3 + d, stats::mean(&means), 3 + d, sd)
-    };
-    // under icount boots should agree to the last digits: say how far
-    // apart they were, which is the meter's determinism
-    let apart = match (meter, means.len()) {
-        (Meter::Icount, 2..) => {
-            let (lo, hi) = means
-                .iter()
-                .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
-            format!(
-                " (boots {:.4}% apart)",
-                (hi - lo) / stats::mean(&means) * 100.0
-            )
-        }
-        _ => String::new(),
-    };
+    let rate = rate_cell(&results, &means, 3 + d);
+    let apart = boots_apart(meter, &means);
     let over = overhead_cell(&over, 1 + d);
     let reason = results
         .iter()
@@ -255,6 +230,40 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         means.len(),
         status.as_str()
     );
+}
+
+/// The mean rate of the boots' `means` ± their spread: across boots when
+/// there are several, else within the boot; `-` when none measured.
+fn rate_cell(results: &[&BenchResult], means: &[f64], digits: usize) -> String {
+    if means.is_empty() {
+        return "-".to_string();
+    }
+    let sd = if means.len() > 1 {
+        stats::stddev(means)
+    } else {
+        results
+            .iter()
+            .find_map(|b| b.summary.as_ref().map(|s| s.stddev))
+            .unwrap_or(0.0)
+    };
+    format!("{:.*} ± {:.*}", digits, stats::mean(means), digits, sd)
+}
+
+/// Under icount boots should agree to the last digits: how far apart
+/// they were, which is the meter's determinism.
+fn boots_apart(meter: Meter, means: &[f64]) -> String {
+    match (meter, means.len()) {
+        (Meter::Icount, 2..) => {
+            let (lo, hi) = means
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(l, h), &m| (l.min(m), h.max(m)));
+            format!(
+                " (boots {:.4}% apart)",
+                (hi - lo) / stats::mean(means) * 100.0
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 /// The mean overhead per event; at or below zero the benchmark ran no

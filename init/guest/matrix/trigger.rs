@@ -74,7 +74,7 @@ impl TriggerObject {
             Ok(skel) => skel,
             Err(e) => {
                 if opts.verbose {
-                    eprintln!(
+                    trig_schema::stderrln!(
                         "trig-init: {} trigger programs did not load together: {e}",
                         progs.len()
                     );

@@ -76,14 +76,14 @@ pub fn execute(
     std::thread::spawn(move || {
         std::thread::sleep(clock.guest(f64::from(secs)));
         let msg = format!("watchdog: the run did not finish within {secs} s");
-        eprintln!("trig-init: {msg}");
+        trig_schema::stderrln!("trig-init: {msg}");
         watchdog.finish(RunEnd::Watchdog, Some(msg));
         on_timeout();
     });
     if let Err(e) = raise_memlock() {
         // since 5.11 BPF memory is charged to the cgroup, not the limit
         if !registry::running_version().is_ok_and(|v| v >= (5, 11)) {
-            eprintln!("trig-init: {e}");
+            trig_schema::stderrln!("trig-init: {e}");
         }
     }
     let body = std::panic::AssertUnwindSafe(|| run.run(&points, opts));
@@ -151,8 +151,8 @@ fn run_extra() {
         return;
     }
     match std::process::Command::new(EXTRA_RUN).status() {
-        Ok(st) => eprintln!("trig-init: {EXTRA_RUN}: {st}"),
-        Err(e) => eprintln!("trig-init: {EXTRA_RUN}: {e}"),
+        Ok(st) => trig_schema::stderrln!("trig-init: {EXTRA_RUN}: {st}"),
+        Err(e) => trig_schema::stderrln!("trig-init: {EXTRA_RUN}: {e}"),
     }
 }
 
@@ -161,7 +161,7 @@ fn run_extra() {
 pub fn pid1_main() -> ! {
     let mounts = mounts::mount_all(true);
     ensure_stdio();
-    eprintln!("trig-init {} as PID 1", env!("CARGO_PKG_VERSION"));
+    trig_schema::stderrln!("trig-init {} as PID 1", env!("CARGO_PKG_VERSION"));
     run_extra();
     let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap_or_default();
     let outcome = std::panic::catch_unwind(|| {

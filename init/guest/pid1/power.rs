@@ -14,7 +14,7 @@ pub fn power_off() -> ! {
     let _ = nix::sys::termios::tcdrain(&out);
     nix::unistd::sync();
     let err = reboot(RebootMode::RB_POWER_OFF);
-    eprintln!("trig-init: power-off failed ({err:?}); halting");
+    trig_schema::stderrln!("trig-init: power-off failed ({err:?}); halting");
     let _ = reboot(RebootMode::RB_HALT_SYSTEM);
     // Nothing left to do: the host's timeout will end the VM.
     loop {

@@ -2,7 +2,6 @@
 //! counters per second, warm-up marking, and the totals for the hit check.
 
 pub mod counters;
-pub mod marker;
 
 use crate::clock::Clock;
 use crate::options::MAX_STRETCH;
@@ -12,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
+use trig_model::marker;
 use trig_schema::Sample;
 
 /// A producer: loops until `stop`, adding the events it triggered to its
@@ -191,7 +191,7 @@ pub fn window_length(plan: &Sampling, warm_counts: f64, warm_s: f64) -> f64 {
 /// Windows marked so far in this process; the plugin numbers them alike.
 static WINDOWS: AtomicU32 = AtomicU32::new(0);
 
-/// Executes a window mark (see `marker`): a no-op unless QEMU runs the
+/// Executes a window mark (`trig_model::marker`): a no-op unless QEMU runs the
 /// plugin, which then counts kernel instructions from START to END.
 #[inline(never)]
 fn mark(kind: u8) {
@@ -283,9 +283,12 @@ impl Taken {
             let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
             match plan.progress {
                 Progress::Upstream { .. } => {
-                    println!("{}", upstream::iter(i, late_us, mps, plan.producers))
+                    let _ = trig_schema::stdoutln!(
+                        "{}",
+                        upstream::iter(i, late_us, mps, plan.producers)
+                    );
                 }
-                _ => eprintln!(
+                _ => trig_schema::stderrln!(
                     "{}{}",
                     upstream::iter_hits(i, late_us, mps, plan.producers),
                     if warmup { " (warm-up)" } else { "" }
@@ -320,7 +323,7 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
         quiet: false,
     } = &plan.progress
     {
-        println!("{}", upstream::started(bench));
+        let _ = trig_schema::stdoutln!("{}", upstream::started(bench));
     }
     go.wait();
     let start = Instant::now();
@@ -371,29 +374,75 @@ fn own_time() -> Duration {
 /// measured window ([`window_length`]), sampling as [`sample_ends`] says
 /// of the duration, with as many samples in a lengthened window.
 pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
-    let user = Arc::new(UserSlots::new(plan.producers));
-    let stop = Arc::new(AtomicBool::new(false));
     let producers = if plan.on_main { 1 } else { plan.producers };
-    let go = Arc::new(Barrier::new(producers + 1));
-    let cpus: Arc<Vec<AtomicUsize>> =
-        Arc::new((0..producers).map(|_| AtomicUsize::new(0)).collect());
+    let crew = Crew {
+        user: Arc::new(UserSlots::new(plan.producers)),
+        stop: Arc::new(AtomicBool::new(false)),
+        go: Arc::new(Barrier::new(producers + 1)),
+        cpus: Arc::new((0..producers).map(|_| AtomicUsize::new(0)).collect()),
+    };
     let (sampled, hung) = if plan.on_main {
+        (crew.on_main(plan, bpf, &body), false)
+    } else {
+        crew.on_threads(plan, bpf, &body)
+    };
+    // what the producers counted after the last sample
+    let tail_bpf = bpf.map_or(0, |b| b.take());
+    let tail_user = crew.user.take();
+    let samples = sampled.samples;
+    Measured {
+        total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
+        total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
+        samples,
+        hung,
+        window: sampled.window,
+        producer_events: sampled.producer_events,
+        producer_cpus: crew
+            .cpus
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect(),
+    }
+}
+
+/// What the producers and the sampler share: the producers' counters,
+/// the stop flag, the barrier they start at and the CPU each ran on.
+struct Crew {
+    user: Arc<UserSlots>,
+    stop: Arc<AtomicBool>,
+    go: Arc<Barrier>,
+    cpus: Arc<Vec<AtomicUsize>>,
+}
+
+impl Crew {
+    /// The one producer on the calling thread (`--rename-thread main`),
+    /// the sampler beside it.
+    fn on_main(&self, plan: &Sampling, bpf: Option<BpfSlots>, body: &Body) -> Sampled {
         thread::scope(|s| {
             let sampler = s.spawn(|| {
-                let measured = sample_loop(plan, bpf, &user, &go);
-                stop.store(true, Ordering::Relaxed);
+                let measured = sample_loop(plan, bpf, &self.user, &self.go);
+                self.stop.store(true, Ordering::Relaxed);
                 measured
             });
-            go.wait();
-            body(user.slot(0), &stop);
-            note_cpu(&cpus[0]);
-            (sampler.join().expect("sampler thread panicked"), false)
+            self.go.wait();
+            body(self.user.slot(0), &self.stop);
+            note_cpu(&self.cpus[0]);
+            sampler.join().expect("sampler thread panicked")
         })
-    } else {
+    }
+
+    /// A thread a producer, the sampler on the calling thread; whether a
+    /// producer was still running a grace period after the stop (hung).
+    fn on_threads(&self, plan: &Sampling, bpf: Option<BpfSlots>, body: &Body) -> (Sampled, bool) {
         let handles: Vec<_> = (0..plan.producers)
             .map(|i| {
-                let (user, stop, body, go) = (user.clone(), stop.clone(), body.clone(), go.clone());
-                let cpus = cpus.clone();
+                let (user, stop, body, go) = (
+                    self.user.clone(),
+                    self.stop.clone(),
+                    body.clone(),
+                    self.go.clone(),
+                );
+                let cpus = self.cpus.clone();
                 let pin = plan.pins.get(i).copied();
                 thread::spawn(move || {
                     if let Some(cpu) = pin {
@@ -405,8 +454,8 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
                 })
             })
             .collect();
-        let measured = sample_loop(plan, bpf, &user, &go);
-        stop.store(true, Ordering::Relaxed);
+        let measured = sample_loop(plan, bpf, &self.user, &self.go);
+        self.stop.store(true, Ordering::Relaxed);
         let deadline = Instant::now() + plan.clock.guest(GRACE_S);
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(10));
@@ -419,19 +468,6 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
             }
         }
         (measured, hung)
-    };
-    // what the producers counted after the last sample
-    let tail_bpf = bpf.map_or(0, |b| b.take());
-    let tail_user = user.take();
-    let samples = sampled.samples;
-    Measured {
-        total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
-        total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
-        samples,
-        hung,
-        window: sampled.window,
-        producer_events: sampled.producer_events,
-        producer_cpus: cpus.iter().map(|c| c.load(Ordering::Relaxed)).collect(),
     }
 }
 

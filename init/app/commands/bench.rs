@@ -1,0 +1,128 @@
+//! `bench` (trig-init linked or copied under upstream's binary's name) and
+//! `trig-init bench`: upstream's command line, its lines on stdout, its
+//! exit statuses, so that its scripts run unchanged.
+
+use crate::bench_cli::{self, BadBenchLine, BenchCall, BenchRun};
+use nix::sys::signal::{signal, SigHandler, Signal};
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::ExitCode;
+use trig_guest::recorder::Sink;
+use trig_guest::registry::{self, Bench, Producers};
+use trig_guest::{pid1, upstream};
+use trig_schema::error::shown;
+use trig_schema::{exit, files};
+
+/// argp's status for a command line it refuses (sysexits.h's EX_USAGE).
+const EX_USAGE: u8 = 64;
+
+/// Runs upstream's command line `args` (without the program's name).
+pub fn bench(args: Vec<OsString>) -> ExitCode {
+    // a reader that goes away ends the run as it ends upstream's C
+    // program, not in a panic on the next line (Rust ignores SIGPIPE)
+    // SAFETY: no handler of ours is replaced; the default is async-safe.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
+    let code = match bench_cli::parse(args) {
+        Ok(BenchCall::Run(run)) => run_named(*run),
+        Ok(BenchCall::List) => list(),
+        Ok(BenchCall::Help) => {
+            let _ = trig_schema::stdout!("{}", bench_cli::HELP);
+            ExitCode::SUCCESS
+        }
+        Ok(BenchCall::Version) => {
+            let _ = trig_schema::stdoutln!(
+                "trig-init {} ({})",
+                env!("CARGO_PKG_VERSION"),
+                trig_guest::GIT_REV
+            );
+            ExitCode::SUCCESS
+        }
+        Err(BadBenchLine(why)) => refuse(why),
+    };
+    // stdout full (or gone otherwise): said once, at the end, exit 1
+    match trig_schema::out::failure() {
+        Some(e) => fail(format!("bench: {e}")),
+        None => code,
+    }
+}
+
+/// argp's refusal of a command line.
+fn refuse(why: impl std::fmt::Display) -> ExitCode {
+    let why = why.to_string();
+    trig_schema::stderrln!(
+        "bench: {}\nTry `bench --help' for more information.",
+        shown(&why, false)
+    );
+    ExitCode::from(EX_USAGE)
+}
+
+/// Upstream's failure: its words on stderr, exit 1.
+fn fail(why: impl std::fmt::Display) -> ExitCode {
+    trig_schema::stderrln!("{why}");
+    ExitCode::from(exit::FAILED)
+}
+
+fn list() -> ExitCode {
+    match registry::running_version() {
+        Ok(version) => {
+            let mut text = String::from("Available benchmarks:\n");
+            for name in registry::upstream_names(version) {
+                text.push_str(&format!("- {name}\n"));
+            }
+            let _ = trig_schema::out::stdout(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn run_named(run: BenchRun) -> ExitCode {
+    if run.names.is_empty() {
+        return fail("benchmark name is not specified");
+    }
+    let version = match registry::running_version() {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let mut benches: Vec<&'static Bench> = Vec::new();
+    for name in &run.names {
+        match registry::by_upstream_name(name, version) {
+            Some(b) => benches.push(b),
+            None => return fail(format!("benchmark '{}' not found", shown(name, false))),
+        }
+    }
+    if let Some(path) = run.json.as_deref().filter(|p| *p != "-") {
+        if let Err(e) = files::check_writable(Path::new(path)) {
+            return refuse(format!("--json {path}: {e}"));
+        }
+    }
+    // upstream's benchmarks check these in their setup, after its line
+    let one_producer = |b: &&Bench| b.family.producers == Producers::One;
+    let refusal = if run.consumers > 0 {
+        Some("benchmark doesn't support consumer!")
+    } else if run.opts.producers.iter().any(|&p| p > 1) && benches.iter().any(one_producer) {
+        Some("benchmark doesn't support multi-producer!")
+    } else {
+        None
+    };
+    if let Some(why) = refusal {
+        if !run.quiet {
+            let _ = trig_schema::stdoutln!("{}", upstream::setting_up(&run.names[0]));
+        }
+        return fail(why);
+    }
+    let sink = Sink::Upstream {
+        names: run.names,
+        quiet: run.quiet,
+        json: run.json,
+    };
+    let mounts = pid1::mounts::mount_all(false);
+    let on_timeout = || std::process::exit(i32::from(exit::NO_BOOT));
+    match pid1::execute(&run.opts, Ok(benches), sink, mounts, false, on_timeout) {
+        // upstream exits 1 when a benchmark cannot attach: so does a
+        // benchmark unsupported here, not only a failed one
+        Ok(recorder) if recorder.all_measured() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(exit::FAILED),
+        Err(e) => fail(e),
+    }
+}
