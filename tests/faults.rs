@@ -849,6 +849,51 @@ fn a_full_disk_on_the_first_write_leaves_no_empty_file_and_prints_the_figures() 
     );
 }
 
+/// `vm --json -` and `ab`'s comparison into a stdout that cannot be
+/// written (a full disk, a closed pipe): exit 4 with one line, "cannot
+/// write standard output", and the results files kept (both printed a
+/// panic and a backtrace).
+#[test]
+fn vm_and_ab_into_a_stdout_that_cannot_be_written_exit_4_and_keep_the_results() {
+    let fake = Fake::new("stdout", "");
+    let console = report_lines(&fake);
+    fake.script(&format!("cat '{}'; exit 0", console.display()));
+    for (sub, kernels, extra) in [
+        ("vm", &["elf"][..], &["--json", "-"][..]),
+        ("ab", &["elf", "elf2"][..], &[][..]),
+    ] {
+        for closed in [false, true] {
+            let _ = std::fs::remove_dir_all(&fake.out);
+            let stdout = if closed {
+                let (reader, writer) = std::io::pipe().unwrap();
+                drop(reader);
+                Stdio::from(writer)
+            } else {
+                Stdio::from(std::fs::File::create("/dev/full").unwrap())
+            };
+            let o = fake
+                .command_of(sub, kernels, extra)
+                .stdout(stdout)
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap();
+            let err = stderr(&o);
+            let what = format!("{sub} (closed pipe: {closed})");
+            assert_eq!(o.status.code(), Some(4), "{what}: {err}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+            let said = err
+                .lines()
+                .filter(|l| l.contains("cannot write standard output"));
+            assert_eq!(said.count(), 1, "{what}: {err}");
+            assert_eq!(
+                fake.results().len(),
+                kernels.len(),
+                "{what}: the results files"
+            );
+        }
+    }
+}
+
 /// `history --alert` whose alerts file cannot be saved (the disk filled)
 /// exits 4, "could not write", after printing the history: not 2.
 #[test]
