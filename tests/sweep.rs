@@ -952,6 +952,46 @@ fn what_cannot_be_written_exits_4_and_names_the_path() {
 
 /// `history --git`: a git that cannot be run is the host's failing (4);
 /// a directory that is no git tree, the input's (2).
+/// `sweep plan` and `sweep report` into a full stdout: exit 4, "cannot
+/// write standard output", one line (std's print panicked there).
+#[test]
+fn a_sweep_into_a_full_stdout_exits_4() {
+    let dir = scratch("sweep-full");
+    let (tree, commits) = history(&dir, 2);
+    let out = dir.join("sweep");
+    let range = format!("{}..{}", commits[0], commits[2]);
+    let lines = plan(&tree, &range, "1/1", &out);
+    let kprobe = [Some(0.8), Some(0.8), Some(0.7)];
+    measure(&out, &lines, &commits, &kprobe);
+    for args in [
+        vec![
+            "sweep",
+            "plan",
+            s(&tree),
+            &range,
+            "--out",
+            s(&dir.join("again")),
+        ],
+        vec!["sweep", "report", s(&out)],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args(&args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(4), "{args:?}: {err}");
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.contains("cannot write standard output"))
+                .count(),
+            1,
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `history --git` of nights that their commits cannot place (none
 /// recorded, an empty one, a cut one, one from another tree): each named,
 /// exit 2 (an empty commit was placed first without a word).
