@@ -864,16 +864,9 @@ fn vm_and_ab_into_a_stdout_that_cannot_be_written_exit_4_and_keep_the_results() 
     ] {
         for closed in [false, true] {
             let _ = std::fs::remove_dir_all(&fake.out);
-            let stdout = if closed {
-                let (reader, writer) = std::io::pipe().unwrap();
-                drop(reader);
-                Stdio::from(writer)
-            } else {
-                Stdio::from(std::fs::File::create("/dev/full").unwrap())
-            };
             let o = fake
                 .command_of(sub, kernels, extra)
-                .stdout(stdout)
+                .stdout(common::unwritable_stdout(closed))
                 .stderr(Stdio::piped())
                 .output()
                 .unwrap();

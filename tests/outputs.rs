@@ -7,6 +7,7 @@
 // a test's own output: a failed write there fails the test
 #![allow(clippy::disallowed_macros)]
 
+mod common;
 mod synth;
 
 use std::os::unix::process::ExitStatusExt;
@@ -20,17 +21,9 @@ enum Sink {
 }
 
 fn run_into(sink: Sink, program: &std::path::Path, args: &[&str]) -> Output {
-    let stdout = match sink {
-        Sink::Full => Stdio::from(std::fs::File::create("/dev/full").unwrap()),
-        Sink::ClosedPipe => {
-            let (reader, writer) = std::io::pipe().unwrap();
-            drop(reader);
-            Stdio::from(writer)
-        }
-    };
     Command::new(program)
         .args(args)
-        .stdout(stdout)
+        .stdout(common::unwritable_stdout(matches!(sink, Sink::ClosedPipe)))
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1")
         .output()

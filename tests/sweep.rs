@@ -976,7 +976,7 @@ fn a_sweep_into_a_full_stdout_exits_4() {
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
             .args(&args)
-            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .stdout(common::unwritable_stdout(false))
             .output()
             .unwrap();
         let err = stderr(&o);
@@ -992,6 +992,18 @@ fn a_sweep_into_a_full_stdout_exits_4() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A history directory under `dir` of one night a commit, `N.json` in
+/// their order, each measured alike.
+fn nights<'a>(dir: &Path, commits: impl Iterator<Item = &'a str>) -> PathBuf {
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    for (i, c) in commits.enumerate() {
+        let night = measured(c, 0.8).to_string();
+        std::fs::write(results.join(format!("{i}.json")), night).unwrap();
+    }
+    results
+}
+
 /// `history --git` of nights that their commits cannot place (none
 /// recorded, an empty one, a cut one, one from another tree): each named,
 /// exit 2 (an empty commit was placed first without a word).
@@ -999,16 +1011,8 @@ fn a_sweep_into_a_full_stdout_exits_4() {
 fn history_git_names_every_night_it_cannot_place() {
     let dir = scratch("history-unplaced");
     let (tree, commits) = history(&dir, 2);
-    let results = dir.join("results");
-    std::fs::create_dir_all(&results).unwrap();
     let forged = ["", "abc", "0123456789abcdef0123456789abcdef01234567"];
-    for (i, c) in commits.iter().map(String::as_str).chain(forged).enumerate() {
-        std::fs::write(
-            results.join(format!("{i}.json")),
-            measured(c, 0.8).to_string(),
-        )
-        .unwrap();
-    }
+    let results = nights(&dir, commits.iter().map(String::as_str).chain(forged));
     let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
         .args(["history", s(&results), "--git", s(&tree)])
         .output()
@@ -1034,15 +1038,7 @@ fn history_git_names_every_night_it_cannot_place() {
 fn history_git_without_git_exits_4_and_a_tree_that_is_not_one_2() {
     let dir = scratch("history-git");
     let (tree, commits) = history(&dir, 1);
-    let results = dir.join("results");
-    std::fs::create_dir_all(&results).unwrap();
-    for (i, c) in commits.iter().enumerate() {
-        std::fs::write(
-            results.join(format!("{i}.json")),
-            measured(c, 0.8).to_string(),
-        )
-        .unwrap();
-    }
+    let results = nights(&dir, commits.iter().map(String::as_str));
     let history_in = |tree: &Path, path: &str| {
         Command::new(env!("CARGO_BIN_EXE_trig-init"))
             .args(["history", s(&results), "--git", s(tree)])

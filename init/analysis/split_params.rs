@@ -65,22 +65,16 @@ fn mend_run(file: &Path, run: &mut RunRecord) -> Result<(), String> {
     let Some((first_part, first)) = reported.first() else {
         return Err("no part's console log holds a report".into());
     };
-    let run_of = |p: &Params| Params {
-        timeout_s: 0,
-        ..p.clone()
-    };
-    if let Some((part, other)) = reported.iter().find(|(_, p)| run_of(p) != run_of(first)) {
+    if let Some((part, other)) = reported.iter().find(|(_, p)| !p.same_run(first)) {
         return Err(format!(
             "its parts ran with different parameters (part {part}: {}; part {first_part}: {})",
             other.signature(),
             first.signature()
         ));
     }
-    let timeout_s = reported.iter().map(|(_, p)| p.timeout_s).max();
-    report.params = Params {
-        timeout_s: timeout_s.unwrap_or_default(),
-        ..first.clone()
-    };
+    if let Some(params) = Params::of_parts(reported.iter().map(|(_, p)| p)) {
+        report.params = params;
+    }
     Ok(())
 }
 

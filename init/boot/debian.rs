@@ -21,21 +21,31 @@ pub(crate) struct Located {
     pub(crate) sha256: Option<String>,
 }
 
-/// Where apt (`apt-get` with `opts`) would fetch `package` from.
-pub(crate) fn locate(opts: &[String], package: &str) -> Result<Located, String> {
-    let out = Command::new("apt-get")
-        .args(opts)
-        .args(["--print-uris", "download", package])
+/// Runs one of apt's tools (or dpkg's): its stdout, or why not, named
+/// `what`.
+pub(crate) fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd
         .output()
-        .map_err(|e| format!("cannot run apt-get: {e}"))?;
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
     if !out.status.success() {
         return Err(format!(
-            "apt-get --print-uris download {package} failed ({}): {}",
+            "{what} failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    parse_uris(package, &String::from_utf8_lossy(&out.stdout))
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Where apt (`apt-get` with `opts`) would fetch `package` from.
+pub(crate) fn locate(opts: &[String], package: &str) -> Result<Located, String> {
+    let printed = run(
+        Command::new("apt-get")
+            .args(opts)
+            .args(["--print-uris", "download", package]),
+        &format!("apt-get --print-uris download {package}"),
+    )?;
+    parse_uris(package, &printed)
 }
 
 /// apt's `'URI' FILE SIZE SHA256:HEX` line.

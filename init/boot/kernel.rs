@@ -1,7 +1,7 @@
 //! Kernels to boot: files given by path (detected by their headers) or
 //! Debian packages fetched with apt into a cache.
 
-use crate::debian;
+use crate::debian::{self, run};
 use crate::le_uint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -183,18 +183,14 @@ fn cache_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/tmp/trig-init-cache"))
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{what} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+/// `package` as apt names it for `arch`: qualified where that is not the
+/// host's.
+fn for_arch(package: &str, arch: Arch) -> String {
+    if arch == Arch::host() {
+        package.to_string()
+    } else {
+        format!("{package}:{}", arch.debian())
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Compares Debian ABI strings like 6.1.0-54 numerically, part by part.
@@ -420,11 +416,7 @@ fn no_package(arch: Arch, prefix: &str, searched: &[String]) -> String {
 /// once complete (and checked against apt's hash).
 fn unpack_package(dir: &Path, package: &str, arch: Arch, apt: &Apt) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let pkg = if arch == Arch::host() {
-        package.to_string()
-    } else {
-        format!("{package}:{}", arch.debian())
-    };
+    let pkg = for_arch(package, arch);
     trig_schema::stderrln!(
         "trig-init: fetching {pkg} from {} into {}",
         apt.name,
@@ -603,11 +595,7 @@ pub(crate) fn dbg_package(package: &str, arch: Arch) -> Result<debian::Located, 
     let abi = image_abi(package, arch)
         .ok_or_else(|| format!("{package} is not a Debian image package"))?;
     let dbg = format!("linux-image-{abi}-{}-dbg", arch.debian());
-    let pkg = if arch == Arch::host() {
-        dbg.clone()
-    } else {
-        format!("{dbg}:{}", arch.debian())
-    };
+    let pkg = for_arch(&dbg, arch);
     let cache = cache_dir();
     let apts = std::iter::once(Apt::host(arch, &cache))
         .chain(SUITES.iter().map(|s| Apt::suite(s, arch, &cache)));

@@ -84,11 +84,7 @@ impl Parts<'_> {
     fn refused(&self, i: usize) -> Option<String> {
         let mine = &self.records[i].as_ref()?.report.as_ref()?.params;
         let first = self.first_params()?;
-        let run_of = |p: &Params| Params {
-            timeout_s: 0,
-            ..p.clone()
-        };
-        (run_of(mine) != run_of(first)).then(|| {
+        (!mine.same_run(first)).then(|| {
             format!(
                 "ran with other parameters than the first part ({} against {})",
                 mine.signature(),
@@ -204,12 +200,7 @@ fn merge_reports(parts: &Parts) -> Option<Report> {
         &parts.whole.producers,
         &parts.whole.cmp_str_lens,
     );
-    merged.params.timeout_s = reports
-        .iter()
-        .flatten()
-        .map(|r| r.params.timeout_s)
-        .max()
-        .unwrap_or_default();
+    merged.params = Params::of_parts(reports.iter().flatten().map(|r| &r.params))?;
     merged.results = points
         .iter()
         .filter_map(|p| {
@@ -288,10 +279,9 @@ mod tests {
         complete: bool,
         ran: &RunOptions,
     ) -> RunRecord {
-        let whole = ran;
         let mut report = trig_guest::recorder::Recorder::new(
             trig_guest::recorder::Sink::Plain("/dev/null".into()),
-            whole,
+            ran,
             benches.len(),
             vec![],
             false,
@@ -300,7 +290,7 @@ mod tests {
         .lock()
         .unwrap()
         .clone();
-        for p in registry::points(benches, &[1], &whole.cmp_str_lens) {
+        for p in registry::points(benches, &[1], &ran.cmp_str_lens) {
             let mut r = p.bench.result(&p.name, 1);
             r.summary = Some(Summary {
                 mean: p.name.len() as f64,

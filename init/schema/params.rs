@@ -56,6 +56,30 @@ impl Params {
         }
     }
 
+    /// Whether `self` and `other` are two parts of one split run: equal
+    /// but in their watchdog, which counts each part's own points.
+    pub fn same_run(&self, other: &Params) -> bool {
+        let run_of = |p: &Params| Params {
+            timeout_s: 0,
+            ..p.clone()
+        };
+        run_of(self) == run_of(other)
+    }
+
+    /// A split run's parameters from its parts' (which [`Params::same_run`]
+    /// found the same): the first's, with the longest watchdog of theirs.
+    pub fn of_parts<'a>(parts: impl IntoIterator<Item = &'a Params>) -> Option<Params> {
+        parts.into_iter().fold(None, |run: Option<Params>, p| {
+            Some(match run {
+                None => p.clone(),
+                Some(run) => Params {
+                    timeout_s: run.timeout_s.max(p.timeout_s),
+                    ..run
+                },
+            })
+        })
+    }
+
     /// The recorded parameters that must match for two reports' figures
     /// to be comparable, as `compare` names them. The points of `-p` and
     /// `--cmp-str-len` in either order are the same points: each result

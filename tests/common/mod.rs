@@ -81,3 +81,16 @@ pub fn assert_kcidb_valid(files: &[&std::path::Path]) {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// A stdout that cannot be written: a full disk (`/dev/full`), or a pipe
+/// whose reader is gone.
+#[allow(dead_code)] // not every test binary that includes common uses it
+pub fn unwritable_stdout(closed_pipe: bool) -> std::process::Stdio {
+    if closed_pipe {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        writer.into()
+    } else {
+        std::fs::File::create("/dev/full").unwrap().into()
+    }
+}
