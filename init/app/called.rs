@@ -8,7 +8,6 @@ use argh::FromArgs;
 use std::ffi::OsString;
 use std::process::ExitCode;
 use trig_guest::pid1;
-use trig_schema::error::usage;
 use trig_schema::exit;
 
 pub enum Called {
@@ -63,10 +62,10 @@ fn parsed(args: &[String]) -> Called {
         Err(e) if e.status.is_ok() => {
             done(trig_schema::stdoutln!("{}", e.output).map(|()| ExitCode::SUCCESS))
         }
-        Err(e) => done(Err(usage(argh_refusal(
+        Err(e) => done(Err(argh_refusal(
             &e.output,
             "(trig-init [COMMAND] --help lists the options)",
-        )))),
+        ))),
         Ok(args) if args.version => done(
             trig_schema::stdoutln!(
                 "trig-init {} ({})",

@@ -21,22 +21,12 @@ pub enum Class {
 pub struct Error {
     pub class: Class,
     pub message: String,
-}
-
-/// What parts a message that is a list into its head and its items: the
-/// one who says the error shows each on a line of its own, indented. A
-/// control character, so that a newline in outside text (a file's name)
-/// is shown as an escape on its item's line, never taken for an item.
-pub const ITEM: char = '\u{1f}';
-
-/// A message that is a list: `head`, then each of `items`.
-pub fn listed(head: &str, items: &[String]) -> String {
-    let mut s = head.to_string();
-    for item in items {
-        s.push(ITEM);
-        s.push_str(item);
-    }
-    s
+    /// A message that is a list (compare's differences, the nights a
+    /// history cannot place): its items, which the one who says the
+    /// error shows each on a line of its own. Apart from the message, so
+    /// that no outside text in it (a file's name with any character) is
+    /// ever taken for an item.
+    pub items: Vec<String>,
 }
 
 pub fn usage(message: impl Into<String>) -> Error {
@@ -56,7 +46,13 @@ impl Error {
         Error {
             class,
             message: message.into(),
+            items: Vec::new(),
         }
+    }
+
+    /// This error as a list: its message the head, then `items`.
+    pub fn listing(self, items: Vec<String>) -> Error {
+        Error { items, ..self }
     }
 
     /// The exit statuses of docs/faults.md: 2 for what the caller got
@@ -73,15 +69,17 @@ impl Error {
     /// This error as the cause of `what`: "what: cause", of its class.
     pub fn context(self, what: impl fmt::Display) -> Error {
         Error {
-            class: self.class,
             message: format!("{what}: {}", self.message),
+            ..self
         }
     }
 }
 
+/// The message, and each item on a line of its own, indented.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message)?;
+        self.items.iter().try_for_each(|i| write!(f, "\n  {i}"))
     }
 }
 

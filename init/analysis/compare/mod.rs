@@ -28,7 +28,7 @@ pub use crate::assessment::{Verdict, DEFAULT_THRESHOLD_ENTRIES};
 use movers::overhead_movers;
 use notes::notes;
 use side::{bench_names, comparable, results};
-use trig_schema::error::{self, Error};
+use trig_schema::error::Error;
 pub use verdict::{counted_verdict, entries_verdict, verdict, Limits, ICOUNT_AA_PCT};
 
 use crate::input::Side;
@@ -82,8 +82,7 @@ impl Default for Settings {
 /// unless `settings.force`.
 pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, Error> {
     let (bi, ni) = (base.info(), new.info());
-    let diffs = comparable(base, new, (&bi, &ni), (settings.force, &settings.metrics))
-        .map_err(error::input)?;
+    let diffs = comparable(base, new, (&bi, &ni), (settings.force, &settings.metrics))?;
     let meter = ni.meter.last().copied().unwrap_or_default();
     let limits = Limits::of(meter, settings);
     let assessor = Assessor {

@@ -6,6 +6,7 @@ use super::{unmeasured, Metric};
 use crate::input::Side;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use trig_schema::error::{self, Error};
 use trig_schema::identity::{Field, Identity};
 use trig_schema::Meter;
 
@@ -130,12 +131,12 @@ pub(super) fn comparable(
     new: &Side,
     (bi, ni): (&SideInfo, &SideInfo),
     (force, metrics): (bool, &[Metric]),
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Error> {
     if bi.runs == 0 || ni.runs == 0 {
         let which = if bi.runs == 0 { "BASE" } else { "NEW" };
-        return Err(format!(
+        return Err(error::input(format!(
             "{which} has no boot with a report: nothing to compare"
-        ));
+        )));
     }
     for (which, side) in [("BASE", base), ("NEW", new)] {
         let boots: Vec<&[_]> = side
@@ -144,7 +145,7 @@ pub(super) fn comparable(
             .map(|r| r.results.as_slice())
             .collect();
         if let Some(why) = unmeasured(metrics, &boots) {
-            return Err(format!("{which} {why}"));
+            return Err(error::input(format!("{which} {why}")));
         }
     }
     // a directory vm's default --out filled with several kernels: pooled,
@@ -152,21 +153,20 @@ pub(super) fn comparable(
     for (which, info) in [("BASE", bi), ("NEW", ni)] {
         for (what, kernels) in [("kernels", &info.releases), ("commits", &info.commits)] {
             if kernels.len() > 1 {
-                return Err(format!(
+                return Err(error::input(format!(
                     "{which} holds the results of {} {what} ({}): a side is one kernel; \
                      name its files, or give each kernel its own --out directory",
                     kernels.len(),
                     kernels.join(", ")
-                ));
+                )));
             }
         }
     }
     let diffs = differences(base, new, metrics);
     if !diffs.is_empty() && !force {
-        return Err(trig_schema::error::listed(
-            "results are not comparable (--force compares anyway):",
-            &diffs,
-        ));
+        return Err(
+            error::input("results are not comparable (--force compares anyway):").listing(diffs),
+        );
     }
     Ok(diffs)
 }

@@ -57,7 +57,7 @@ fn order_by_git(
             tree.display(),
             unplaced.len()
         );
-        return Err(error::input(error::listed(&head, &unplaced)));
+        return Err(error::input(head).listing(unplaced));
     }
     let mut idx: Vec<usize> = (0..entries.len()).collect();
     idx.sort_by_key(|&i| keyed[i]);

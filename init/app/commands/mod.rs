@@ -45,37 +45,33 @@ pub fn dispatch(args: TrigInit) -> ExitCode {
 /// `NAME: error: ...` and its class giving the status.
 pub fn exit_on_error(name: &str, result: Result<ExitCode, Error>) -> ExitCode {
     result.unwrap_or_else(|e| {
-        trig_schema::stderr!("{}", said(name, &e.to_string()));
+        trig_schema::stderr!("{}", said(name, &e));
         ExitCode::from(e.status())
     })
 }
 
 /// An error as said on stderr: `NAME: error: ...` on its first line, and
-/// a message that is a list (compare's differences, `error::listed`) with
-/// each item on a line of its own, indented. An error quotes what it
-/// refuses (a release, a name, a file's text): each line shows its
-/// control characters, a newline among them, as escapes.
-fn said(name: &str, message: &str) -> String {
-    let mut parts = message.split(trig_schema::error::ITEM);
-    let head = parts.next().unwrap_or_default();
-    let mut text = format!(
-        "{name}: error: {}\n",
-        trig_export::outside::text::line(head)
-    );
-    for item in parts {
-        text.push_str(&format!("  {}\n", trig_export::outside::text::line(item)));
+/// a message that is a list (compare's differences) with each item on a
+/// line of its own, indented. An error quotes what it refuses (a
+/// release, a name, a file's text): each line shows its control
+/// characters, a newline among them, as escapes.
+fn said(name: &str, e: &Error) -> String {
+    let line = |t: &str| trig_export::outside::text::line(t).into_owned();
+    let mut text = format!("{name}: error: {}\n", line(&e.message));
+    for item in &e.items {
+        text.push_str(&format!("  {}\n", line(item)));
     }
     text
 }
 
 /// argh's refusal of a command line (its lines: what is wrong, and what
-/// is missing, one a line) as a message, `hint` its last item.
-pub fn argh_refusal(output: &str, hint: &str) -> String {
+/// is missing, one a line) as a usage error, `hint` its last item.
+pub fn argh_refusal(output: &str, hint: &str) -> Error {
     let mut lines = output.trim_end().lines().map(str::trim);
     let head = lines.next().unwrap_or_default().to_string();
     let mut items: Vec<String> = lines.filter(|l| !l.is_empty()).map(String::from).collect();
     items.push(hint.into());
-    trig_schema::error::listed(&head, &items)
+    trig_schema::error::usage(head).listing(items)
 }
 
 /// `--threshold-entries`, compare's default when not given.
@@ -97,18 +93,15 @@ mod tests {
 
     #[test]
     fn a_message_is_one_line_or_a_list_never_an_escape() {
-        use trig_schema::error::listed;
+        use trig_schema::error::input;
         assert_eq!(
-            said("trig-init", "no kernel given"),
+            said("trig-init", &input("no kernel given")),
             "trig-init: error: no kernel given\n"
         );
         let items = ["icount shift 0 against 2".to_string(), "kernel".to_string()];
         let list = said(
             "trig-init compare",
-            &listed(
-                "results are not comparable (--force compares anyway):",
-                &items,
-            ),
+            &input("results are not comparable (--force compares anyway):").listing(items.into()),
         );
         assert_eq!(
             list,
@@ -116,14 +109,15 @@ mod tests {
              icount shift 0 against 2\n  kernel\n"
         );
         assert!(!list.contains("\\n"), "{list}");
-        // outside text keeps to its line: a newline in a name is escaped
-        let named = said(
-            "trig-init history",
-            "/tmp/by-date/\n-0-2.json: no `created`",
-        );
-        assert_eq!(named.lines().count(), 1, "{named}");
-        assert!(named.contains("by-date/\\n-0-2.json"), "{named}");
-        let forged = said("trig-init", "release 6.1\x1b[2J");
+        // outside text keeps to its line: a newline in a name is escaped,
+        // and no character of it makes an item (the oracle's file name
+        // with a unit separator, once the lists' own)
+        for name in ["/tmp/by-date/\n-0-2.json", "/tmp/by-date/\u{1f}-0-2.json"] {
+            let named = said("trig-init history", &input(format!("{name}: no `created`")));
+            assert_eq!(named.lines().count(), 1, "{named}");
+            assert!(named.contains("by-date/\\"), "{named}");
+        }
+        let forged = said("trig-init", &input("release 6.1\x1b[2J"));
         assert!(!forged.contains('\x1b'), "{forged}");
     }
 }

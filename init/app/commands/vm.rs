@@ -102,11 +102,11 @@ fn settings(cmd: &VmCmd, compare_after: bool) -> Result<compare::Settings, Error
 /// The command line as the boots' options.
 fn options(cmd: VmCmd, compare_after: bool) -> Result<VmOptions, Error> {
     let run_cmd = RunCmd::from_args(&["run"], &strs(&cmd.run_args)).map_err(|e| {
-        usage(super::argh_refusal(
+        super::argh_refusal(
             &e.output,
             "(vm's last arguments are the guest's run options, after --; \
              vm's own switches, such as --debuginfo, take no value)",
-        ))
+        )
     })?;
     let kernels = if cmd.kernel.is_empty() {
         vec!["debian".to_string()]
