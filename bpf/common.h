@@ -16,11 +16,16 @@ struct counter {
 
 struct counter hits[MAX_CPUS];
 
-static __always_inline void inc_hits(void)
+static __always_inline void add_hits(__u64 n)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	__sync_add_and_fetch(&hits[cpu & (MAX_CPUS - 1)].value, 1);
+	__sync_add_and_fetch(&hits[cpu & (MAX_CPUS - 1)].value, n);
+}
+
+static __always_inline void inc_hits(void)
+{
+	add_hits(1);
 }
 
 /* The syscall entry function and number of getpgid differ per arch. */

@@ -46,10 +46,10 @@ export ac_cv_search_argp_parse='none required' ac_cv_search_fts_close='none requ
 
 build_plugin() {
   RUSTFLAGS="-C target-feature=-crt-static" \
-    cargo build --release -p trig-plugin --target x86_64-unknown-linux-gnu --target-dir "$t/plugin"
+    cargo build --profile ship -p trig-plugin --target x86_64-unknown-linux-gnu --target-dir "$t/plugin"
   # a new file renamed over the old: a QEMU running the old one keeps its
   # mapping (copied over in place, it died of SIGBUS mid-boot)
-  cp "$t/plugin/x86_64-unknown-linux-gnu/release/libtrig_plugin.so" target/libtrig_plugin.so.new
+  cp "$t/plugin/x86_64-unknown-linux-gnu/ship/libtrig_plugin.so" target/libtrig_plugin.so.new
   mv -f target/libtrig_plugin.so.new target/libtrig_plugin.so
   echo "build: QEMU plugin -> target/libtrig_plugin.so"
 }

@@ -995,6 +995,24 @@ fn bench(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
         .expect("run ./bench")
 }
 
+/// The stdout of bash running `script` in `dir`, which comes first on
+/// PATH (its `sudo`); a failure fails the test.
+fn shell(dir: &std::path::Path, script: &str) -> String {
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new("bash")
+        .args(["-c", script])
+        .env("PATH", path)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{script}\n{}", stderr(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
 /// upstream's summary: `Summary: hits X ± YM/s (ZM/prod), drops ...`
 fn is_upstream_summary(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("Summary: hits ") else {
@@ -1239,21 +1257,7 @@ fn upstreams_bench_scripts_run_unchanged() {
         "{}",
         stderr(&o)
     );
-    let sh = |script: &str| {
-        let path = format!(
-            "{}:{}",
-            dir.display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let o = Command::new("bash")
-            .args(["-c", script])
-            .env("PATH", path)
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{script}\n{}", stderr(&o));
-        String::from_utf8(o.stdout).unwrap()
-    };
+    let sh = |script: &str| shell(&dir, script);
     // run_bench_trigger.sh and run_bench_uprobes.sh, with what this host
     // attaches (no fentry or kprobes on it) and shorter runs
     let trigger = sh(r#"set -eufo pipefail
@@ -1305,4 +1309,136 @@ done"#);
         let percpu = percpu.strip_suffix("M/s/cpu)").unwrap_or_default().trim();
         assert!(percpu.parse::<f64>().is_ok_and(|p| p > 0.0), "{line}");
     }
+}
+
+/// The loop and count families on this host (as root: the tracepoints and
+/// bpf_loop()): every iteration counted, upstream's lines as its
+/// run_common.sh reads them, and its rules for their options.
+#[test]
+fn loops_and_counts_run_here_with_upstreams_lines() {
+    let _alone = host_bench();
+    if !uprobes_here() {
+        return;
+    }
+    // every iteration of every loop call of every getpgid(), exactly
+    let o = trig_init(&[
+        "run",
+        "--filter",
+        "bpf-loop",
+        "--filter",
+        "bpf-for",
+        "--filter",
+        "count-*",
+        "-w",
+        "0.05",
+        "-d",
+        "0.2",
+        "--nr-loops",
+        "50",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["params"]["nr_loops"], 50);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(
+        common::names(results),
+        ["count-global", "count-local", "bpf-loop", "bpf-for"]
+    );
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        if r["group"] == "loops" {
+            assert_eq!(r["extra"]["nr_loops"], "50", "{r}");
+            let (bpf, user) = (r["hits"]["bpf"].as_u64(), r["hits"]["user"].as_u64());
+            assert_eq!(bpf, user, "{r}");
+            // a getpgid() batch is 64 calls of 1000 calls of 50 iterations
+            assert_eq!(user.unwrap() % (64 * 1000 * 50), 0, "{r}");
+        } else {
+            assert_eq!(r["group"], "count", "{r}");
+            assert!(r["hits"].is_null(), "no program counts: {r}");
+        }
+    }
+    let dir = bench_dir("bench-loops");
+    let sh = |script: &str| shell(&dir, script);
+    // run_bench_bpf_loop.sh's line, and its summarize_ops's sed
+    let ops = sh(r#"set -eufo pipefail
+for b in bpf-loop bpf-for; do
+	out=$(./bench -w0.1 -d0.2 -a -p 2 --nr_loops 20 $b)
+	echo $out | sed -E "s/.*throughput\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+\sM\sops\/s).*/\1/"
+	echo $out | sed -E "s/.*latency\s+([0-9]+\.[0-9]+\sns\/op).*/\1/"
+done"#);
+    let lines: Vec<&str> = ops.lines().collect();
+    assert_eq!(lines.len(), 4, "{ops}");
+    for pair in lines.chunks(2) {
+        let (mean, rest) = pair[0].split_once(" \u{b1} ").unwrap_or_default();
+        assert!(mean.parse::<f64>().is_ok_and(|m| m > 0.0), "{ops}");
+        assert!(rest.ends_with(" M ops/s"), "{ops}");
+        assert!(pair[1].ends_with(" ns/op"), "{ops}");
+    }
+    // the count family reports hits, as its run_common.sh hits() reads them
+    let hits = sh(r#"./bench -w0.1 -d0.2 -p 2 count-local | tail -n1 |
+	sed -E "s/.*hits\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+M\/s).*/\1/""#);
+    assert!(
+        hits.trim_end().ends_with("M/s") && hits.contains(" \u{b1} "),
+        "{hits}"
+    );
+    // another family's option: upstream's second parse refuses it; a family
+    // without a parser of its own takes any
+    let o = bench(&dir, &["-d0.1", "--nr_loops", "5", "trig-syscall-count"]);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(
+        stderr(&o).contains("unrecognized option '--nr_loops'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bench(
+        &dir,
+        &["-q", "-w0", "-d0.1", "--nr_loops", "5", "count-global"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // bpf_loop()'s limit, and consumers as upstream's refuse them
+    let o = bench(&dir, &["--nr_loops", "8388609", "bpf-loop"]);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    for (name, why) in [
+        ("count-local", "benchmark doesn't support consumers!"),
+        ("bpf-loop", "benchmark doesn't support consumer!"),
+    ] {
+        let o = bench(&dir, &["-q", "-c", "1", name]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(stderr(&o).trim_end(), why);
+    }
+}
+
+/// An output path that names no file (`''`, `.`) is refused before the
+/// work, naming it, and leaves nothing behind: `run --json ''` measured
+/// first and failed to write after, and a killed one left `..tmp-PID` in
+/// the working directory (found in a test run's checkout).
+#[test]
+fn an_output_path_that_names_no_file_is_refused_before_the_work() {
+    let dir = scratch("no-file");
+    for path in ["", "."] {
+        let o = Command::new(env!("CARGO_BIN_EXE_trig-init"))
+            .args([
+                "run",
+                "--filter",
+                "count-local",
+                "-w",
+                "0",
+                "-d",
+                "0.05",
+                "--json",
+                path,
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+        assert!(stderr(&o).contains("names no file"), "{}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("count-local"),
+            "measured first: {}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }

@@ -176,12 +176,8 @@ fn through_vmtest(vm_args: &[&str], bin: &str) {
     assert_eq!(doc["outcome"]["status"], "complete");
     let results = doc["results"].as_array().unwrap();
     // the three asked for, and rename-rawtp's baseline that it brings
-    let names: Vec<&str> = results
-        .iter()
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        names,
+        common::names(results),
         ["trig-base", "trig-kprobe", "rename-base", "rename-rawtp"]
     );
     for r in results {

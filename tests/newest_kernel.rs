@@ -105,6 +105,9 @@ const FAMILIES: &[&str] = &[
     "trig-usdt",
     "rename-rawtp",
     "strncmp-helper",
+    "count-global",
+    "bpf-loop",
+    "bpf-for",
 ];
 
 #[test]

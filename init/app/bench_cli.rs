@@ -28,6 +28,9 @@ pub struct BenchRun {
     pub quiet: bool,
     /// Where the JSON report goes, if anywhere (`--json`, ours).
     pub json: Option<String>,
+    /// The families' own options given (long names), which upstream's
+    /// second parse takes only from the chosen benchmark's family.
+    pub knobs: Vec<&'static str>,
 }
 
 /// A command line upstream's argp would refuse, with why (exit 64 there).
@@ -50,6 +53,7 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
   -s, --stacktrace           the programs also take a stack trace
       --trig-batch-iters=N   in-kernel iterations per driver test run (default 100)
       --cmp-str-len=N        length of the compared string (default 32)
+      --nr_loops=N           iterations a loop call (bpf-loop 10, bpf-for 1000)
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -104,6 +108,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<BenchCall, BadB
         consumers: line.consumers,
         quiet: line.quiet,
         json: line.json,
+        knobs: line.knobs,
     })))
 }
 
@@ -116,6 +121,7 @@ struct Said {
     quiet: bool,
     json: Option<String>,
     list: bool,
+    knobs: Vec<&'static str>,
 }
 
 /// The options that set a run option from their value: the long name,
@@ -126,9 +132,14 @@ const VALUED: &[(&str, &str, bool)] = &[
     ("duration", "duration", false),
     ("producers", "producers", true),
     ("trig-batch-iters", "batch_iters", true),
+    ("nr_loops", "nr_loops", true),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
+
+/// The options of upstream's families' own parsers (the rest are the
+/// harness's): the registry's `Family::knobs`.
+const FAMILY_KNOBS: &[&str] = &["trig-batch-iters", "cmp-str-len", "nr_loops"];
 
 /// Upstream's short options and their long names.
 const SHORT: &[(char, &str)] = &[
@@ -162,7 +173,10 @@ fn take(
     line: &mut Said,
 ) -> Result<Option<BenchCall>, BadBenchLine> {
     let flag = shown_flag(name);
-    if let Some(&(_, key, whole)) = VALUED.iter().find(|(long, ..)| *long == name) {
+    if let Some(&(long, key, whole)) = VALUED.iter().find(|(long, ..)| *long == name) {
+        if FAMILY_KNOBS.contains(&long) {
+            line.knobs.push(long);
+        }
         let value = if whole {
             number::<u64>(parser, &flag)?.to_string()
         } else {
@@ -215,6 +229,7 @@ const LONG: &[&str] = &[
     "cons-affinity",
     "stacktrace",
     "trig-batch-iters",
+    "nr_loops",
     "cmp-str-len",
     "quiet",
     "verbose",
@@ -282,6 +297,21 @@ mod tests {
         match parse(line.split_whitespace().map(OsString::from)) {
             Err(BadBenchLine(why)) => why,
             other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_family_knobs_are_the_registrys() {
+        let mut registry: Vec<&str> = trig_guest::registry::FAMILIES
+            .iter()
+            .flat_map(|f| f.knobs.unwrap_or_default().iter().copied())
+            .collect();
+        registry.sort_unstable();
+        let mut here = FAMILY_KNOBS.to_vec();
+        here.sort_unstable();
+        assert_eq!(here, registry);
+        for knob in FAMILY_KNOBS {
+            assert!(VALUED.iter().any(|(long, ..)| long == knob), "{knob}");
         }
     }
 

@@ -27,6 +27,10 @@ pub enum Feature {
     UprobeMulti,
     /// bpf_strncmp() (5.17).
     StrncmpHelper,
+    /// The bpf_loop() helper (5.17).
+    BpfLoop,
+    /// Open-coded iterators, bpf_for() (6.4).
+    OpenCodedIterators,
 }
 
 impl Feature {
@@ -43,6 +47,8 @@ impl Feature {
             Feature::Uprobes => "uprobes",
             Feature::UprobeMulti => "uprobe_multi",
             Feature::StrncmpHelper => "strncmp_helper",
+            Feature::BpfLoop => "bpf_loop",
+            Feature::OpenCodedIterators => "open_coded_iterators",
         }
     }
 
@@ -62,6 +68,8 @@ impl Feature {
             Feature::Uprobes => "CONFIG_UPROBES, CONFIG_UPROBE_EVENTS",
             Feature::UprobeMulti => "6.6+ (uprobe_multi link)",
             Feature::StrncmpHelper => "5.17+ (bpf_strncmp)",
+            Feature::BpfLoop => "5.17+ (bpf_loop)",
+            Feature::OpenCodedIterators => "6.4+, open-coded iterators: bpf_iter_num_new",
         }
     }
 }
@@ -75,6 +83,8 @@ const SYMBOLS: &[(Feature, &str)] = &[
     (Feature::TestKfunc, "bpf_modify_return_test_tp"),
     (Feature::UprobeMulti, "bpf_uprobe_multi_link_attach"),
     (Feature::StrncmpHelper, "bpf_strncmp"),
+    (Feature::BpfLoop, "bpf_loop"),
+    (Feature::OpenCodedIterators, "bpf_iter_num_new"),
 ];
 
 fn kallsyms_with(wanted: &[&str]) -> Option<HashSet<String>> {

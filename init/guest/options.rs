@@ -31,6 +31,11 @@ pub const MAX_STRETCH: f64 = 2.0;
 /// already; past it the kernel's tick work would crowd the benchmarks.
 pub const MAX_ICOUNT_SHIFT: u32 = 4;
 
+/// The loops' iterations a call: bpf_loop() and bpf_for() do nothing past
+/// the kernel's limit (BPF_MAX_LOOPS), which upstream's bench would count
+/// all the same.
+pub const MAX_NR_LOOPS: u32 = 1 << 23;
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -241,6 +246,17 @@ macro_rules! numbers {
 
 numbers!(f64, u32, usize);
 
+/// A number that has no default of its own: each benchmark's applies
+/// (emitted only when set).
+impl Param for Option<u32> {
+    fn parse(key: &str, v: &str) -> Result<Self, String> {
+        num(key, v).map(Some)
+    }
+    fn show(&self) -> String {
+        self.map_or_else(String::new, |n| n.to_string())
+    }
+}
+
 /// Benchmark names or globs, comma-separated.
 impl Param for Vec<String> {
     fn parse(_: &str, v: &str) -> Result<Self, String> {
@@ -421,6 +437,24 @@ run_options! {
             }
         };
         record batch_iters = |o, _| o.batch_iters;
+    }
+    {
+        cli
+        /// iterations a loop call of bpf-loop and bpf-for (default: 10 and
+        /// 1000, upstream's; 1..8388608)
+        #[argh(option)]
+        nr_loops: [Option<u32>];
+        option
+        /// The loop benchmarks' iterations a call; none: each one's default.
+        nr_loops: Option<u32> = None;
+        key nr_loops;
+        check |n| match n {
+            Some(n) if !(1..=MAX_NR_LOOPS).contains(n) => Err(format!(
+                "nr_loops {n} is out of range (1 to {MAX_NR_LOOPS}: the kernel's loop limit)"
+            )),
+            _ => Ok(()),
+        };
+        record nr_loops = |o, _| o.nr_loops;
     }
     {
         cli
@@ -803,6 +837,7 @@ mod tests {
             stacktrace: true,
             min_counts: 10_000,
             batch_iters: 50,
+            nr_loops: Some(500),
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -828,7 +863,8 @@ mod tests {
             o.to_kernel_args().join(" "),
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
-             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.timeout=99 \
+             trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.nr_loops=500 \
+             trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"
         );

@@ -4,7 +4,7 @@
 use crate::caps;
 use crate::matrix;
 use crate::options::RunOptions;
-use crate::registry::RunPoint;
+use crate::registry::{Reporter, RunPoint};
 use crate::sampler::{self, Progress};
 use crate::upstream;
 use std::sync::{Arc, Mutex};
@@ -130,7 +130,9 @@ impl Recorder {
             match (&progress, &result.summary) {
                 // a failed write is the command's to report, at its end
                 (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
-                    let _ = trig_schema::stdoutln!("{}", upstream::summary(s));
+                    let report = point.bench.family.reporter;
+                    let _ =
+                        trig_schema::stdoutln!("{}", upstream::summary(s, report, point.producers));
                 }
                 // the reason quotes the kernel and libbpf: outside text
                 (Progress::Upstream { bench, .. }, _) => trig_schema::stderrln!(
@@ -173,6 +175,7 @@ impl Recorder {
                 return Progress::Upstream {
                     bench,
                     quiet: *quiet,
+                    report: point.bench.family.reporter,
                 };
             }
         }
@@ -323,7 +326,11 @@ fn emit_symbols(data: bool) {
 /// Upstream's summary line, prefixed with the benchmark.
 pub fn summary_line(r: &BenchResult) -> String {
     match (&r.status, &r.summary) {
-        (Status::Ok, Some(s)) => format!("{:<28} {}", r.name, upstream::hits(s)),
+        (Status::Ok, Some(s)) => {
+            let report =
+                crate::registry::find(&r.bench).map_or(Reporter::Hits, |b| b.family.reporter);
+            format!("{:<28} {}", r.name, upstream::head(s, report))
+        }
         _ => format!(
             "{:<28} {}: {}",
             r.name,

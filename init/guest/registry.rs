@@ -18,20 +18,48 @@ mod sections {
 }
 use sections::SECTIONS;
 
-/// A family of benchmarks: one BPF object and its runner, and the rules its
+/// A family of benchmarks: its BPF object and runner, and the rules its
 /// benchmarks share.
 #[derive(Debug)]
 pub struct Family {
-    /// The group in reports, and the BPF object `bpf/NAME.bpf.c`.
+    /// The group in reports, and the BPF object `bpf/NAME.bpf.c` where
+    /// `object` says it has one.
     pub name: &'static str,
-    /// What the name of each of its benchmarks starts with.
-    pub prefix: &'static str,
+    /// Whether its programs are in `bpf/NAME.bpf.c` (count's benchmarks
+    /// run none: they measure the harness's own ceiling).
+    pub object: bool,
+    /// What the name of each of its benchmarks starts with: one of these
+    /// (upstream's names of one family need not share a prefix).
+    pub prefixes: &'static [&'static str],
     pub runner: Runner,
     /// Parameters swept besides the producer count.
     pub sweep: Sweep,
     pub producers: Producers,
     /// What its benchmarks' overheads are measured against.
     pub baseline: Baseline,
+    /// How upstream's bench prints its figures.
+    pub reporter: Reporter,
+    /// The long options of its own in upstream's bench, which parses the
+    /// command line again with the chosen benchmark's parser alone: one
+    /// that another family's parser takes is refused there. None: upstream
+    /// has no parser for it, and takes any family's.
+    pub knobs: Option<&'static [&'static str]>,
+}
+
+/// Upstream's report functions (bench.c), by what they name the rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reporter {
+    /// hits, drops and total operations (`hits_drops_report_*`).
+    Hits,
+    /// throughput and latency (`ops_report_*`).
+    Ops,
+}
+
+impl Family {
+    /// Whether `name` is one of its benchmarks' by its prefixes.
+    pub fn names(&self, name: &str) -> bool {
+        self.prefixes.iter().any(|p| name.starts_with(p))
+    }
 }
 
 impl PartialEq for Family {
@@ -46,6 +74,8 @@ pub enum Runner {
     Trigger,
     Rename,
     Strncmp,
+    Count,
+    Loop,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,37 +105,78 @@ pub enum Baseline {
     SameTrigger,
     /// This benchmark.
     Named(&'static str),
+    /// None: the figures stand alone (an iteration of a loop inside one
+    /// program run has no event without it to be measured against).
+    Alone,
 }
 
 pub static TRIGGER: Family = Family {
     name: "trigger",
-    prefix: "trig-",
+    object: true,
+    prefixes: &["trig-"],
     runner: Runner::Trigger,
     sweep: Sweep::None,
     producers: Producers::Any,
     baseline: Baseline::SameTrigger,
+    reporter: Reporter::Hits,
+    knobs: Some(&["trig-batch-iters"]),
 };
 
 pub static RENAME: Family = Family {
     name: "rename",
-    prefix: "rename-",
+    object: true,
+    prefixes: &["rename-"],
     runner: Runner::Rename,
     sweep: Sweep::None,
     producers: Producers::One,
     baseline: Baseline::SameTrigger,
+    reporter: Reporter::Hits,
+    knobs: None,
 };
 
 pub static STRNCMP: Family = Family {
     name: "strncmp",
-    prefix: "strncmp-",
+    object: true,
+    prefixes: &["strncmp-"],
     runner: Runner::Strncmp,
     sweep: Sweep::CmpStrLen,
     producers: Producers::Any,
     // does all but the comparison
     baseline: Baseline::Named("strncmp-baseline"),
+    reporter: Reporter::Hits,
+    knobs: Some(&["cmp-str-len"]),
 };
 
-pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP];
+/// Upstream's bench_count.c: producers that only count, on one shared
+/// counter or each on its own line.
+pub static COUNT: Family = Family {
+    name: "count",
+    object: false,
+    prefixes: &["count-"],
+    runner: Runner::Count,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    // what sharing the counter's line costs
+    baseline: Baseline::Named("count-local"),
+    reporter: Reporter::Hits,
+    knobs: None,
+};
+
+/// bpf_loop() and the open-coded loop, `--nr_loops` iterations of an
+/// empty body per call (upstream's bench_bpf_loop.c, bench_bpf_for.c).
+pub static LOOP: Family = Family {
+    name: "loops",
+    object: true,
+    prefixes: &["bpf-loop", "bpf-for"],
+    runner: Runner::Loop,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    baseline: Baseline::Alone,
+    reporter: Reporter::Ops,
+    knobs: Some(&["nr_loops"]),
+};
+
+pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
 /// `trig_uprobe_target_<variant>`; see `matrix::utarget` for why each
@@ -142,6 +213,9 @@ pub enum Trigger {
     Call(UTarget),
     /// Write a name to /proc/self/comm.
     Rename,
+    /// Add one to a counter in user space: one that every producer shares,
+    /// or each producer's own.
+    Count { shared: bool },
 }
 
 impl UTarget {
@@ -161,6 +235,8 @@ impl Trigger {
             Trigger::TestRun(p) => format!("test_run {p}"),
             Trigger::Call(t) => format!("call {t:?} target").to_lowercase(),
             Trigger::Rename => "write /proc/self/comm".into(),
+            Trigger::Count { shared: true } => "atomic add, one shared counter".into(),
+            Trigger::Count { shared: false } => "atomic add, a counter each".into(),
         }
     }
 
@@ -249,6 +325,7 @@ impl Bench {
     pub fn baseline(&self) -> Option<&'static Bench> {
         let base = match self.family.baseline {
             Baseline::Named(name) => BENCHES.iter().find(|b| b.name == name),
+            Baseline::Alone => None,
             Baseline::SameTrigger => BENCHES.iter().find(|b| {
                 b.family == self.family
                     && b.attach == Attach::None
@@ -398,7 +475,7 @@ const fn x86(mut bench: Bench) -> Bench {
 
 use Attach::{None as Nothing, Section, Uprobe};
 use Feature as F;
-use Trigger::{Call, Getpgid, Rename, TestRun};
+use Trigger::{Call, Count, Getpgid, Rename, TestRun};
 use Up::{Absent, As, Same};
 
 const DRV: Trigger = TestRun("trig_driver");
@@ -428,6 +505,8 @@ const KRETPM_ALL: Attach = Attach::AlsoEverywhere {
 const T: &Family = &TRIGGER;
 const R: &Family = &RENAME;
 const S: &Family = &STRNCMP;
+const C: &Family = &COUNT;
+const L: &Family = &LOOP;
 
 // Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
 // targets "with-nop" and "without-nop", a bare ret; uprobe-base the
@@ -452,6 +531,9 @@ const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
 const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
 const SINCE_6_18: Upstream = NOP5;
 const SINCE_7_1: Upstream = &[(V0, Absent), ((7, 1), Same)];
+/// In torvalds' tree after 7.2 (Debian's linux-source-7.2 has no
+/// bench_bpf_for.c): the next release's.
+const BPF_FOR: Upstream = &[(V0, Absent), ((7, 3), Same)];
 /// `6.10: NAME`: upstream's NAME from 6.10 on; `old: NAME`: upstream's
 /// NAME before 6.9, ours from then on.
 macro_rules! up {
@@ -526,6 +608,12 @@ pub static BENCHES: &[Bench] = &[
     b("strncmp-baseline", S, Some("strncmp_baseline"), Section, Getpgid, F::Tracepoints, OURS),
     b("strncmp-no-helper", S, Some("strncmp_no_helper"), Section, Getpgid, F::Tracepoints, SINCE_5_17),
     b("strncmp-helper", S, Some("strncmp_helper"), Section, Getpgid, F::StrncmpHelper, SINCE_5_17),
+    // the harness's own ceiling: producers that only count
+    b("count-global", C, None, Nothing, Count { shared: true }, F::None, ALWAYS),
+    b("count-local", C, None, Nothing, Count { shared: false }, F::None, ALWAYS),
+    // an empty loop body, --nr_loops times a call, 1000 calls a getpgid()
+    b("bpf-loop", L, Some("bpf_loop_bench"), Section, Getpgid, F::BpfLoop, SINCE_5_17),
+    b("bpf-for", L, Some("bpf_for_bench"), Section, Getpgid, F::OpenCodedIterators, BPF_FOR),
 ];
 
 /// The benchmarks this build can run on its architecture.
@@ -694,9 +782,10 @@ mod tests {
     #[test]
     fn every_family_has_its_object_and_every_program_is_in_it() {
         for family in FAMILIES {
-            assert!(
+            assert_eq!(
                 SECTIONS.iter().any(|(obj, ..)| obj == &family.name),
-                "no bpf/{}.bpf.c",
+                family.object,
+                "bpf/{}.bpf.c",
                 family.name
             );
         }
@@ -758,8 +847,10 @@ mod tests {
         let mut seen = HashSet::new();
         for bench in BENCHES {
             assert!(seen.insert(bench.name), "duplicate {}", bench.name);
+            assert!(bench.family.names(bench.name), "{}", bench.name);
+            // a family without an object runs no program
             assert!(
-                bench.name.starts_with(bench.family.prefix),
+                bench.family.object || bench.prog.is_none(),
                 "{}",
                 bench.name
             );
@@ -775,11 +866,12 @@ mod tests {
                     assert!(base.baseline().is_none(), "{}", bench.name);
                     assert_eq!(base.arch, ArchSupport::Any, "{}", bench.name);
                 }
-                // only a baseline has none
+                // only a baseline has none, where its family has them
                 None => assert!(
-                    BENCHES
-                        .iter()
-                        .any(|b| b.baseline().is_some_and(|x| x.name == bench.name)),
+                    bench.family.baseline == Baseline::Alone
+                        || BENCHES
+                            .iter()
+                            .any(|b| b.baseline().is_some_and(|x| x.name == bench.name)),
                     "{} has no baseline and is none",
                     bench.name
                 ),
@@ -847,7 +939,7 @@ mod tests {
             for b in BENCHES {
                 if let Some(up) = b.upstream_name(v) {
                     assert!(seen.insert(up), "{up} twice at {v:?}");
-                    assert!(up.starts_with(b.family.prefix), "{up}");
+                    assert!(b.family.names(up), "{up}");
                 }
             }
         }
@@ -991,7 +1083,8 @@ mod tests {
         assert!(glob_match("trig-?probe", "trig-kprobe"));
         assert!(!glob_match("trig-?probe", "trig-kretprobe"));
         for family in FAMILIES {
-            let sel = select(&[format!("{}*", family.prefix)]).unwrap();
+            let globs: Vec<String> = family.prefixes.iter().map(|p| format!("{p}*")).collect();
+            let sel = select(&globs).unwrap();
             assert_eq!(sel.len(), all().filter(|b| b.family == *family).count());
         }
         let err = select(&["trig-nosuch".into()]).unwrap_err();

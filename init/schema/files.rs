@@ -24,8 +24,13 @@ pub fn check_outputs<'a>(
     paths: impl IntoIterator<Item = &'a Path>,
 ) -> Result<(), crate::error::Error> {
     for path in paths {
-        check_writable(path)
-            .map_err(|e| crate::error::infra(format!("{}: {e}", path.display())))?;
+        check_writable(path).map_err(|e| {
+            let name = match path.as_os_str().is_empty() {
+                true => "''".into(),
+                false => path.display().to_string(),
+            };
+            crate::error::infra(format!("{name}: {e}"))
+        })?;
     }
     Ok(())
 }
@@ -147,6 +152,12 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// goes there: its directory exists and takes a file, and it is not a
 /// directory itself.
 pub fn check_writable(path: &Path) -> io::Result<()> {
+    // "", "." or "dir/..": no file to write (the temporary file beside
+    // it was `..tmp-PID` in the working directory, and the write failed
+    // only after the work)
+    if path.file_name().is_none() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "names no file"));
+    }
     if path.is_dir() {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory"));
     }
@@ -212,6 +223,14 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_path_that_names_no_file_is_refused_before_the_work() {
+        for path in ["", ".", "..", "/", "some/dir/.."] {
+            let e = check_writable(Path::new(path)).unwrap_err();
+            assert_eq!(e.to_string(), "names no file", "{path:?}");
+        }
     }
 
     #[test]

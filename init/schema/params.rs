@@ -18,6 +18,10 @@ pub struct Params {
     pub producers: Vec<usize>,
     pub affinity: bool,
     pub batch_iters: u32,
+    /// The loop benchmarks' iterations a call, where not each one's
+    /// default (`--nr_loops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_loops: Option<u32>,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -113,6 +117,7 @@ impl Params {
             self.stacktrace
                 .then(|| "stack walked per event".to_string()),
         )
+        .chain(self.nr_loops.map(|n| format!("{n} loop iterations a call")))
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -131,6 +136,7 @@ impl Params {
             producers: vec![1],
             affinity: false,
             batch_iters: 100,
+            nr_loops: None,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

@@ -53,6 +53,14 @@ pub fn bounded<S: AsRef<OsStr>>(secs: u32, args: &[S]) -> Ran {
 }
 
 #[allow(dead_code)] // not every test binary that includes common uses it
+/// The names of a report's `results`, in order.
+pub fn names(results: &[serde_json::Value]) -> Vec<&str> {
+    results
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect()
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

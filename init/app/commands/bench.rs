@@ -76,6 +76,13 @@ fn list() -> ExitCode {
     }
 }
 
+/// The first of `knobs` that `bench`'s family takes no part in, where its
+/// family has a parser of its own (one without takes any).
+fn foreign_knob(knobs: &[&'static str], bench: &Bench) -> Option<&'static str> {
+    let own = bench.family.knobs?;
+    knobs.iter().find(|k| !own.contains(k)).copied()
+}
+
 fn run_named(run: BenchRun) -> ExitCode {
     if run.names.is_empty() {
         return fail("benchmark name is not specified");
@@ -91,6 +98,10 @@ fn run_named(run: BenchRun) -> ExitCode {
             None => return fail(format!("benchmark '{}' not found", shown(name, false))),
         }
     }
+    // upstream's second parse, with the chosen family's parser alone
+    if let Some(knob) = foreign_knob(&run.knobs, benches[0]) {
+        return refuse(format!("unrecognized option '--{knob}'"));
+    }
     if let Some(path) = run.json.as_deref().filter(|p| *p != "-") {
         if let Err(e) = files::check_writable(Path::new(path)) {
             return refuse(format!("--json {path}: {e}"));
@@ -99,7 +110,7 @@ fn run_named(run: BenchRun) -> ExitCode {
     // upstream's benchmarks check these in their setup, after its line
     let one_producer = |b: &&Bench| b.family.producers == Producers::One;
     let refusal = if run.consumers > 0 {
-        Some("benchmark doesn't support consumer!")
+        Some(upstream::no_consumers(benches[0].family))
     } else if run.opts.producers.iter().any(|&p| p > 1) && benches.iter().any(one_producer) {
         Some("benchmark doesn't support multi-producer!")
     } else {

@@ -1,7 +1,9 @@
 //! The matrices: running each point of the selection (registry::points)
 //! with its family's runner, and the figures derived from a measurement.
 
+pub mod count;
 pub mod everywhere;
+pub mod loops;
 pub mod rename;
 pub mod strncmp;
 pub mod syscall_loop;
@@ -104,10 +106,25 @@ impl Ctx<'_> {
         let iters = u64::from(self.opts.batch_iters);
         match (self.bench().counts_in_bpf(), self.bench().trigger) {
             (_, Trigger::TestRun(_)) => iters,
+            // an iteration's count is added once a loop call
+            (true, _) if self.bench().family.runner == Runner::Loop => {
+                u64::from(loops::loops(self.bench(), self.opts.nr_loops))
+            }
             (true, _) => 1,
             (false, Trigger::Getpgid) => GETPGID_BATCH,
             (false, Trigger::Call(_)) => CALL_BATCH,
             (false, Trigger::Rename) => rename::BATCH,
+            (false, Trigger::Count { shared: true }) => count::BATCH,
+            (false, Trigger::Count { shared: false }) => 1,
+        }
+    }
+
+    /// Events a getpgid() makes: one, but a loop benchmark's program
+    /// counts every iteration of its calls.
+    fn per_syscall(&self) -> u64 {
+        match self.bench().family.runner {
+            Runner::Loop => loops::per_syscall(loops::loops(self.bench(), self.opts.nr_loops)),
+            _ => 1,
         }
     }
 
@@ -150,21 +167,28 @@ impl Ctx<'_> {
             },
         };
         let _links = crate::bpf::attach(obj, bench, self.program(), targets, self.caps)?;
-        let body = self.producer(obj)?;
+        let body = self.producer(Some(obj))?;
         Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
     }
 
-    /// The producer body of the benchmark's trigger, for programs in `obj`,
-    /// slowed down by the injected spin when this is the injected benchmark.
-    pub fn producer(&self, obj: &Object) -> Result<Body, Failure> {
+    /// The producer body of the benchmark's trigger, for programs in `obj`
+    /// (a test_run driver needs its object), slowed down by the injected
+    /// spin when this is the injected benchmark.
+    pub fn producer(&self, obj: Option<&Object>) -> Result<Body, Failure> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
-            Trigger::Getpgid => Arc::new(move |count, stop| {
-                sampler::produce(count, stop, 1, GETPGID_BATCH, || {
-                    syscall_loop::getpgid_loop(GETPGID_BATCH, spins)
+            Trigger::Getpgid => {
+                let per_call = GETPGID_BATCH * self.per_syscall();
+                Arc::new(move |count, stop| {
+                    sampler::produce(count, stop, 1, per_call, || {
+                        syscall_loop::getpgid_loop(GETPGID_BATCH, spins)
+                    })
                 })
-            }),
+            }
             Trigger::TestRun(driver) => {
+                let obj = obj.ok_or_else(|| {
+                    Failure::Failed(format!("test_run of {driver}: no BPF object loaded"))
+                })?;
                 let fd = crate::bpf::program(obj, driver)?.as_fd().as_raw_fd();
                 // one call up front: a driver that cannot run fails here,
                 // not silently in every producer
@@ -202,6 +226,7 @@ impl Ctx<'_> {
                 }
             }
             Trigger::Rename => return rename::producer(spins),
+            Trigger::Count { shared } => count::producer(shared, spins),
         })
     }
 }
@@ -254,6 +279,10 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
                 .insert("probed_functions".into(), functions.len().to_string());
         }
     }
+    if bench.family.runner == Runner::Loop {
+        let n = loops::loops(bench, opts.nr_loops);
+        result.extra.insert("nr_loops".into(), n.to_string());
+    }
     // which results the knob changed: the programs with a twin
     if opts.stacktrace && bench.program(true) != bench.program(false) {
         result
@@ -281,6 +310,9 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         Runner::Trigger => trigger::run(ctx, ctx.loaded.trigger.as_ref()),
         Runner::Rename => rename::run(ctx),
         Runner::Strncmp => strncmp::run(ctx),
+        // nothing to load: the producers count
+        Runner::Count => Ok(ctx.measure(None, ctx.producer(None)?)),
+        Runner::Loop => loops::run(ctx),
     }
 }
 

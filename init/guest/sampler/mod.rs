@@ -5,6 +5,7 @@ pub mod counters;
 
 use crate::clock::Clock;
 use crate::options::MAX_STRETCH;
+use crate::registry::Reporter;
 use crate::upstream;
 use counters::{BpfSlots, UserSlots};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -56,7 +57,11 @@ pub enum Progress {
     Stderr,
     /// As upstream's bench: `Benchmark 'NAME' started.` (unless `quiet`)
     /// and an `Iter` line a sample, on stdout.
-    Upstream { bench: String, quiet: bool },
+    Upstream {
+        bench: String,
+        quiet: bool,
+        report: Reporter,
+    },
 }
 
 pub struct Measured {
@@ -282,10 +287,10 @@ impl Taken {
             let i = self.samples.len();
             let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
             match plan.progress {
-                Progress::Upstream { .. } => {
+                Progress::Upstream { report, .. } => {
                     let _ = trig_schema::stdoutln!(
                         "{}",
-                        upstream::iter(i, late_us, mps, plan.producers)
+                        upstream::iter(i, late_us, mps, plan.producers, report)
                     );
                 }
                 _ => trig_schema::stderrln!(
@@ -321,6 +326,7 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
     if let Progress::Upstream {
         bench,
         quiet: false,
+        ..
     } = &plan.progress
     {
         let _ = trig_schema::stdoutln!("{}", upstream::started(bench));
