@@ -171,20 +171,30 @@ impl Ctx<'_> {
         Ok(self.measure(bench.counts_in_bpf().then_some(slots), body))
     }
 
+    /// Producers that loop getpgid(), counting a batch of calls at a time:
+    /// a loop benchmark's getpgid() is 1000 loop calls, so one a batch,
+    /// and a stop waits for one call, not 64 (at --nr_loops 10000, 64 took
+    /// 7 s here, past the stop's grace).
+    fn getpgid_producer(&self, spins: u32) -> Body {
+        let batch = match self.per_syscall() {
+            1 => GETPGID_BATCH,
+            _ => 1,
+        };
+        let per_call = batch * self.per_syscall();
+        Arc::new(move |count, stop| {
+            sampler::produce(count, stop, 1, per_call, || {
+                syscall_loop::getpgid_loop(batch, spins)
+            })
+        })
+    }
+
     /// The producer body of the benchmark's trigger, for programs in `obj`
     /// (a test_run driver needs its object), slowed down by the injected
     /// spin when this is the injected benchmark.
     pub fn producer(&self, obj: Option<&Object>) -> Result<Body, Failure> {
         let spins = self.opts.spins(self.bench().name);
         Ok(match self.bench().trigger {
-            Trigger::Getpgid => {
-                let per_call = GETPGID_BATCH * self.per_syscall();
-                Arc::new(move |count, stop| {
-                    sampler::produce(count, stop, 1, per_call, || {
-                        syscall_loop::getpgid_loop(GETPGID_BATCH, spins)
-                    })
-                })
-            }
+            Trigger::Getpgid => self.getpgid_producer(spins),
             Trigger::TestRun(driver) => {
                 let obj = obj.ok_or_else(|| {
                     Failure::Failed(format!("test_run of {driver}: no BPF object loaded"))
