@@ -46,6 +46,7 @@ fn night(i: usize, n: usize, meter: &str, rng: &mut fastrand::Rng) -> RunSet {
                     bpf: (mean * 1e6) as u64,
                     user: (mean * 1e6) as u64,
                     mps: mean,
+                    ..Sample::default()
                 })
                 .collect();
             BenchResult {

@@ -108,6 +108,8 @@ const FAMILIES: &[&str] = &[
     "count-global",
     "bpf-loop",
     "bpf-for",
+    "bloom-false-positive",
+    "hashmap-with-bloom",
 ];
 
 #[test]

@@ -54,6 +54,9 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
       --trig-batch-iters=N   in-kernel iterations per driver test run (default 100)
       --cmp-str-len=N        length of the compared string (default 32)
       --nr_loops=N           iterations a loop call (bpf-loop 10, bpf-for 1000)
+      --nr_entries=N         entries of the Bloom filter and hash map (default 1000)
+      --nr_hash_funcs=N      the Bloom filter's hash functions (default 3, 1..15)
+      --value_size=N         bytes a Bloom filter value (default 8, 2..256)
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -133,6 +136,9 @@ const VALUED: &[(&str, &str, bool)] = &[
     ("producers", "producers", true),
     ("trig-batch-iters", "batch_iters", true),
     ("nr_loops", "nr_loops", true),
+    ("nr_entries", "nr_entries", true),
+    ("nr_hash_funcs", "nr_hash_funcs", true),
+    ("value_size", "value_size", true),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
@@ -234,6 +240,9 @@ const LONG: &[&str] = &[
     "stacktrace",
     "trig-batch-iters",
     "nr_loops",
+    "nr_entries",
+    "nr_hash_funcs",
+    "value_size",
     "cmp-str-len",
     "quiet",
     "verbose",

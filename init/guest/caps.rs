@@ -31,6 +31,8 @@ pub enum Feature {
     BpfLoop,
     /// Open-coded iterators, bpf_for() (6.4).
     OpenCodedIterators,
+    /// The Bloom filter map (5.16).
+    BloomFilter,
 }
 
 impl Feature {
@@ -49,6 +51,7 @@ impl Feature {
             Feature::StrncmpHelper => "strncmp_helper",
             Feature::BpfLoop => "bpf_loop",
             Feature::OpenCodedIterators => "open_coded_iterators",
+            Feature::BloomFilter => "bloom_filter",
         }
     }
 
@@ -70,6 +73,7 @@ impl Feature {
             Feature::StrncmpHelper => "5.17+ (bpf_strncmp)",
             Feature::BpfLoop => "5.17+ (bpf_loop)",
             Feature::OpenCodedIterators => "6.4+, open-coded iterators: bpf_iter_num_new",
+            Feature::BloomFilter => "5.16+ (BPF_MAP_TYPE_BLOOM_FILTER)",
         }
     }
 }
@@ -85,6 +89,7 @@ const SYMBOLS: &[(Feature, &str)] = &[
     (Feature::StrncmpHelper, "bpf_strncmp"),
     (Feature::BpfLoop, "bpf_loop"),
     (Feature::OpenCodedIterators, "bpf_iter_num_new"),
+    (Feature::BloomFilter, "bloom_map_alloc"),
 ];
 
 fn kallsyms_with(wanted: &[&str]) -> Option<HashSet<String>> {

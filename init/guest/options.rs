@@ -36,6 +36,11 @@ pub const MAX_ICOUNT_SHIFT: u32 = 4;
 /// all the same.
 pub const MAX_NR_LOOPS: u32 = 1 << 23;
 
+/// The Bloom filter map's most hash functions (the kernel's limit).
+pub const MAX_HASH_FUNCS: u32 = 15;
+/// The Bloom filter benchmarks' largest value, upstream's bound.
+pub const MAX_VALUE_SIZE: u32 = 256;
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -141,7 +146,9 @@ macro_rules! run_options {
                     let check: fn(&$ty) -> Result<(), String> = or_else!(any; $($check)?);
                     check(&self.$field).map_err(usage)?;
                 )?)*
-                self.check_prod_affinity().map_err(usage)
+                self.check_prod_affinity()
+                    .and_then(|()| self.check_unique_values())
+                    .map_err(usage)
             }
 
             /// What a report records of these options, with the watchdog
@@ -458,6 +465,57 @@ run_options! {
     }
     {
         cli
+        /// the Bloom filter benchmarks' entries (default 1000, upstream's;
+        /// 1..4294967295)
+        #[argh(option)]
+        nr_entries: [Option<u32>];
+        option
+        /// The Bloom filter's entries; none: upstream's default.
+        nr_entries: Option<u32> = None;
+        key nr_entries;
+        check |n| match n {
+            Some(0) => Err("nr_entries 0 is out of range (1 to 4294967295)".into()),
+            _ => Ok(()),
+        };
+        record nr_entries = |o, _| o.nr_entries;
+    }
+    {
+        cli
+        /// the Bloom filter's hash functions (default 3, upstream's; 1..15)
+        #[argh(option)]
+        nr_hash_funcs: [Option<u32>];
+        option
+        /// The Bloom filter's hash functions; none: upstream's default.
+        nr_hash_funcs: Option<u32> = None;
+        key nr_hash_funcs;
+        check |n| match n {
+            Some(n) if !(1..=MAX_HASH_FUNCS).contains(n) => Err(format!(
+                "nr_hash_funcs {n} is out of range (1 to {MAX_HASH_FUNCS}: the filter's limit)"
+            )),
+            _ => Ok(()),
+        };
+        record nr_hash_funcs = |o, _| o.nr_hash_funcs;
+    }
+    {
+        cli
+        /// the Bloom filter benchmarks' value size in bytes (default 8,
+        /// upstream's; 2..256)
+        #[argh(option)]
+        value_size: [Option<u32>];
+        option
+        /// The Bloom filter benchmarks' value size; none: upstream's default.
+        value_size: Option<u32> = None;
+        key value_size;
+        check |n| match n {
+            Some(n) if !(2..=MAX_VALUE_SIZE).contains(n) => Err(format!(
+                "value_size {n} is out of range (2 to {MAX_VALUE_SIZE} bytes)"
+            )),
+            _ => Ok(()),
+        };
+        record value_size = |o, _| o.value_size;
+    }
+    {
+        cli
         /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
         #[argh(option)]
         cmp_str_len: [Option<String>];
@@ -740,6 +798,19 @@ impl RunOptions {
             .sum()
     }
 
+    /// Upstream's rule: values of fewer than 8 bytes have too few
+    /// distinct ones for many entries (the hash map needs each once).
+    fn check_unique_values(&self) -> Result<(), String> {
+        let (entries, size) = (self.nr_entries, self.value_size);
+        match (entries, size) {
+            (Some(n), Some(v)) if v < 8 && u64::from(n) > 1 << (8 * v) => Err(format!(
+                "nr_entries {n}: not enough unique values of {v} bytes (at most {})",
+                1u64 << (8 * v)
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Upstream's rule: each producer gets a CPU of `--prod-affinity` of
     /// its own, never a shared one.
     fn check_prod_affinity(&self) -> Result<(), String> {
@@ -838,6 +909,9 @@ mod tests {
             min_counts: 10_000,
             batch_iters: 50,
             nr_loops: Some(500),
+            nr_entries: Some(20000),
+            nr_hash_funcs: Some(5),
+            value_size: Some(4),
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -864,6 +938,7 @@ mod tests {
             "trig.warmup=0.05 trig.duration=0.2 trig.producers=1,2,4 trig.batch_iters=50 \
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.nr_loops=500 \
+             trig.nr_entries=20000 trig.nr_hash_funcs=5 trig.value_size=4 \
              trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"

@@ -129,10 +129,10 @@ impl Recorder {
             let result = matrix::run_point(point, opts, &caps, &progress, &loaded);
             match (&progress, &result.summary) {
                 // a failed write is the command's to report, at its end
-                (Progress::Upstream { .. }, Some(s)) if result.status == Status::Ok => {
-                    let report = point.bench.family.reporter;
-                    let _ =
-                        trig_schema::stdoutln!("{}", upstream::summary(s, report, point.producers));
+                (Progress::Upstream { .. }, Some(_)) if result.status == Status::Ok => {
+                    if let Some(line) = upstream::summary(&result, point.bench.reporter) {
+                        let _ = trig_schema::stdoutln!("{line}");
+                    }
                 }
                 // the reason quotes the kernel and libbpf: outside text
                 (Progress::Upstream { bench, .. }, _) => trig_schema::stderrln!(
@@ -175,7 +175,7 @@ impl Recorder {
                 return Progress::Upstream {
                     bench,
                     quiet: *quiet,
-                    report: point.bench.family.reporter,
+                    report: point.bench.reporter,
                 };
             }
         }
@@ -327,9 +327,20 @@ fn emit_symbols(data: bool) {
 pub fn summary_line(r: &BenchResult) -> String {
     match (&r.status, &r.summary) {
         (Status::Ok, Some(s)) => {
-            let report =
-                crate::registry::find(&r.bench).map_or(Reporter::Hits, |b| b.family.reporter);
-            format!("{:<28} {}", r.name, upstream::head(s, report))
+            let report = crate::registry::find(&r.bench).map_or(Reporter::Hits, |b| b.reporter);
+            // where hits and drops are parted, the events are operations
+            let counts_drops = r.samples.iter().any(|s| s.drops > 0);
+            let head = match report {
+                Reporter::FalseHits | Reporter::Hits if counts_drops => {
+                    upstream::head(s, Reporter::Ops)
+                }
+                _ => upstream::head(s, report),
+            };
+            let figures = r.figures.and_then(|f| f.false_positives);
+            match figures {
+                Some(f) => format!("{:<28} {head}, false positives {:.3}%", r.name, f * 100.0),
+                None => format!("{:<28} {head}", r.name),
+            }
         }
         _ => format!(
             "{:<28} {}: {}",

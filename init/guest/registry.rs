@@ -37,7 +37,8 @@ pub struct Family {
     pub producers: Producers,
     /// What its benchmarks' overheads are measured against.
     pub baseline: Baseline,
-    /// How upstream's bench prints its figures.
+    /// How upstream's bench prints its benchmarks' figures, but where a
+    /// benchmark's row says otherwise ([`Bench::reporter`]).
     pub reporter: Reporter,
     /// The long options of its own in upstream's bench, which parses the
     /// command line again with the chosen benchmark's parser alone: one
@@ -53,6 +54,9 @@ pub enum Reporter {
     Hits,
     /// throughput and latency (`ops_report_*`).
     Ops,
+    /// a Bloom filter's false hits of all its lookups
+    /// (`false_hits_report_*`).
+    FalseHits,
 }
 
 impl Family {
@@ -76,6 +80,7 @@ pub enum Runner {
     Strncmp,
     Count,
     Loop,
+    Bloom,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,7 +181,22 @@ pub static LOOP: Family = Family {
     knobs: Some(&["nr_loops"]),
 };
 
-pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP];
+/// Bloom filter maps, and a hash map with one in front and without
+/// (upstream's bench_bloom_filter_map.c).
+pub static BLOOM: Family = Family {
+    name: "bloom",
+    object: true,
+    prefixes: &["bloom-", "hashmap-with-bloom", "hashmap-without-bloom"],
+    runner: Runner::Bloom,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    // a hash map's lookup alone, what a filter in front of it saves
+    baseline: Baseline::Named("hashmap-without-bloom"),
+    reporter: Reporter::Hits,
+    knobs: Some(&["nr_entries", "nr_hash_funcs", "value_size"]),
+};
+
+pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP, &BLOOM];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
 /// `trig_uprobe_target_<variant>`; see `matrix::utarget` for why each
@@ -299,6 +319,9 @@ pub struct Bench {
     /// Which way the rate improves (events per second: higher, for all
     /// benchmarks so far).
     pub better: Better,
+    /// How upstream's bench prints its figures (its family's, but
+    /// bloom-false-positive's).
+    pub reporter: Reporter,
 }
 
 impl Bench {
@@ -465,11 +488,17 @@ const fn b(
         upstream,
         arch: ArchSupport::Any,
         better: Better::Higher,
+        reporter: family.reporter,
     }
 }
 
 const fn x86(mut bench: Bench) -> Bench {
     bench.arch = ArchSupport::X86_64;
+    bench
+}
+
+const fn reports(mut bench: Bench, reporter: Reporter) -> Bench {
+    bench.reporter = reporter;
     bench
 }
 
@@ -507,6 +536,7 @@ const R: &Family = &RENAME;
 const S: &Family = &STRNCMP;
 const C: &Family = &COUNT;
 const L: &Family = &LOOP;
+const BF: &Family = &BLOOM;
 
 // Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
 // targets "with-nop" and "without-nop", a bare ret; uprobe-base the
@@ -522,6 +552,7 @@ const V0: Version = (0, 0);
 const V6_9: Version = (6, 9);
 const V6_10: Version = (6, 10);
 const ALWAYS: Upstream = &[(V0, Same)];
+const SINCE_5_16: Upstream = &[(V0, Absent), ((5, 16), Same)];
 const SINCE_5_17: Upstream = &[(V0, Absent), ((5, 17), Same)];
 const OURS: Upstream = &[(V0, Absent)];
 const UNTIL_6_10: Upstream = &[(V0, Same), (V6_10, Absent)];
@@ -614,6 +645,12 @@ pub static BENCHES: &[Bench] = &[
     // an empty loop body, --nr_loops times a call, 1000 calls a getpgid()
     b("bpf-loop", L, Some("bpf_loop_bench"), Section, Getpgid, F::BpfLoop, SINCE_5_17),
     b("bpf-for", L, Some("bpf_for_bench"), Section, Getpgid, F::OpenCodedIterators, BPF_FOR),
+    // a Bloom filter's every entry a getpgid(), or 1024 random lookups of a hash map
+    b("bloom-lookup", BF, Some("bloom_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
+    b("bloom-update", BF, Some("bloom_update"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
+    reports(b("bloom-false-positive", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16), Reporter::FalseHits),
+    b("hashmap-without-bloom", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
+    b("hashmap-with-bloom", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
 ];
 
 /// The benchmarks this build can run on its architecture.

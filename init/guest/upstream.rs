@@ -2,11 +2,12 @@
 //! byte for byte, so that scripts which cut them (`tail -n1 | cut -d'('
 //! -f1`, run_common.sh's sed) read trig-init's too. Each family reports
 //! as upstream's does ([`Reporter`]): hits and drops
-//! (`hits_drops_report_*`; drops are always 0 here, as there), or
-//! throughput and latency (`ops_report_*`).
+//! (`hits_drops_report_*`; drops only where a family counts them, the
+//! Bloom filter's), throughput and latency (`ops_report_*`), or a Bloom
+//! filter's false hits (`false_hits_report_*`).
 
 use crate::registry::{Family, Reporter, Runner};
-use trig_schema::Summary;
+use trig_schema::{stats, BenchResult, Sample, Summary};
 
 /// Why `-c N` is refused, in the words of the family's upstream bench:
 /// its validate() or, for a family without a consumer thread, the
@@ -15,6 +16,7 @@ pub fn no_consumers(family: &Family) -> &'static str {
     match family.runner {
         Runner::Strncmp => "strncmp benchmark doesn't support consumer!",
         Runner::Count => "benchmark doesn't support consumers!",
+        Runner::Bloom => "The bloom filter benchmarks do not support consumer",
         _ => "benchmark doesn't support consumer!",
     }
 }
@@ -30,16 +32,46 @@ pub fn started(bench: &str) -> String {
 }
 
 /// Sample `iter` (warm-up ones included, counted from 0): how late it
-/// came against its period, in µs, and the rate. Upstream's period is
+/// came against its period, in µs, and its rates. Upstream's period is
 /// always a second; a fractional `-d` samples more often (sampler).
-pub fn iter(iter: usize, late_us: f64, mps: f64, producers: usize, report: Reporter) -> String {
-    let head = iter_hits(iter, late_us, mps, producers);
+pub fn iter(iter: usize, late_us: f64, s: &Sample, producers: usize, report: Reporter) -> String {
+    let (hits, drops) = split(s);
+    let head = iter_hits(iter, late_us, hits, producers);
     match report {
         Reporter::Hits => format!(
-            "{head}, drops {:8.3}M/s, total operations {mps:8.3}M/s",
-            0.0
+            "{head}, drops {drops:8.3}M/s, total operations {:8.3}M/s",
+            s.mps
         ),
         Reporter::Ops => head,
+        Reporter::FalseHits => {
+            let total = s.bpf + s.false_hits;
+            format!(
+                "Iter {iter:3} ({late_us:7.3}us): {} false hits of {total} total operations. \
+                 Percentage = {} %",
+                s.false_hits,
+                percent(s.false_hits, total)
+            )
+        }
+    }
+}
+
+/// A sample's rate split as upstream's reports split it: hits and drops,
+/// M/s (the drops' share of the events BPF counted).
+fn split(s: &Sample) -> (f64, f64) {
+    let drops = match s.bpf {
+        0 => 0.0,
+        events => s.mps * s.drops as f64 / events as f64,
+    };
+    (s.mps - drops, drops)
+}
+
+/// `part` of `total` in percent as upstream computes it (in single
+/// precision) and prints it (`%2.2f`, glibc's `-nan` of nothing).
+fn percent(part: u64, total: u64) -> String {
+    let p = part as f32 / total as f32 * 100.0;
+    match p.is_nan() {
+        true => "-nan".into(),
+        false => format!("{:2.2}", f64::from(p)),
     }
 }
 
@@ -52,10 +84,12 @@ pub fn iter_hits(iter: usize, late_us: f64, mps: f64, producers: usize) -> Strin
     )
 }
 
-/// The head of the summary, which every consumer of ours shows too.
+/// The head of the summary of the events' rate, which every consumer of
+/// ours shows too (where a family counts drops, its events are every
+/// operation: [`summary`] parts them).
 pub fn head(s: &Summary, report: Reporter) -> String {
     match report {
-        Reporter::Hits => format!(
+        Reporter::Hits | Reporter::FalseHits => format!(
             "Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
             s.mean, s.stddev, s.per_producer
         ),
@@ -66,71 +100,115 @@ pub fn head(s: &Summary, report: Reporter) -> String {
     }
 }
 
-/// The whole summary line, upstream's last, of a run with `producers`.
-pub fn summary(s: &Summary, report: Reporter, producers: usize) -> String {
-    match report {
-        Reporter::Hits => format!(
-            "{}, drops {:8.3} \u{b1} {:5.3}M/s, total operations {:8.3} \u{b1} {:5.3}M/s",
-            head(s, report),
-            0.0,
-            0.0,
-            s.mean,
-            s.stddev
-        ),
+/// The whole summary line, upstream's last, of a measured result.
+pub fn summary(r: &BenchResult, report: Reporter) -> Option<String> {
+    let s = r.summary.as_ref()?;
+    let measured = || r.samples.iter().filter(|s| !s.warmup);
+    Some(match report {
+        Reporter::Hits => {
+            let (hits, drops): (Vec<f64>, Vec<f64>) = measured().map(split).unzip();
+            let (hits, drops) = (stats::summarize(&hits), stats::summarize(&drops));
+            let hits = Summary {
+                mean: hits.mean,
+                stddev: hits.stddev,
+                per_producer: hits.mean / r.producers as f64,
+                ..s.clone()
+            };
+            format!(
+                "{}, drops {:8.3} \u{b1} {:5.3}M/s, total operations {:8.3} \u{b1} {:5.3}M/s",
+                head(&hits, report),
+                drops.mean,
+                drops.stddev,
+                s.mean,
+                s.stddev
+            )
+        }
         // ns an operation a producer, computed as upstream's is
         Reporter::Ops => format!(
             "{}, latency {:8.3} ns/op",
             head(s, report),
-            1000.0 / s.mean * producers as f64
+            1000.0 / s.mean * r.producers as f64
         ),
-    }
+        Reporter::FalseHits => {
+            let false_hits = measured().map(|s| s.false_hits).sum::<u64>();
+            let total = measured().map(|s| s.bpf).sum::<u64>() + false_hits;
+            format!(
+                "Summary: {false_hits} false hits of {total} total operations. Percentage =  {} %",
+                percent(false_hits, total)
+            )
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use trig_schema::Better;
+
+    fn sample(mps: f64) -> Sample {
+        Sample {
+            mps,
+            interval_s: 1.0,
+            ..Sample::default()
+        }
+    }
+
+    /// A measured result of `producers` at rates `mps`, each sample with
+    /// `events`, `drops` and `false_hits`.
+    fn result(mps: &[f64], producers: usize, counts: (u64, u64, u64)) -> BenchResult {
+        let (bpf, drops, false_hits) = counts;
+        let samples: Vec<Sample> = mps
+            .iter()
+            .map(|&m| Sample {
+                bpf,
+                drops,
+                false_hits,
+                ..sample(m)
+            })
+            .collect();
+        let spread = stats::summarize(mps);
+        BenchResult {
+            summary: Some(Summary {
+                mean: spread.mean,
+                stddev: spread.stddev,
+                per_producer: spread.mean / producers as f64,
+                cv: spread.cv,
+                samples: spread.n,
+            }),
+            samples,
+            ..BenchResult::new("b", "b", "f", producers, Better::Higher)
+        }
+    }
 
     #[test]
     fn lines_are_upstreams_to_the_byte() {
         // as upstream's printf formats them (bench.c's hits_drops_*)
         assert_eq!(
-            iter(0, 75.486, 1.0221, 1, Reporter::Hits),
+            iter(0, 75.486, &sample(1.0221), 1, Reporter::Hits),
             "Iter   0 ( 75.486us): hits    1.022M/s (  1.022M/prod), drops    0.000M/s, total operations    1.022M/s"
         );
         assert_eq!(
-            iter(12, -3.0, 2.5, 8, Reporter::Hits),
+            iter(12, -3.0, &sample(2.5), 8, Reporter::Hits),
             "Iter  12 ( -3.000us): hits    2.500M/s (  0.312M/prod), drops    0.000M/s, total operations    2.500M/s"
         );
-        let s = Summary {
-            mean: 2.385,
-            stddev: 0.046,
-            per_producer: 2.385,
-            cv: 0.046 / 2.385,
-            samples: 5,
-        };
+        let r = result(&[2.339, 2.385, 2.431], 1, (0, 0, 0));
+        let line = summary(&r, Reporter::Hits).unwrap();
         assert_eq!(
-            summary(&s, Reporter::Hits, 1),
+            line,
             "Summary: hits    2.385 \u{b1} 0.046M/s (  2.385M/prod), drops    0.000 \u{b1} 0.000M/s, total operations    2.385 \u{b1} 0.046M/s"
         );
         // what run_bench_*.sh cut out of it: the total, then the per-producer
-        let total = summary(&s, Reporter::Hits, 1);
-        let total = total.split('(').next().unwrap();
+        let total = line.split('(').next().unwrap();
         let fields: Vec<&str> = total.split(' ').collect();
         assert_eq!(fields[2..].join(" "), "   2.385 \u{b1} 0.046M/s ");
         // ops_report_*: bpf-loop's, as run_common.sh's ops() reads it
         assert_eq!(
-            iter(3, 12.5, 40.0, 4, Reporter::Ops),
+            iter(3, 12.5, &sample(40.0), 4, Reporter::Ops),
             "Iter   3 ( 12.500us): hits   40.000M/s ( 10.000M/prod)"
         );
-        let ops = Summary {
-            mean: 40.0,
-            stddev: 0.25,
-            per_producer: 10.0,
-            cv: 0.25 / 40.0,
-            samples: 5,
-        };
+        let ops = result(&[39.75, 40.0, 40.25], 4, (0, 0, 0));
         assert_eq!(
-            summary(&ops, Reporter::Ops, 4),
+            summary(&ops, Reporter::Ops, ).unwrap(),
             "Summary: throughput   40.000 \u{b1} 0.250 M ops/s ( 10.000M ops/prod), latency  100.000 ns/op"
         );
         assert_eq!(
@@ -138,5 +216,36 @@ mod tests {
             "Setting up benchmark 'trig-base'..."
         );
         assert_eq!(started("trig-base"), "Benchmark 'trig-base' started.");
+    }
+
+    #[test]
+    fn drops_and_false_hits_are_parted_as_upstream_parts_them() {
+        // a hash map's lookups: 1024 events a sample, 1000 of them drops
+        let s = Sample {
+            bpf: 1024,
+            drops: 1000,
+            false_hits: 3,
+            ..sample(10.24)
+        };
+        assert_eq!(
+            iter(1, 0.5, &s, 2, Reporter::Hits),
+            "Iter   1 (  0.500us): hits    0.240M/s (  0.120M/prod), drops   10.000M/s, total operations   10.240M/s"
+        );
+        // upstream's total counts the false hits twice, as drops and apart
+        assert_eq!(
+            iter(1, 0.5, &s, 2, Reporter::FalseHits),
+            "Iter   1 (  0.500us): 3 false hits of 1027 total operations. Percentage = 0.29 %"
+        );
+        let r = result(&[10.24, 10.24], 1, (1024, 1000, 3));
+        assert_eq!(
+            summary(&r, Reporter::Hits).unwrap(),
+            "Summary: hits    0.240 \u{b1} 0.000M/s (  0.240M/prod), drops   10.000 \u{b1} 0.000M/s, total operations   10.240 \u{b1} 0.000M/s"
+        );
+        assert_eq!(
+            summary(&r, Reporter::FalseHits).unwrap(),
+            "Summary: 6 false hits of 2054 total operations. Percentage =  0.29 %"
+        );
+        // nothing counted: glibc's NaN, as upstream's would print
+        assert!(iter(0, 0.0, &sample(0.0), 1, Reporter::FalseHits).ends_with("Percentage = -nan %"));
     }
 }

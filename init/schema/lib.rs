@@ -14,6 +14,7 @@
 pub mod contention;
 pub mod error;
 pub mod exit;
+pub mod figures;
 pub mod files;
 pub mod frame;
 pub mod identity;
@@ -28,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use contention::{Contention, ContentionKind};
+pub use figures::{FigureKind, Figures};
 pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 pub use runs::{
     abbrev, is_object_name, is_timestamp, BootStatus, KernelInfo, Meter, Pairing, PartRecord,
@@ -228,6 +230,10 @@ pub struct BenchResult {
     /// in from the plugin's counts and the guest's symbols.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
+    /// The family's own figures of the measured samples (a Bloom filter's
+    /// false positives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<Figures>,
 }
 
 /// Instructions per event of a profiled window (icount meter only).
@@ -378,7 +384,7 @@ pub struct KernelSymbols {
 }
 
 /// One read-and-reset of the counters, about a second apart.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Sample {
     /// Seconds since the benchmark's producers started.
     pub t_s: f64,
@@ -397,10 +403,22 @@ pub struct Sample {
     pub user: u64,
     /// The benchmark's counted events per second, in millions.
     pub mps: f64,
+    /// Of the events BPF counted, the operations that found nothing
+    /// (upstream's drops: a hash map's lookups of absent keys).
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub drops: u64,
+    /// Of the drops, the lookups a Bloom filter let through (its false
+    /// positives).
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub false_hits: u64,
 }
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn is_none(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Sample {
@@ -509,6 +527,7 @@ impl BenchResult {
             producer_events: Vec::new(),
             producer_cpus: Vec::new(),
             profile: None,
+            figures: None,
         }
     }
 }

@@ -22,6 +22,15 @@ pub struct Params {
     /// default (`--nr_loops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nr_loops: Option<u32>,
+    /// The Bloom filter benchmarks' entries, hash functions and value
+    /// size, where not upstream's defaults (`--nr_entries`,
+    /// `--nr_hash_funcs`, `--value_size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_entries: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_hash_funcs: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_size: Option<u32>,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -118,6 +127,9 @@ impl Params {
                 .then(|| "stack walked per event".to_string()),
         )
         .chain(self.nr_loops.map(|n| format!("{n} loop iterations a call")))
+        .chain(self.nr_entries.map(|n| format!("{n} map entries")))
+        .chain(self.nr_hash_funcs.map(|n| format!("{n} hash functions")))
+        .chain(self.value_size.map(|n| format!("{n}-byte values")))
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -137,6 +149,9 @@ impl Params {
             affinity: false,
             batch_iters: 100,
             nr_loops: None,
+            nr_entries: None,
+            nr_hash_funcs: None,
+            value_size: None,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 use trig_schema::error::{self, Error};
-use trig_schema::{BenchResult, Better, ContentionKind, EntryKind, MemKind, Meter, Status};
+use trig_schema::{
+    BenchResult, Better, ContentionKind, EntryKind, FigureKind, MemKind, Meter, Status,
+};
 
 /// What is compared: the raw rate or the per-event overhead over the
 /// benchmark's baseline in the same boot.
@@ -32,12 +34,16 @@ pub enum Metric {
     /// Several producers' coherence misses or HITMs per event, or the
     /// modelled throughput per producer (`-p N` under icount): a model's.
     Contention(ContentionKind),
+    /// A family's own figure (a Bloom filter's false positives a lookup):
+    /// a ratio of counts, under either meter.
+    Figure(FigureKind),
 }
 
 const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
      traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
-     l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm or modelled-rate";
+     l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm, modelled-rate \
+     or false-positives";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -47,7 +53,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 19] = [
+    pub const ALL: [Metric; 20] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -67,6 +73,7 @@ impl Metric {
         Metric::Contention(ContentionKind::Misses),
         Metric::Contention(ContentionKind::Hitm),
         Metric::Contention(ContentionKind::Rate),
+        Metric::Figure(FigureKind::FalsePositives),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
@@ -101,6 +108,7 @@ impl Metric {
             Metric::Contention(ContentionKind::Misses) => "coherence-misses",
             Metric::Contention(ContentionKind::Hitm) => "hitm",
             Metric::Contention(ContentionKind::Rate) => "modelled-rate",
+            Metric::Figure(FigureKind::FalsePositives) => "false-positives",
         }
     }
 
@@ -126,6 +134,7 @@ impl Metric {
             Metric::Contention(ContentionKind::Misses) => "coherence misses/event (model)",
             Metric::Contention(ContentionKind::Hitm) => "HITM/event (model)",
             Metric::Contention(ContentionKind::Rate) => "M/Gcycle per producer (model)",
+            Metric::Figure(FigureKind::FalsePositives) => "false positives/lookup",
         }
     }
 
@@ -133,13 +142,17 @@ impl Metric {
     /// the misses, which the producers' code evicting the kernel's lines
     /// moves, nor the cycles, which count that code.
     pub fn build_independent(self) -> bool {
-        self.needs_profile()
-            && !matches!(
-                self,
-                Metric::Memory(
-                    MemKind::L1iMisses | MemKind::L1dMisses | MemKind::LlMisses | MemKind::Cycles
-                ) | Metric::Contention(_)
-            )
+        matches!(self, Metric::Figure(_))
+            || self.needs_profile()
+                && !matches!(
+                    self,
+                    Metric::Memory(
+                        MemKind::L1iMisses
+                            | MemKind::L1dMisses
+                            | MemKind::LlMisses
+                            | MemKind::Cycles
+                    ) | Metric::Contention(_)
+                )
     }
 
     /// Whether its figures are counted by `--cache` alone.
@@ -149,7 +162,7 @@ impl Metric {
 
     /// Whether its figures are counted by `--profile` alone.
     pub fn needs_profile(self) -> bool {
-        !matches!(self, Metric::Rate | Metric::Overhead)
+        !matches!(self, Metric::Rate | Metric::Overhead | Metric::Figure(_))
     }
 
     /// Whether it is a cost over the baseline, which can be about zero
@@ -196,6 +209,7 @@ impl Metric {
             Metric::EntriesOverhead(kind) => over(Metric::Entries(kind)),
             Metric::Memory(kind) => Some(r.profile.as_ref()?.memory?.of(kind)),
             Metric::Contention(kind) => Some(kind.of(r.profile.as_ref()?.contention.as_ref()?)),
+            Metric::Figure(kind) => r.figures?.of(kind),
         }
     }
 
@@ -216,6 +230,7 @@ impl Metric {
             }
             Metric::Memory(_) => "results booted with --cache",
             Metric::Contention(_) => "results booted with -p above 1 under the icount meter",
+            Metric::Figure(FigureKind::FalsePositives) => "bloom-false-positive results",
         }
     }
 

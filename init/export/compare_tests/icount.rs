@@ -108,3 +108,33 @@ fn icount_judges_the_uprobe_family_at_the_common_threshold() {
     assert_eq!(m.threshold_pct, c.limits.threshold_pct);
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
 }
+
+/// A family's own figure is compared as a rate is: a Bloom filter whose
+/// false positives rose by half is a regression of that metric, whatever
+/// its throughput did.
+#[test]
+fn a_filters_false_positives_are_a_metric_of_their_own() {
+    let with_false_positives = |fp: f64| {
+        let mut s = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
+        let results = &mut s.runs[0].report.as_mut().unwrap().results;
+        let r = results.iter_mut().find(|r| r.name == "trig-base").unwrap();
+        r.figures = Some(Figures {
+            false_positives: Some(fp),
+        });
+        side(s)
+    };
+    let settings = Settings {
+        metrics: vec![Metric::Figure(FigureKind::FalsePositives)],
+        ..Settings::default()
+    };
+    let (base, new) = (with_false_positives(0.030), with_false_positives(0.045));
+    let c = compare(&base, &new, &settings).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::Regressed);
+    let text = table::comparison(&c, false);
+    assert!(text.contains("false positives/lookup"), "{text}");
+    // fewer is better, and the same is no change
+    let c = compare(&new, &base, &settings).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::Improved);
+    let c = compare(&base, &with_false_positives(0.030), &settings).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+}

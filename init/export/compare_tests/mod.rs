@@ -48,6 +48,7 @@ fn set(rates: &[&[(&str, f64)]], session: Option<&str>) -> RunSet {
                                 bpf: 0,
                                 user: 0,
                                 mps: mean * (1.0 + 0.004 * (k as f64 - 2.0)),
+                                ..Sample::default()
                             })
                             .collect();
                     }

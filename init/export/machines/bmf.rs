@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 use trig_analysis::compare::{Comparison, Metric};
 use trig_analysis::history::History;
-use trig_schema::{ContentionKind, EntryKind, MemKind, Meter};
+use trig_schema::{ContentionKind, EntryKind, FigureKind, MemKind, Meter};
 
 /// The measure's slug: the metric and its unit under the meter, so that
 /// figures of different units never share a measure.
@@ -33,6 +33,7 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Contention(ContentionKind::Misses), _) => "coherence-misses-per-event",
         (Metric::Contention(ContentionKind::Hitm), _) => "hitm-per-event",
         (Metric::Contention(ContentionKind::Rate), _) => "modelled-m-per-gcycle-per-producer",
+        (Metric::Figure(FigureKind::FalsePositives), _) => "false-positives-per-lookup",
     }
 }
 

@@ -630,7 +630,9 @@ fn number(metric: Metric, meter: Meter, value: f64) -> Value {
         (Metric::Contention(ContentionKind::Rate), _) => {
             json!({"value": value * 1e6, "unit": "events/Gcycle per producer (model)", "prefix": "metric"})
         }
-        (m @ Metric::Contention(_), _) => json!({"value": value, "unit": m.unit(meter)}),
+        (m @ (Metric::Contention(_) | Metric::Figure(_)), _) => {
+            json!({"value": value, "unit": m.unit(meter)})
+        }
     }
 }
 

@@ -217,7 +217,7 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
         .unwrap_or(Status::Ok);
     let rate = rate_cell(&results, &means, 3 + d);
     let apart = boots_apart(meter, &means);
-    let over = overhead_cell(&over, 1 + d);
+    let over = overhead_cell(meter, &over, 1 + d);
     let reason = results
         .iter()
         .find_map(|b| b.reason.as_deref())
@@ -266,12 +266,14 @@ fn boots_apart(meter: Meter, means: &[f64]) -> String {
     }
 }
 
-/// The mean overhead per event; at or below zero the benchmark ran no
-/// slower than its baseline, within the noise: no cost to show.
-fn overhead_cell(over: &[f64], digits: usize) -> String {
+/// The mean overhead per event. Under the time meter, at or below zero
+/// the benchmark ran no slower than its baseline, within the noise: no
+/// cost to show; instructions have no noise, and fewer than the
+/// baseline's are a saving (a Bloom filter's in front of a hash map).
+fn overhead_cell(meter: Meter, over: &[f64], digits: usize) -> String {
     match stats::mean(over) {
         _ if over.is_empty() => String::new(),
-        m if m <= 0.0 => "\u{2264}0 (noise)".into(),
+        m if m <= 0.0 && meter == Meter::Time => "\u{2264}0 (noise)".into(),
         m => format!("{m:.digits$}"),
     }
 }
@@ -282,9 +284,13 @@ mod tests {
 
     #[test]
     fn no_negative_cost_and_no_word_cut_in_two() {
-        assert_eq!(overhead_cell(&[-1039.5], 1), "\u{2264}0 (noise)");
-        assert_eq!(overhead_cell(&[12.34], 1), "12.3");
-        assert_eq!(overhead_cell(&[], 1), "");
+        assert_eq!(
+            overhead_cell(Meter::Time, &[-1039.5], 1),
+            "\u{2264}0 (noise)"
+        );
+        assert_eq!(overhead_cell(Meter::Icount, &[-1039.5], 1), "-1039.5");
+        assert_eq!(overhead_cell(Meter::Time, &[12.34], 1), "12.3");
+        assert_eq!(overhead_cell(Meter::Time, &[], 1), "");
         let r =
             "attach: failed to attach kprobe_multi to bpf_fentry_test1: Operation not supported";
         assert_eq!(words(r, 30), "attach: failed to attach\u{2026}");

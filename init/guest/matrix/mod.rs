@@ -1,6 +1,7 @@
 //! The matrices: running each point of the selection (registry::points)
 //! with its family's runner, and the figures derived from a measurement.
 
+pub mod bloom;
 pub mod count;
 pub mod everywhere;
 pub mod loops;
@@ -12,7 +13,7 @@ pub mod utarget;
 
 use crate::bpf::{Failure, Targets};
 use crate::options::RunOptions;
-use crate::registry::{Attach, Bench, Producers, RunPoint, Runner, Trigger, Version};
+use crate::registry::{Attach, Bench, Producers, Reporter, RunPoint, Runner, Trigger, Version};
 use crate::sampler::{self, counters::BpfSlots, Body, Measured, Progress, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::Object;
@@ -20,7 +21,7 @@ use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Arc, OnceLock};
 use trig_schema::stats;
-use trig_schema::{BenchResult, Capability, HitCheck, Status, Summary};
+use trig_schema::{BenchResult, Capability, Figures, HitCheck, Status, Summary};
 
 /// BPF's hit slots in a loaded skeleton's .bss (`hits` of bpf/common.h).
 macro_rules! hit_slots {
@@ -120,10 +121,12 @@ impl Ctx<'_> {
     }
 
     /// Events a getpgid() makes: one, but a loop benchmark's program
-    /// counts every iteration of its calls.
+    /// counts every iteration of its calls, and a Bloom filter's every
+    /// operation.
     fn per_syscall(&self) -> u64 {
         match self.bench().family.runner {
             Runner::Loop => loops::per_syscall(loops::loops(self.bench(), self.opts.nr_loops)),
+            Runner::Bloom => bloom::per_syscall(self.bench(), self.opts),
             _ => 1,
         }
     }
@@ -289,9 +292,13 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
                 .insert("probed_functions".into(), functions.len().to_string());
         }
     }
-    if bench.family.runner == Runner::Loop {
-        let n = loops::loops(bench, opts.nr_loops);
-        result.extra.insert("nr_loops".into(), n.to_string());
+    match bench.family.runner {
+        Runner::Loop => {
+            let n = loops::loops(bench, opts.nr_loops);
+            result.extra.insert("nr_loops".into(), n.to_string());
+        }
+        Runner::Bloom => result.extra.extend(bloom::Knobs::of(opts).extra()),
+        _ => {}
     }
     // which results the knob changed: the programs with a twin
     if opts.stacktrace && bench.program(true) != bench.program(false) {
@@ -323,6 +330,7 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         // nothing to load: the producers count
         Runner::Count => Ok(ctx.measure(None, ctx.producer(None)?)),
         Runner::Loop => loops::run(ctx),
+        Runner::Bloom => bloom::run(ctx),
     }
 }
 
@@ -369,6 +377,11 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
             user: u,
             agree: u > 0 && b.abs_diff(u) * 100 <= u,
         });
+    }
+    if point.bench.reporter == Reporter::FalseHits {
+        let measured = measured.samples.iter().filter(|s| !s.warmup);
+        let (events, false_hits) = measured.fold((0, 0), |(e, f), s| (e + s.bpf, f + s.false_hits));
+        result.figures = Figures::filter(events, false_hits);
     }
     result.samples = measured.samples;
     result.window = measured.window;

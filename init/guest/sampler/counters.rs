@@ -34,12 +34,56 @@ impl UserSlots {
     }
 }
 
-/// The BPF side's per-CPU hit slots, in a loaded object's mmap'ed .bss.
+/// One per-CPU array of counters in a loaded object's mmap'ed .bss.
 #[derive(Clone, Copy)]
-pub struct BpfSlots {
+struct Array {
     first: *mut u64,
     count: usize,
     stride: usize,
+}
+
+impl Array {
+    /// # Safety
+    /// As [`BpfSlots::new`]'s.
+    unsafe fn new<T>(slots: &mut [T]) -> Self {
+        Array {
+            first: slots.as_mut_ptr().cast(),
+            count: slots.len(),
+            stride: std::mem::size_of::<T>(),
+        }
+    }
+
+    /// Reads and resets every CPU's counter.
+    fn take(&self) -> u64 {
+        (0..self.count)
+            .map(|i| {
+                // SAFETY: in bounds and aligned per `new`'s contract; BPF
+                // updates the same words with atomic adds.
+                let word = unsafe { AtomicU64::from_ptr(self.first.byte_add(i * self.stride)) };
+                word.swap(0, Ordering::Relaxed)
+            })
+            .sum()
+    }
+}
+
+/// The BPF side's per-CPU counters: its hits, and where a family counts
+/// them apart, the operations that found nothing and the filter's false
+/// positives among those (bpf/bloom.bpf.c).
+#[derive(Clone, Copy)]
+pub struct BpfSlots {
+    hits: Array,
+    outcomes: Option<(Array, Array)>,
+}
+
+/// What BPF counted since the last read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BpfCounts {
+    /// Every operation: the hits and the drops.
+    pub events: u64,
+    /// Of them, those that found nothing (upstream's drops).
+    pub drops: u64,
+    /// Of the drops, lookups a Bloom filter let through.
+    pub false_hits: u64,
 }
 
 // SAFETY: the slots are only touched through atomic operations, and the
@@ -53,22 +97,30 @@ impl BpfSlots {
     /// bpf/common.h) and `slots` must outlive every use of the result.
     pub unsafe fn new<T>(slots: &mut [T]) -> Self {
         BpfSlots {
-            first: slots.as_mut_ptr().cast(),
-            count: slots.len(),
-            stride: std::mem::size_of::<T>(),
+            hits: Array::new(slots),
+            outcomes: None,
         }
     }
 
-    /// Reads and resets every CPU's slot.
-    pub fn take(&self) -> u64 {
-        (0..self.count)
-            .map(|i| {
-                // SAFETY: in bounds and aligned per `new`'s contract; BPF
-                // updates the same words with atomic adds.
-                let word = unsafe { AtomicU64::from_ptr(self.first.byte_add(i * self.stride)) };
-                word.swap(0, Ordering::Relaxed)
-            })
-            .sum()
+    /// With the counters of drops and false hits beside the hits.
+    ///
+    /// # Safety
+    /// As [`BpfSlots::new`]'s, for both.
+    pub unsafe fn with_outcomes<T>(self, drops: &mut [T], false_hits: &mut [T]) -> Self {
+        BpfSlots {
+            outcomes: Some((Array::new(drops), Array::new(false_hits))),
+            ..self
+        }
+    }
+
+    /// Reads and resets every CPU's counters.
+    pub fn take(&self) -> BpfCounts {
+        let (drops, false_hits) = self.outcomes.map_or((0, 0), |(d, f)| (d.take(), f.take()));
+        BpfCounts {
+            events: self.hits.take() + drops,
+            drops,
+            false_hits,
+        }
     }
 }
 
@@ -85,8 +137,22 @@ mod tests {
     fn bpf_slots_sum_and_reset() {
         let mut arr: Vec<Counter> = (0..4).map(|i| Counter { value: i * 10 }).collect();
         let slots = unsafe { BpfSlots::new(&mut arr) };
-        assert_eq!(slots.take(), 60);
-        assert_eq!(slots.take(), 0);
+        assert_eq!(slots.take().events, 60);
+        assert_eq!(slots.take(), BpfCounts::default());
+    }
+
+    #[test]
+    fn drops_are_events_and_false_hits_are_drops() {
+        let counters = |v: u64| -> Vec<Counter> { (0..2).map(|_| Counter { value: v }).collect() };
+        let (mut hits, mut drops, mut fp) = (counters(5), counters(3), counters(1));
+        let slots = unsafe { BpfSlots::new(&mut hits).with_outcomes(&mut drops, &mut fp) };
+        let counts = BpfCounts {
+            events: 16,
+            drops: 6,
+            false_hits: 2,
+        };
+        assert_eq!(slots.take(), counts);
+        assert_eq!(slots.take(), BpfCounts::default());
     }
 
     #[test]

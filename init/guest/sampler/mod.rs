@@ -266,7 +266,10 @@ impl Taken {
         }
         let (now, own) = (Instant::now(), own_time());
         let each = user.take_each();
-        let (b, u) = (bpf.map_or(0, |b| b.take()), each.iter().sum::<u64>());
+        let (b, u) = (
+            bpf.map(|b| b.take()).unwrap_or_default(),
+            each.iter().sum::<u64>(),
+        );
         let interval = plan.clock.meter(now.duration_since(self.last));
         self.last = now;
         let sampler_s = match plan.shares_cpu {
@@ -277,11 +280,22 @@ impl Taken {
             false => 0.0,
         };
         self.last_own = own;
-        let counted = if plan.count_bpf { b } else { u };
+        let counted = if plan.count_bpf { b.events } else { u };
         // a zero interval (a clock that did not move) counts nothing
         let mps = match interval - sampler_s {
             t if t > 0.0 => counted as f64 / t / 1e6,
             _ => 0.0,
+        };
+        let sample = Sample {
+            t_s: plan.clock.meter(now.duration_since(start)),
+            interval_s: interval,
+            sampler_s,
+            warmup,
+            bpf: b.events,
+            user: u,
+            mps,
+            drops: b.drops,
+            false_hits: b.false_hits,
         };
         if plan.progress != Progress::Silent {
             let i = self.samples.len();
@@ -290,7 +304,7 @@ impl Taken {
                 Progress::Upstream { report, .. } => {
                     let _ = trig_schema::stdoutln!(
                         "{}",
-                        upstream::iter(i, late_us, mps, plan.producers, report)
+                        upstream::iter(i, late_us, &sample, plan.producers, report)
                     );
                 }
                 _ => trig_schema::stderrln!(
@@ -300,15 +314,7 @@ impl Taken {
                 ),
             }
         }
-        self.samples.push(Sample {
-            t_s: plan.clock.meter(now.duration_since(start)),
-            interval_s: interval,
-            sampler_s,
-            warmup,
-            bpf: b,
-            user: u,
-            mps,
-        });
+        self.samples.push(sample);
         each
     }
 }
@@ -319,9 +325,10 @@ impl Taken {
 /// way round), and the totals' agreement check would fail on a count
 /// that was never wrong (seen on arm64: BPF 264192 against 261120).
 fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Barrier) -> Sampled {
-    let take_bpf = || bpf.map_or(0, |b| b.take());
     // start from zero: nothing counted during setup is measured
-    take_bpf();
+    if let Some(b) = bpf {
+        b.take();
+    }
     user.take();
     if let Progress::Upstream {
         bench,
@@ -393,7 +400,7 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
         crew.on_threads(plan, bpf, &body)
     };
     // what the producers counted after the last sample
-    let tail_bpf = bpf.map_or(0, |b| b.take());
+    let tail_bpf = bpf.map_or(0, |b| b.take().events);
     let tail_user = crew.user.take();
     let samples = sampled.samples;
     Measured {

@@ -638,6 +638,7 @@ mod tests {
             bpf: 0,
             user: 10,
             mps: 10.0,
+            ..Sample::default()
         }];
         report.results = vec![r];
         crate::profiling::functions::attach(
