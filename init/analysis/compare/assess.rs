@@ -2,7 +2,7 @@
 //! limits, the p-values adjusted across the whole comparison, and the
 //! benchmark's verdict settled from its metrics'.
 
-use super::evidence::{self, values, Evidence, Figures};
+use super::evidence::{self, values, Evidence, Observations};
 use super::seen::Observed;
 use super::{
     counted_verdict, entries_verdict, movers, verdict, BenchComparison, Limits, Metric,
@@ -170,7 +170,7 @@ impl Assessor<'_> {
         (bs, ns): (&SideStats, &SideStats),
         seed: u64,
     ) -> Evidence {
-        let figures = Figures {
+        let figures = Observations {
             metric,
             base,
             new,

@@ -73,7 +73,7 @@ fn spread(xs: &[f64]) -> f64 {
 /// One metric's figures on both sides and their statistics: what a test
 /// is run on.
 #[derive(Clone, Copy)]
-pub(super) struct Figures<'r, 'a> {
+pub(super) struct Observations<'r, 'a> {
     pub(super) metric: Metric,
     pub(super) base: &'r Observed<'a>,
     pub(super) new: &'r Observed<'a>,
@@ -96,7 +96,7 @@ pub(super) struct Evidence {
 /// Under icount a boot's figure repeats to within [`ICOUNT_AA_PCT`],
 /// so one boot a side decides: the change against the threshold, with
 /// an interval of the A/A bound or the spread seen, whichever is wider.
-pub(super) fn counted(s: &Settings, f: Figures) -> Evidence {
+pub(super) fn counted(s: &Settings, f: Observations) -> Evidence {
     let ratios = paired_ratios(f.metric, f.base, f.new);
     let paired = ratios.len() >= 2 && !s.unpaired;
     let change_pct = if paired {
@@ -127,7 +127,7 @@ pub(super) fn counted(s: &Settings, f: Figures) -> Evidence {
 
 /// Under the time meter: a rank test across boots (paired when
 /// interleaved), else Welch on the seconds of single boots.
-pub(super) fn tested(s: &Settings, f: Figures, seed: u64) -> Evidence {
+pub(super) fn tested(s: &Settings, f: Observations, seed: u64) -> Evidence {
     let (alpha, n) = (s.alpha, (f.bs.values.len(), f.ns.values.len()));
     let ratios = paired_ratios(f.metric, f.base, f.new);
     if ratios.len() >= 2 && !s.unpaired {

@@ -297,25 +297,28 @@ impl Taken {
             drops: b.drops,
             false_hits: b.false_hits,
         };
-        if plan.progress != Progress::Silent {
-            let i = self.samples.len();
-            let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
-            match plan.progress {
-                Progress::Upstream { report, .. } => {
-                    let _ = trig_schema::stdoutln!(
-                        "{}",
-                        upstream::iter(i, late_us, &sample, plan.producers, report)
-                    );
-                }
-                _ => trig_schema::stderrln!(
-                    "{}{}",
-                    upstream::iter_hits(i, late_us, mps, plan.producers),
-                    if warmup { " (warm-up)" } else { "" }
-                ),
-            }
-        }
+        let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
+        progress(plan, self.samples.len(), late_us, &sample);
         self.samples.push(sample);
         each
+    }
+}
+
+/// Shows sample `i`, `late_us` late, as the plan's progress says.
+fn progress(plan: &Sampling, i: usize, late_us: f64, sample: &Sample) {
+    match plan.progress {
+        Progress::Silent => {}
+        Progress::Upstream { report, .. } => {
+            let _ = trig_schema::stdoutln!(
+                "{}",
+                upstream::iter(i, late_us, sample, plan.producers, report)
+            );
+        }
+        _ => trig_schema::stderrln!(
+            "{}{}",
+            upstream::iter_hits(i, late_us, sample.mps, plan.producers),
+            if sample.warmup { " (warm-up)" } else { "" }
+        ),
     }
 }
 
