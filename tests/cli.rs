@@ -869,7 +869,7 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("hitm, modelled-rate or false-positives, not 'kernel-total'"),
+            stderr(&o).contains("false-positives or timed-per-op, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );
@@ -1517,6 +1517,139 @@ s=$($r bloom-lookup | tail -n1); drops $s"#);
         stderr(&o).trim_end(),
         "The bloom filter benchmarks do not support consumer"
     );
+}
+
+/// The hash map benchmarks on this host's kernel: every update and lookup
+/// counted by BPF and by the producers alike, the program's own timing a
+/// figure, and upstream's per-CPU lines as run_bench_bpf_hashmap_full_update.sh
+/// prints them.
+#[test]
+fn hash_maps_run_here_with_upstreams_lines() {
+    let _alone = host_bench();
+    if !uprobes_here() {
+        return;
+    }
+    let o = trig_init(&[
+        "run",
+        "--filter",
+        "bpf-hashmap-*",
+        "-w",
+        "0.05",
+        "-d",
+        "0.2",
+        "--nr-loops",
+        "20000",
+        "--nr-entries",
+        "200",
+        "--key-size",
+        "16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(
+        common::names(results),
+        ["bpf-hashmap-full-update", "bpf-hashmap-lookup"]
+    );
+    for (r, per_run) in results.iter().zip([20_000, 20_000]) {
+        assert_eq!(r["status"], "ok", "{r}");
+        let (bpf, user) = (r["hits"]["bpf"].as_u64(), r["hits"]["user"].as_u64());
+        assert_eq!(bpf, user, "{r}");
+        assert_eq!(user.unwrap() % per_run, 0, "{r}");
+        let timed = r["figures"]["timed_per_op"].as_f64().unwrap();
+        assert!(timed > 1.0 && timed < 100_000.0, "{r}");
+        let runs = r["figures"]["timed_runs"].as_array().unwrap();
+        assert!(
+            runs.iter().all(|c| c["ns"].as_array().unwrap().len() <= 32),
+            "{r}"
+        );
+    }
+    assert_eq!(results[1]["extra"]["key_size"], "16");
+    let dir = bench_dir("bench-hashmap");
+    let sh = |script: &str| shell(&dir, script);
+    // run_bench_bpf_hashmap_full_update.sh, shorter: its output is the lines
+    let full = sh(r#"set -eufo pipefail
+summary=$(sudo ./bench -w0.05 -d0.2 -a -p 1 bpf-hashmap-full-update)
+printf "$summary"
+printf "\n""#);
+    let lines: Vec<&str> = full.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "Setting up benchmark 'bpf-hashmap-full-update'...",
+            "Benchmark 'bpf-hashmap-full-update' started."
+        ],
+        "{full}"
+    );
+    for l in &lines[2..] {
+        let (cpu, rest) = l.split_once(":hash_map_full_perf ").expect(l);
+        assert!(cpu.parse::<usize>().is_ok(), "{full}");
+        let n = rest.strip_suffix(" events per sec").expect(l);
+        assert!(n.parse::<u64>().is_ok_and(|n| n > 0), "{full}");
+    }
+    let o = bench(
+        &dir,
+        &[
+            "-w0.05",
+            "-d0.2",
+            "--nr_loops",
+            "10000",
+            "bpf-hashmap-lookup",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out.lines().find(|l| l.starts_with("cpu")).expect(&out);
+    assert!(
+        line.contains(": lookup ") && line.contains("M events/sec (approximated from "),
+        "{out}"
+    );
+    // -q -a: the mean alone; flags in hex; upstream's checks
+    let o = bench(
+        &dir,
+        &[
+            "-q",
+            "-a",
+            "-w0.05",
+            "-d0.1",
+            "--map_flags",
+            "0x0",
+            "--nr_loops",
+            "1000",
+            "bpf-hashmap-lookup",
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse::<f64>()
+            .is_ok(),
+        "{o:?}"
+    );
+    let o = bench(&dir, &["--nr_entries", "2000", "bpf-hashmap-lookup"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("args.nr_entries is too big! (max 1000, got 2000)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bench(&dir, &["--key_size", "1025", "bpf-hashmap-lookup"]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    // full-update has no parser upstream: it takes another family's knob
+    let o = bench(
+        &dir,
+        &[
+            "-q",
+            "-w0",
+            "-d0.05",
+            "--nr_hash_funcs",
+            "2",
+            "bpf-hashmap-full-update",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bench(&dir, &["--nr_hash_funcs", "2", "bpf-hashmap-lookup"]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
 }
 
 /// An output path that names no file (`''`, `.`) is refused before the

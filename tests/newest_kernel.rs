@@ -110,6 +110,8 @@ const FAMILIES: &[&str] = &[
     "bpf-for",
     "bloom-false-positive",
     "hashmap-with-bloom",
+    "bpf-hashmap-full-update",
+    "bpf-hashmap-lookup",
 ];
 
 #[test]

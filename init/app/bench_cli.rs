@@ -53,10 +53,15 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
   -s, --stacktrace           the programs also take a stack trace
       --trig-batch-iters=N   in-kernel iterations per driver test run (default 100)
       --cmp-str-len=N        length of the compared string (default 32)
-      --nr_loops=N           iterations a loop call (bpf-loop 10, bpf-for 1000)
-      --nr_entries=N         entries of the Bloom filter and hash map (default 1000)
+      --nr_loops=N           iterations a loop call (bpf-loop 10, bpf-for 1000),
+                             lookups a run (bpf-hashmap-lookup, 1000000)
+      --nr_entries=N         entries of the Bloom filter and hash map (default 1000),
+                             keys looked up (bpf-hashmap-lookup, 500)
       --nr_hash_funcs=N      the Bloom filter's hash functions (default 3, 1..15)
       --value_size=N         bytes a Bloom filter value (default 8, 2..256)
+      --key_size=N           bytes a bpf-hashmap-lookup key (default 4, 1..1024)
+      --map_flags=FLAGS      bpf-hashmap-lookup's map flags (default 0; 0x hex too)
+      --max_entries=N        bpf-hashmap-lookup's map size (default 1000)
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -139,6 +144,10 @@ const VALUED: &[(&str, &str, bool)] = &[
     ("nr_entries", "nr_entries", true),
     ("nr_hash_funcs", "nr_hash_funcs", true),
     ("value_size", "value_size", true),
+    ("key_size", "key_size", true),
+    // strtol's base 0: 0x hex too
+    ("map_flags", "map_flags", false),
+    ("max_entries", "max_entries", true),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
@@ -243,6 +252,9 @@ const LONG: &[&str] = &[
     "nr_entries",
     "nr_hash_funcs",
     "value_size",
+    "key_size",
+    "map_flags",
+    "max_entries",
     "cmp-str-len",
     "quiet",
     "verbose",

@@ -41,6 +41,9 @@ pub const MAX_HASH_FUNCS: u32 = 15;
 /// The Bloom filter benchmarks' largest value, upstream's bound.
 pub const MAX_VALUE_SIZE: u32 = 256;
 
+/// bpf-hashmap-lookup's largest key, upstream's bound (its key buffer).
+pub const MAX_KEY_SIZE: u32 = 1024;
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -447,8 +450,10 @@ run_options! {
     }
     {
         cli
-        /// iterations a loop call of bpf-loop and bpf-for (default: 10 and
-        /// 1000, upstream's; 1..8388608)
+        /// iterations a loop call of bpf-loop and bpf-for, operations a run
+        /// of bpf-hashmap-full-update and -lookup (default: 10 and 1000,
+        /// upstream's; 1000 and 2500, shorter runs than upstream's;
+        /// 1..8388608)
         #[argh(option)]
         nr_loops: [Option<u32>];
         option
@@ -465,8 +470,8 @@ run_options! {
     }
     {
         cli
-        /// the Bloom filter benchmarks' entries (default 1000, upstream's;
-        /// 1..4294967295)
+        /// the Bloom filter's entries and bpf-hashmap-lookup's keys
+        /// (default 1000 and 500, upstream's; 1..4294967295)
         #[argh(option)]
         nr_entries: [Option<u32>];
         option
@@ -513,6 +518,53 @@ run_options! {
             _ => Ok(()),
         };
         record value_size = |o, _| o.value_size;
+    }
+    {
+        cli
+        /// bpf-hashmap-lookup's key size in bytes (default 4, upstream's;
+        /// 1..1024)
+        #[argh(option)]
+        key_size: [Option<u32>];
+        option
+        /// The hash map lookup's key size; none: upstream's default.
+        key_size: Option<u32> = None;
+        key key_size;
+        check |n| match n {
+            Some(n) if !(1..=MAX_KEY_SIZE).contains(n) => Err(format!(
+                "key_size {n} is out of range (1 to {MAX_KEY_SIZE} bytes)"
+            )),
+            _ => Ok(()),
+        };
+        record key_size = |o, _| o.key_size;
+    }
+    {
+        cli
+        /// bpf-hashmap-lookup's map flags for BPF_MAP_CREATE, decimal or
+        /// 0x hex (default 0)
+        #[argh(option)]
+        map_flags: [Option<String>];
+        option
+        /// The hash map lookup's map flags; none: upstream's default, 0.
+        map_flags: Option<u32> = None;
+        key map_flags;
+        parse |key, v| parse_flags(key, v).map(Some);
+        record map_flags = |o, _| o.map_flags;
+    }
+    {
+        cli
+        /// bpf-hashmap-lookup's map size (default 1000, upstream's;
+        /// 1..4294967295)
+        #[argh(option)]
+        max_entries: [Option<u32>];
+        option
+        /// The hash map lookup's max entries; none: upstream's default.
+        max_entries: Option<u32> = None;
+        key max_entries;
+        check |n| match n {
+            Some(0) => Err("max_entries 0 is out of range (1 to 4294967295)".into()),
+            _ => Ok(()),
+        };
+        record max_entries = |o, _| o.max_entries;
     }
     {
         cli
@@ -874,6 +926,17 @@ fn rename_thread_name(on_main: bool) -> &'static str {
     }
 }
 
+/// Map flags as upstream's strtol(base 0) reads them: decimal or 0x hex.
+fn parse_flags(key: &str, v: &str) -> Result<u32, String> {
+    let parsed = match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => v.parse(),
+    };
+    parsed.map_err(|_| {
+        format!("{key} must be a number of 0 to 4294967295 (decimal or 0x hex), not '{v}'")
+    })
+}
+
 fn parse_rename_thread(v: &str) -> Result<bool, String> {
     match v {
         "main" => Ok(true),
@@ -912,6 +975,9 @@ mod tests {
             nr_entries: Some(20000),
             nr_hash_funcs: Some(5),
             value_size: Some(4),
+            key_size: Some(16),
+            map_flags: Some(1),
+            max_entries: Some(30000),
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -939,6 +1005,7 @@ mod tests {
              trig.cmp_str_len=8,4095 trig.rename_thread=main trig.filter=trig-*,rename-base \
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.nr_loops=500 \
              trig.nr_entries=20000 trig.nr_hash_funcs=5 trig.value_size=4 \
+             trig.key_size=16 trig.map_flags=1 trig.max_entries=30000 \
              trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"

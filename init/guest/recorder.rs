@@ -129,8 +129,12 @@ impl Recorder {
             let result = matrix::run_point(point, opts, &caps, &progress, &loaded);
             match (&progress, &result.summary) {
                 // a failed write is the command's to report, at its end
-                (Progress::Upstream { .. }, Some(_)) if result.status == Status::Ok => {
-                    if let Some(line) = upstream::summary(&result, point.bench.reporter) {
+                (Progress::Upstream { quiet, .. }, Some(_)) if result.status == Status::Ok => {
+                    let terse = upstream::Terse {
+                        quiet: *quiet,
+                        affinity: opts.affinity,
+                    };
+                    if let Some(line) = upstream::summary(&result, point.bench.reporter, terse) {
                         let _ = trig_schema::stdoutln!("{line}");
                     }
                 }
@@ -336,10 +340,15 @@ pub fn summary_line(r: &BenchResult) -> String {
                 }
                 _ => upstream::head(s, report),
             };
-            let figures = r.figures.and_then(|f| f.false_positives);
-            match figures {
-                Some(f) => format!("{:<28} {head}, false positives {:.3}%", r.name, f * 100.0),
-                None => format!("{:<28} {head}", r.name),
+            let figures = r.figures.as_ref();
+            match (
+                figures.and_then(|f| f.false_positives),
+                figures.and_then(|f| f.timed_per_op),
+            ) {
+                (Some(f), _) => format!("{:<28} {head}, false positives {:.3}%", r.name, f * 100.0),
+                // the guest's clock: under icount, instructions at shift 0
+                (_, Some(t)) => format!("{:<28} {head}, timed by BPF {t:.3} ns/op", r.name),
+                _ => format!("{:<28} {head}", r.name),
             }
         }
         _ => format!(

@@ -57,6 +57,13 @@ pub enum Reporter {
     /// a Bloom filter's false hits of all its lookups
     /// (`false_hits_report_*`).
     FalseHits,
+    /// Each CPU's updates a second, from the program's timing of its last
+    /// run (bpf-hashmap-full-update's report; no `Iter` lines).
+    FullUpdate,
+    /// Each CPU's lookups a second, the mean and twice the deviation of
+    /// the program's last 32 timed runs (bpf-hashmap-lookup's report; no
+    /// `Iter` lines).
+    Lookup,
 }
 
 impl Family {
@@ -81,6 +88,7 @@ pub enum Runner {
     Count,
     Loop,
     Bloom,
+    Hashmap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,7 +204,28 @@ pub static BLOOM: Family = Family {
     knobs: Some(&["nr_entries", "nr_hash_funcs", "value_size"]),
 };
 
-pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP, &BLOOM];
+/// A hash map's update when full, and its lookup, timed by the program
+/// (upstream's bench_bpf_hashmap_full_update.c and
+/// bench_bpf_hashmap_lookup.c).
+pub static HASHMAP: Family = Family {
+    name: "hashmap",
+    object: true,
+    prefixes: &["bpf-hashmap-"],
+    runner: Runner::Hashmap,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    baseline: Baseline::Alone,
+    reporter: Reporter::FullUpdate,
+    knobs: Some(&[
+        "key_size",
+        "map_flags",
+        "max_entries",
+        "nr_entries",
+        "nr_loops",
+    ]),
+};
+
+pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP, &BLOOM, &HASHMAP];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
 /// `trig_uprobe_target_<variant>`; see `matrix::utarget` for why each
@@ -320,8 +349,12 @@ pub struct Bench {
     /// benchmarks so far).
     pub better: Better,
     /// How upstream's bench prints its figures (its family's, but
-    /// bloom-false-positive's).
+    /// bloom-false-positive's and bpf-hashmap-lookup's).
     pub reporter: Reporter,
+    /// Its family's own long options in upstream's bench (its family's,
+    /// but where upstream gives the benchmark no parser: None, it takes
+    /// any, as bpf-hashmap-full-update).
+    pub knobs: Option<&'static [&'static str]>,
 }
 
 impl Bench {
@@ -489,6 +522,7 @@ const fn b(
         arch: ArchSupport::Any,
         better: Better::Higher,
         reporter: family.reporter,
+        knobs: family.knobs,
     }
 }
 
@@ -499,6 +533,13 @@ const fn x86(mut bench: Bench) -> Bench {
 
 const fn reports(mut bench: Bench, reporter: Reporter) -> Bench {
     bench.reporter = reporter;
+    bench
+}
+
+/// A benchmark upstream gives no parser of its own: it takes any family's
+/// options.
+const fn any_knobs(mut bench: Bench) -> Bench {
+    bench.knobs = None;
     bench
 }
 
@@ -537,6 +578,7 @@ const S: &Family = &STRNCMP;
 const C: &Family = &COUNT;
 const L: &Family = &LOOP;
 const BF: &Family = &BLOOM;
+const H: &Family = &HASHMAP;
 
 // Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
 // targets "with-nop" and "without-nop", a bare ret; uprobe-base the
@@ -562,6 +604,13 @@ const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
 const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
 const SINCE_6_18: Upstream = NOP5;
 const SINCE_7_1: Upstream = &[(V0, Absent), ((7, 1), Same)];
+const SINCE_6_3: Upstream = &[(V0, Absent), ((6, 3), Same)];
+/// Named with a typo when it came (6.0), mended with the lookup's (6.3).
+const FULL_UPDATE: Upstream = &[
+    (V0, Absent),
+    ((6, 0), As("bpf-hashmap-ful-update")),
+    ((6, 3), Same),
+];
 /// In torvalds' tree after 7.2 (Debian's linux-source-7.2 has no
 /// bench_bpf_for.c): the next release's.
 const BPF_FOR: Upstream = &[(V0, Absent), ((7, 3), Same)];
@@ -651,6 +700,9 @@ pub static BENCHES: &[Bench] = &[
     reports(b("bloom-false-positive", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16), Reporter::FalseHits),
     b("hashmap-without-bloom", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
     b("hashmap-with-bloom", BF, Some("bloom_hashmap_lookup"), Section, Getpgid, F::BloomFilter, SINCE_5_16),
+    // a full hash map's failing update, and a lookup, in bpf_loop() runs the program times
+    any_knobs(b("bpf-hashmap-full-update", H, Some("full_update"), Section, Getpgid, F::BpfLoop, FULL_UPDATE)),
+    reports(b("bpf-hashmap-lookup", H, Some("lookup"), Section, Getpgid, F::BpfLoop, SINCE_6_3), Reporter::Lookup),
 ];
 
 /// The benchmarks this build can run on its architecture.

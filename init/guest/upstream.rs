@@ -34,10 +34,17 @@ pub fn started(bench: &str) -> String {
 /// Sample `iter` (warm-up ones included, counted from 0): how late it
 /// came against its period, in µs, and its rates. Upstream's period is
 /// always a second; a fractional `-d` samples more often (sampler).
-pub fn iter(iter: usize, late_us: f64, s: &Sample, producers: usize, report: Reporter) -> String {
+/// None where upstream prints no progress (the hash map benchmarks).
+pub fn iter(
+    iter: usize,
+    late_us: f64,
+    s: &Sample,
+    producers: usize,
+    report: Reporter,
+) -> Option<String> {
     let (hits, drops) = split(s);
     let head = iter_hits(iter, late_us, hits, producers);
-    match report {
+    Some(match report {
         Reporter::Hits => format!(
             "{head}, drops {drops:8.3}M/s, total operations {:8.3}M/s",
             s.mps
@@ -52,7 +59,8 @@ pub fn iter(iter: usize, late_us: f64, s: &Sample, producers: usize, report: Rep
                 percent(s.false_hits, total)
             )
         }
-    }
+        Reporter::FullUpdate | Reporter::Lookup => return None,
+    })
 }
 
 /// A sample's rate split as upstream's reports split it: hits and drops,
@@ -93,15 +101,22 @@ pub fn head(s: &Summary, report: Reporter) -> String {
             "Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
             s.mean, s.stddev, s.per_producer
         ),
-        Reporter::Ops => format!(
+        Reporter::Ops | Reporter::FullUpdate | Reporter::Lookup => format!(
             "Summary: throughput {:8.3} \u{b1} {:5.3} M ops/s ({:7.3}M ops/prod)",
             s.mean, s.stddev, s.per_producer
         ),
     }
 }
 
-/// The whole summary line, upstream's last, of a measured result.
-pub fn summary(r: &BenchResult, report: Reporter) -> Option<String> {
+/// How `-q` and `-a` shape bpf-hashmap-lookup's lines.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terse {
+    pub quiet: bool,
+    pub affinity: bool,
+}
+
+/// The whole summary, upstream's last lines, of a measured result.
+pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String> {
     let s = r.summary.as_ref()?;
     let measured = || r.samples.iter().filter(|s| !s.warmup);
     Some(match report {
@@ -137,7 +152,56 @@ pub fn summary(r: &BenchResult, report: Reporter) -> Option<String> {
                 percent(false_hits, total)
             )
         }
+        Reporter::FullUpdate | Reporter::Lookup => timed(r, report, terse)?,
     })
+}
+
+/// The hash map benchmarks' lines, a CPU each, from the program's timed
+/// runs: the last one's updates a second (full update), or the mean of
+/// the lookups a second of each run and twice their deviation.
+fn timed(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String> {
+    let runs = &r.figures.as_ref()?.timed_runs;
+    let ops: u64 = r.extra.get("nr_loops")?.parse().ok()?;
+    let lines: Vec<String> = runs
+        .iter()
+        .filter_map(|c| {
+            let last = *c.ns.last()?;
+            Some(match report {
+                Reporter::Lookup => lookup_line(c.cpu, &c.ns, ops, terse),
+                _ => format!(
+                    "{}:hash_map_full_perf {} events per sec",
+                    c.cpu,
+                    ops * 1_000_000_000 / last.max(1)
+                ),
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// One CPU's line of bpf-hashmap-lookup, as upstream computes it: the
+/// lookups a second of each run in whole numbers first.
+fn lookup_line(cpu: usize, times: &[u64], ops: u64, terse: Terse) -> String {
+    let events: Vec<f64> = times
+        .iter()
+        .map(|&t| (ops * 1_000_000_000 / t.max(1)) as f64 / 1e6)
+        .collect();
+    let n = events.len();
+    let mean = events.iter().sum::<f64>() / n as f64;
+    let deviation = stats::stddev(&events);
+    let deviation = if deviation.is_nan() { 0.0 } else { deviation };
+    let mean_ms = times.iter().sum::<u64>() / n as u64 / 1_000_000;
+    match terse {
+        Terse {
+            quiet: true,
+            affinity: true,
+        } => format!("{mean:.3}"),
+        Terse { quiet: true, .. } => format!("cpu{cpu:02} {mean:.3}"),
+        _ => format!(
+            "cpu{cpu:02}: lookup {mean:.3}M \u{b1} {:.3}M events/sec (approximated from {n} samples of ~{mean_ms}ms)",
+            2.0 * deviation
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -184,15 +248,15 @@ mod tests {
     fn lines_are_upstreams_to_the_byte() {
         // as upstream's printf formats them (bench.c's hits_drops_*)
         assert_eq!(
-            iter(0, 75.486, &sample(1.0221), 1, Reporter::Hits),
+            iter(0, 75.486, &sample(1.0221), 1, Reporter::Hits).unwrap(),
             "Iter   0 ( 75.486us): hits    1.022M/s (  1.022M/prod), drops    0.000M/s, total operations    1.022M/s"
         );
         assert_eq!(
-            iter(12, -3.0, &sample(2.5), 8, Reporter::Hits),
+            iter(12, -3.0, &sample(2.5), 8, Reporter::Hits).unwrap(),
             "Iter  12 ( -3.000us): hits    2.500M/s (  0.312M/prod), drops    0.000M/s, total operations    2.500M/s"
         );
         let r = result(&[2.339, 2.385, 2.431], 1, (0, 0, 0));
-        let line = summary(&r, Reporter::Hits).unwrap();
+        let line = summary(&r, Reporter::Hits, Terse::default()).unwrap();
         assert_eq!(
             line,
             "Summary: hits    2.385 \u{b1} 0.046M/s (  2.385M/prod), drops    0.000 \u{b1} 0.000M/s, total operations    2.385 \u{b1} 0.046M/s"
@@ -203,12 +267,12 @@ mod tests {
         assert_eq!(fields[2..].join(" "), "   2.385 \u{b1} 0.046M/s ");
         // ops_report_*: bpf-loop's, as run_common.sh's ops() reads it
         assert_eq!(
-            iter(3, 12.5, &sample(40.0), 4, Reporter::Ops),
+            iter(3, 12.5, &sample(40.0), 4, Reporter::Ops).unwrap(),
             "Iter   3 ( 12.500us): hits   40.000M/s ( 10.000M/prod)"
         );
         let ops = result(&[39.75, 40.0, 40.25], 4, (0, 0, 0));
         assert_eq!(
-            summary(&ops, Reporter::Ops, ).unwrap(),
+            summary(&ops, Reporter::Ops, Terse::default()).unwrap(),
             "Summary: throughput   40.000 \u{b1} 0.250 M ops/s ( 10.000M ops/prod), latency  100.000 ns/op"
         );
         assert_eq!(
@@ -216,6 +280,48 @@ mod tests {
             "Setting up benchmark 'trig-base'..."
         );
         assert_eq!(started("trig-base"), "Benchmark 'trig-base' started.");
+    }
+
+    #[test]
+    fn timed_lines_are_upstreams_a_cpu_each() {
+        let mut r = result(&[2.5], 1, (0, 0, 0));
+        r.extra.insert("nr_loops".into(), "10000".into());
+        r.figures = Some(trig_schema::Figures {
+            timed_runs: vec![
+                trig_schema::TimedRuns {
+                    cpu: 0,
+                    ns: vec![4_000_000, 3_742_583],
+                },
+                trig_schema::TimedRuns {
+                    cpu: 3,
+                    ns: vec![5_000_000],
+                },
+            ],
+            ..Default::default()
+        });
+        // the last run of each CPU, in whole events a second
+        assert_eq!(
+            summary(&r, Reporter::FullUpdate, Terse::default()).unwrap(),
+            "0:hash_map_full_perf 2671951 events per sec\n3:hash_map_full_perf 2000000 events per sec"
+        );
+        // every run's, their mean and twice their deviation
+        assert_eq!(
+            summary(&r, Reporter::Lookup, Terse::default()).unwrap(),
+            "cpu00: lookup 2.586M \u{b1} 0.243M events/sec (approximated from 2 samples of ~3ms)\n\
+             cpu03: lookup 2.000M \u{b1} 0.000M events/sec (approximated from 1 samples of ~5ms)"
+        );
+        let quiet = |affinity| Terse {
+            quiet: true,
+            affinity,
+        };
+        assert_eq!(
+            summary(&r, Reporter::Lookup, quiet(false)).unwrap(),
+            "cpu00 2.586\ncpu03 2.000"
+        );
+        assert_eq!(
+            summary(&r, Reporter::Lookup, quiet(true)).unwrap(),
+            "2.586\n2.000"
+        );
     }
 
     #[test]
@@ -228,24 +334,28 @@ mod tests {
             ..sample(10.24)
         };
         assert_eq!(
-            iter(1, 0.5, &s, 2, Reporter::Hits),
+            iter(1, 0.5, &s, 2, Reporter::Hits).unwrap(),
             "Iter   1 (  0.500us): hits    0.240M/s (  0.120M/prod), drops   10.000M/s, total operations   10.240M/s"
         );
         // upstream's total counts the false hits twice, as drops and apart
         assert_eq!(
-            iter(1, 0.5, &s, 2, Reporter::FalseHits),
+            iter(1, 0.5, &s, 2, Reporter::FalseHits).unwrap(),
             "Iter   1 (  0.500us): 3 false hits of 1027 total operations. Percentage = 0.29 %"
         );
         let r = result(&[10.24, 10.24], 1, (1024, 1000, 3));
         assert_eq!(
-            summary(&r, Reporter::Hits).unwrap(),
+            summary(&r, Reporter::Hits, Terse::default()).unwrap(),
             "Summary: hits    0.240 \u{b1} 0.000M/s (  0.240M/prod), drops   10.000 \u{b1} 0.000M/s, total operations   10.240 \u{b1} 0.000M/s"
         );
         assert_eq!(
-            summary(&r, Reporter::FalseHits).unwrap(),
+            summary(&r, Reporter::FalseHits, Terse::default()).unwrap(),
             "Summary: 6 false hits of 2054 total operations. Percentage =  0.29 %"
         );
+        // the hash map benchmarks print no progress
+        assert_eq!(iter(0, 0.0, &s, 1, Reporter::Lookup), None);
         // nothing counted: glibc's NaN, as upstream's would print
-        assert!(iter(0, 0.0, &sample(0.0), 1, Reporter::FalseHits).ends_with("Percentage = -nan %"));
+        assert!(iter(0, 0.0, &sample(0.0), 1, Reporter::FalseHits)
+            .unwrap()
+            .ends_with("Percentage = -nan %"));
     }
 }

@@ -1,29 +1,49 @@
 //! A family's own figures beside its rate, as upstream's bench reports
-//! them besides hits: a Bloom filter's false positives. Each is a ratio
-//! of counts, the same under either meter, compared and tracked as a
-//! metric of its own.
+//! them besides hits: a Bloom filter's false positives, and what the hash
+//! map benchmarks' programs time of their own runs. Each is compared and
+//! tracked as a metric of its own.
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Figures {
     /// Lookups a Bloom filter let through that the hash map behind it did
     /// not hold, a share of all lookups (upstream prints them in percent
-    /// of the lookups and themselves, counting them twice).
+    /// of the lookups and themselves, counting them twice). A ratio of
+    /// counts, the same under either meter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub false_positives: Option<f64>,
+    /// What bpf_ktime_get_ns() measured of the program's runs, per
+    /// operation: ns under the time meter; under icount the guest's ns
+    /// less the shift's stretch, instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_per_op: Option<f64>,
+    /// Each CPU's last runs as the program timed them (at most 32, oldest
+    /// first, in `timed_per_op`'s unit), what upstream's lines of the
+    /// hash map benchmarks are computed from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timed_runs: Vec<TimedRuns>,
+}
+
+/// One CPU's timed runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TimedRuns {
+    pub cpu: usize,
+    pub ns: Vec<u64>,
 }
 
 /// One of [`Figures`], a metric of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FigureKind {
     FalsePositives,
+    TimedPerOp,
 }
 
 impl Figures {
     pub fn of(&self, kind: FigureKind) -> Option<f64> {
         match kind {
             FigureKind::FalsePositives => self.false_positives,
+            FigureKind::TimedPerOp => self.timed_per_op,
         }
     }
 
@@ -32,6 +52,18 @@ impl Figures {
     pub fn filter(events: u64, false_hits: u64) -> Option<Figures> {
         (events > 0).then(|| Figures {
             false_positives: Some(false_hits as f64 / events as f64),
+            ..Figures::default()
+        })
+    }
+
+    /// Timed figures: `runs`, each of `ops` operations; none where no run
+    /// was timed.
+    pub fn timed(runs: Vec<TimedRuns>, ops: u64) -> Option<Figures> {
+        let all: Vec<u64> = runs.iter().flat_map(|r| r.ns.iter().copied()).collect();
+        (!all.is_empty() && ops > 0).then(|| Figures {
+            timed_per_op: Some(all.iter().sum::<u64>() as f64 / all.len() as f64 / ops as f64),
+            timed_runs: runs,
+            ..Figures::default()
         })
     }
 }

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use contention::{Contention, ContentionKind};
-pub use figures::{FigureKind, Figures};
+pub use figures::{FigureKind, Figures, TimedRuns};
 pub use memory::{Accesses, CycleWeights, MemKind, Memory};
 pub use runs::{
     abbrev, is_object_name, is_timestamp, BootStatus, KernelInfo, Meter, Pairing, PartRecord,

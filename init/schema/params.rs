@@ -31,6 +31,14 @@ pub struct Params {
     pub nr_hash_funcs: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_size: Option<u32>,
+    /// bpf-hashmap-lookup's key size, map flags and map size, where not
+    /// upstream's defaults (`--key_size`, `--map_flags`, `--max_entries`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_flags: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<u32>,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -130,6 +138,9 @@ impl Params {
         .chain(self.nr_entries.map(|n| format!("{n} map entries")))
         .chain(self.nr_hash_funcs.map(|n| format!("{n} hash functions")))
         .chain(self.value_size.map(|n| format!("{n}-byte values")))
+        .chain(self.key_size.map(|n| format!("{n}-byte keys")))
+        .chain(self.map_flags.map(|n| format!("map flags {n:#x}")))
+        .chain(self.max_entries.map(|n| format!("maps of {n} entries")))
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -152,6 +163,9 @@ impl Params {
             nr_entries: None,
             nr_hash_funcs: None,
             value_size: None,
+            key_size: None,
+            map_flags: None,
+            max_entries: None,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

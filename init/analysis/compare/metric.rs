@@ -42,8 +42,8 @@ pub enum Metric {
 const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
      traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
-     l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm, modelled-rate \
-     or false-positives";
+     l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm, modelled-rate, \
+     false-positives or timed-per-op";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -53,7 +53,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 20] = [
+    pub const ALL: [Metric; 21] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -74,6 +74,7 @@ impl Metric {
         Metric::Contention(ContentionKind::Hitm),
         Metric::Contention(ContentionKind::Rate),
         Metric::Figure(FigureKind::FalsePositives),
+        Metric::Figure(FigureKind::TimedPerOp),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
@@ -109,6 +110,7 @@ impl Metric {
             Metric::Contention(ContentionKind::Hitm) => "hitm",
             Metric::Contention(ContentionKind::Rate) => "modelled-rate",
             Metric::Figure(FigureKind::FalsePositives) => "false-positives",
+            Metric::Figure(FigureKind::TimedPerOp) => "timed-per-op",
         }
     }
 
@@ -135,6 +137,10 @@ impl Metric {
             Metric::Contention(ContentionKind::Hitm) => "HITM/event (model)",
             Metric::Contention(ContentionKind::Rate) => "M/Gcycle per producer (model)",
             Metric::Figure(FigureKind::FalsePositives) => "false positives/lookup",
+            Metric::Figure(FigureKind::TimedPerOp) => match meter {
+                Meter::Time => "ns/op (BPF-timed)",
+                Meter::Icount => "insn/op (BPF-timed)",
+            },
         }
     }
 
@@ -209,7 +215,7 @@ impl Metric {
             Metric::EntriesOverhead(kind) => over(Metric::Entries(kind)),
             Metric::Memory(kind) => Some(r.profile.as_ref()?.memory?.of(kind)),
             Metric::Contention(kind) => Some(kind.of(r.profile.as_ref()?.contention.as_ref()?)),
-            Metric::Figure(kind) => r.figures?.of(kind),
+            Metric::Figure(kind) => r.figures.as_ref()?.of(kind),
         }
     }
 
@@ -231,6 +237,7 @@ impl Metric {
             Metric::Memory(_) => "results booted with --cache",
             Metric::Contention(_) => "results booted with -p above 1 under the icount meter",
             Metric::Figure(FigureKind::FalsePositives) => "bloom-false-positive results",
+            Metric::Figure(FigureKind::TimedPerOp) => "bpf-hashmap-* results",
         }
     }
 

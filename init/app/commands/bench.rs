@@ -7,8 +7,10 @@ use nix::sys::signal::{signal, SigHandler, Signal};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
+use trig_guest::matrix::hashmap;
+use trig_guest::options::RunOptions;
 use trig_guest::recorder::Sink;
-use trig_guest::registry::{self, Bench, Producers};
+use trig_guest::registry::{self, Bench, Producers, Reporter};
 use trig_guest::{pid1, upstream};
 use trig_schema::error::shown;
 use trig_schema::{exit, files};
@@ -79,25 +81,46 @@ fn list() -> ExitCode {
 /// The first of `knobs` that `bench`'s family takes no part in, where its
 /// family has a parser of its own (one without takes any).
 fn foreign_knob(knobs: &[&'static str], bench: &Bench) -> Option<&'static str> {
-    let own = bench.family.knobs?;
+    let own = bench.knobs?;
     knobs.iter().find(|k| !own.contains(k)).copied()
+}
+
+/// Upstream's names in the running kernel's registry rows.
+fn resolve(names: &[String]) -> Result<Vec<&'static Bench>, String> {
+    let version = registry::running_version().map_err(|e| e.to_string())?;
+    names
+        .iter()
+        .map(|name| {
+            registry::by_upstream_name(name, version)
+                .ok_or_else(|| format!("benchmark '{}' not found", shown(name, false)))
+        })
+        .collect()
+}
+
+/// Upstream's operations for a run of one hash map benchmark, where the
+/// matrix states fewer (full-update has no knob upstream).
+fn upstream_operations(benches: &[&Bench], opts: &mut RunOptions) {
+    match benches {
+        [b] if b.reporter == Reporter::FullUpdate => {
+            opts.nr_loops = Some(hashmap::UPSTREAM_FULL_UPDATES)
+        }
+        [b] if b.reporter == Reporter::Lookup => {
+            opts.nr_loops = Some(opts.nr_loops.unwrap_or(hashmap::UPSTREAM_LOOKUPS))
+        }
+        _ => {}
+    }
 }
 
 fn run_named(run: BenchRun) -> ExitCode {
     if run.names.is_empty() {
         return fail("benchmark name is not specified");
     }
-    let version = match registry::running_version() {
-        Ok(v) => v,
+    let benches = match resolve(&run.names) {
+        Ok(b) => b,
         Err(e) => return fail(e),
     };
-    let mut benches: Vec<&'static Bench> = Vec::new();
-    for name in &run.names {
-        match registry::by_upstream_name(name, version) {
-            Some(b) => benches.push(b),
-            None => return fail(format!("benchmark '{}' not found", shown(name, false))),
-        }
-    }
+    let mut run = run;
+    upstream_operations(&benches, &mut run.opts);
     // upstream's second parse, with the chosen family's parser alone
     if let Some(knob) = foreign_knob(&run.knobs, benches[0]) {
         return refuse(format!("unrecognized option '--{knob}'"));

@@ -120,6 +120,7 @@ fn a_filters_false_positives_are_a_metric_of_their_own() {
         let r = results.iter_mut().find(|r| r.name == "trig-base").unwrap();
         r.figures = Some(Figures {
             false_positives: Some(fp),
+            ..Figures::default()
         });
         side(s)
     };

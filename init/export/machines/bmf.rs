@@ -34,6 +34,8 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Contention(ContentionKind::Hitm), _) => "hitm-per-event",
         (Metric::Contention(ContentionKind::Rate), _) => "modelled-m-per-gcycle-per-producer",
         (Metric::Figure(FigureKind::FalsePositives), _) => "false-positives-per-lookup",
+        (Metric::Figure(FigureKind::TimedPerOp), Meter::Time) => "bpf-timed-ns-per-op",
+        (Metric::Figure(FigureKind::TimedPerOp), Meter::Icount) => "bpf-timed-insn-per-op",
     }
 }
 

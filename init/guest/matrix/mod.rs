@@ -4,6 +4,7 @@
 pub mod bloom;
 pub mod count;
 pub mod everywhere;
+pub mod hashmap;
 pub mod loops;
 pub mod rename;
 pub mod strncmp;
@@ -111,6 +112,9 @@ impl Ctx<'_> {
             (true, _) if self.bench().family.runner == Runner::Loop => {
                 u64::from(loops::loops(self.bench(), self.opts.nr_loops))
             }
+            (true, _) if self.bench().family.runner == Runner::Hashmap => {
+                hashmap::grain(self.bench(), self.opts)
+            }
             (true, _) => 1,
             (false, Trigger::Getpgid) => GETPGID_BATCH,
             (false, Trigger::Call(_)) => CALL_BATCH,
@@ -127,6 +131,7 @@ impl Ctx<'_> {
         match self.bench().family.runner {
             Runner::Loop => loops::per_syscall(loops::loops(self.bench(), self.opts.nr_loops)),
             Runner::Bloom => bloom::per_syscall(self.bench(), self.opts),
+            Runner::Hashmap => hashmap::per_syscall(self.bench(), self.opts),
             _ => 1,
         }
     }
@@ -298,6 +303,7 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
             result.extra.insert("nr_loops".into(), n.to_string());
         }
         Runner::Bloom => result.extra.extend(bloom::Knobs::of(opts).extra()),
+        Runner::Hashmap => result.extra.extend(hashmap::extra(bench, opts)),
         _ => {}
     }
     // which results the knob changed: the programs with a twin
@@ -331,6 +337,7 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         Runner::Count => Ok(ctx.measure(None, ctx.producer(None)?)),
         Runner::Loop => loops::run(ctx),
         Runner::Bloom => bloom::run(ctx),
+        Runner::Hashmap => hashmap::run(ctx),
     }
 }
 
@@ -378,6 +385,7 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
             agree: u > 0 && b.abs_diff(u) * 100 <= u,
         });
     }
+    result.figures = measured.figures;
     if point.bench.reporter == Reporter::FalseHits {
         let measured = measured.samples.iter().filter(|s| !s.warmup);
         let (events, false_hits) = measured.fold((0, 0), |(e, f), s| (e + s.bpf, f + s.false_hits));

@@ -78,6 +78,9 @@ pub struct Measured {
     pub producer_events: Vec<u64>,
     /// The CPU each producer thread ran on when it stopped.
     pub producer_cpus: Vec<usize>,
+    /// The family's own figures, which its runner adds (the hash map
+    /// benchmarks' timed runs).
+    pub figures: Option<trig_schema::Figures>,
 }
 
 /// What the sample loop hands back: the samples, the profiled window,
@@ -309,10 +312,9 @@ fn progress(plan: &Sampling, i: usize, late_us: f64, sample: &Sample) {
     match plan.progress {
         Progress::Silent => {}
         Progress::Upstream { report, .. } => {
-            let _ = trig_schema::stdoutln!(
-                "{}",
-                upstream::iter(i, late_us, sample, plan.producers, report)
-            );
+            if let Some(line) = upstream::iter(i, late_us, sample, plan.producers, report) {
+                let _ = trig_schema::stdoutln!("{line}");
+            }
         }
         _ => trig_schema::stderrln!(
             "{}{}",
@@ -418,6 +420,7 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
             .iter()
             .map(|c| c.load(Ordering::Relaxed))
             .collect(),
+        figures: None,
     }
 }
 
