@@ -869,7 +869,7 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("false-positives or timed-per-op, not 'kernel-total'"),
+            stderr(&o).contains("timed-per-op or important-hits, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );
@@ -983,6 +983,13 @@ fn bench_dir(name: &str) -> std::path::PathBuf {
         .unwrap();
     }
     dir
+}
+
+/// `trig-init run ARGS`'s report, which must succeed.
+fn run_here(args: &[&str]) -> serde_json::Value {
+    let o = trig_init(&[&["run"], args].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
 }
 
 /// `./bench ARGS` in `dir`.
@@ -1320,8 +1327,7 @@ fn loops_and_counts_run_here_with_upstreams_lines() {
         return;
     }
     // every iteration of every loop call of every getpgid(), exactly
-    let o = trig_init(&[
-        "run",
+    let doc = run_here(&[
         "--filter",
         "bpf-loop",
         "--filter",
@@ -1335,8 +1341,6 @@ fn loops_and_counts_run_here_with_upstreams_lines() {
         "--nr-loops",
         "50",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["params"]["nr_loops"], 50);
     let results = doc["results"].as_array().unwrap();
     assert_eq!(
@@ -1425,8 +1429,7 @@ fn bloom_filters_run_here_with_upstreams_lines() {
     if !uprobes_here() {
         return;
     }
-    let o = trig_init(&[
-        "run",
+    let doc = run_here(&[
         "--filter",
         "bloom-*",
         "--filter",
@@ -1440,8 +1443,6 @@ fn bloom_filters_run_here_with_upstreams_lines() {
         "--nr-hash-funcs",
         "4",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["params"]["nr_entries"], 5000);
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 5);
@@ -1529,8 +1530,7 @@ fn hash_maps_run_here_with_upstreams_lines() {
     if !uprobes_here() {
         return;
     }
-    let o = trig_init(&[
-        "run",
+    let doc = run_here(&[
         "--filter",
         "bpf-hashmap-*",
         "-w",
@@ -1544,8 +1544,6 @@ fn hash_maps_run_here_with_upstreams_lines() {
         "--key-size",
         "16",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let results = doc["results"].as_array().unwrap();
     assert_eq!(
         common::names(results),
@@ -1684,4 +1682,112 @@ fn an_output_path_that_names_no_file_is_refused_before_the_work() {
         );
     }
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+/// The local storage family runs here (task storage and the syscall
+/// tracepoint work on this host): hits and important hits are the gets'
+/// counts a getpgid() to the one, and `bench` prints upstream's lines,
+/// which run_bench_local_storage.sh's local_storage() seds read.
+#[test]
+fn local_storage_runs_here_with_upstreams_lines() {
+    let _alone = host_bench();
+    if !uprobes_here() {
+        return;
+    }
+    let doc = run_here(&[
+        "--filter",
+        "local-storage-*",
+        "-w",
+        "0.05",
+        "-d",
+        "0.2",
+        "--nr-maps",
+        "20",
+        "--hashmap-nr-keys-used",
+        "100",
+    ]);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(
+        common::names(results),
+        [
+            "local-storage-cache-seq-get",
+            "local-storage-cache-int-get",
+            "local-storage-cache-hashmap-control"
+        ]
+    );
+    // 1000 gets of 20 maps: 50 of the first; interleaved, 1350 gets and
+    // 400 of the first; the control's, as the first
+    for (r, (per_call, important)) in results.iter().zip([(1000, 50), (1350, 400), (1000, 50)]) {
+        assert_eq!(r["status"], "ok", "{r}");
+        let (bpf, user) = (r["hits"]["bpf"].as_u64(), r["hits"]["user"].as_u64());
+        assert_eq!(bpf, user, "{r}");
+        let calls = user.unwrap() / per_call;
+        assert_eq!(user.unwrap() % per_call, 0, "{r}");
+        let samples = r["samples"].as_array().unwrap();
+        let sum = |k: &str| {
+            samples
+                .iter()
+                .map(|s| s[k].as_u64().unwrap_or(0))
+                .sum::<u64>()
+        };
+        // the program adds its two counts one after the other: a read
+        // between them moves one getpgid()'s important hits
+        let (important_hits, gets) = (sum("important_hits"), sum("bpf"));
+        assert!(
+            (important_hits * per_call).abs_diff(gets * important) <= important * per_call,
+            "{r}"
+        );
+        assert!(calls > 0 && r["figures"]["important_hits"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(results[2]["extra"]["hashmap_nr_keys_used"], "100");
+    assert_eq!(results[0]["attach"], "tp", "{}", results[0]);
+    let dir = bench_dir("bench-local-storage");
+    // run_bench_local_storage.sh's lines, shorter, through its seds
+    let out = shell(
+        &dir,
+        r#"set -eufo pipefail
+function local_storage()
+{
+	echo -n "hits throughput: "
+	echo -n "$*" | sed -E "s/.* hits throughput\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+\sM\sops\/s).*/\1/"
+	echo -n -e ", hits latency: "
+	echo -n "$*" | sed -E "s/.* hits latency\s+([0-9]+\.[0-9]+\sns\/op).*/\1/"
+	echo -n ", important_hits throughput: "
+	echo "$*" | sed -E "s/.*important_hits throughput\s+([0-9]+\.[0-9]+ ± [0-9]+\.[0-9]+\sM\sops\/s).*/\1/"
+}
+summary=$(./bench -w0.05 -d0.2 --nr_maps 1 --hashmap_nr_keys_used=10 local-storage-cache-hashmap-control | tail -n1)
+printf "%-20s %s\n" "control" "$(local_storage $summary)"
+summary=$(./bench -w0.05 -d0.2 --nr_maps 17 local-storage-cache-int-get | tail -n1)
+printf "%-20s %s\n" "int" "$(local_storage $summary)""#,
+    );
+    for line in out.lines() {
+        let (_, figures) = line.split_once("hits throughput: ").expect(line);
+        let parts: Vec<&str> = figures.split(", ").collect();
+        assert_eq!(parts.len(), 3, "{out}");
+        assert!(
+            parts[0].ends_with(" M ops/s") && parts[0].contains(" \u{b1} "),
+            "{out}"
+        );
+        assert!(
+            parts[1].starts_with("hits latency: ") && parts[1].ends_with(" ns/op"),
+            "{out}"
+        );
+        let important = parts[2]
+            .strip_prefix("important_hits throughput: ")
+            .expect(line);
+        assert!(important.ends_with(" M ops/s"), "{out}");
+    }
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // upstream's rules: one producer, no consumers, at most 1000 maps
+    let o = bench(&dir, &["-p", "2", "local-storage-cache-seq-get"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("benchmark doesn't support multi-producer!"));
+    let o = bench(&dir, &["--nr_maps", "1001", "local-storage-cache-seq-get"]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    let o = bench(&dir, &["--key_size", "8", "local-storage-cache-seq-get"]);
+    assert!(
+        stderr(&o).contains("unrecognized option '--key_size'"),
+        "{}",
+        stderr(&o)
+    );
 }

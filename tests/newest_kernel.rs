@@ -112,6 +112,7 @@ const FAMILIES: &[&str] = &[
     "hashmap-with-bloom",
     "bpf-hashmap-full-update",
     "bpf-hashmap-lookup",
+    "local-storage-cache-int-get",
 ];
 
 #[test]

@@ -62,6 +62,8 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
       --key_size=N           bytes a bpf-hashmap-lookup key (default 4, 1..1024)
       --map_flags=FLAGS      bpf-hashmap-lookup's map flags (default 0; 0x hex too)
       --max_entries=N        bpf-hashmap-lookup's map size (default 1000)
+      --nr_maps=N            local storage maps (default 1000, 1..1000)
+      --hashmap_nr_keys_used=N  keys the hash map control looks up (default 1000)
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -148,6 +150,8 @@ const VALUED: &[(&str, &str, bool)] = &[
     // strtol's base 0: 0x hex too
     ("map_flags", "map_flags", false),
     ("max_entries", "max_entries", true),
+    ("nr_maps", "nr_maps", true),
+    ("hashmap_nr_keys_used", "hashmap_nr_keys_used", true),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
@@ -255,6 +259,8 @@ const LONG: &[&str] = &[
     "key_size",
     "map_flags",
     "max_entries",
+    "nr_maps",
+    "hashmap_nr_keys_used",
     "cmp-str-len",
     "quiet",
     "verbose",

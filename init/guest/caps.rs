@@ -33,6 +33,8 @@ pub enum Feature {
     OpenCodedIterators,
     /// The Bloom filter map (5.16).
     BloomFilter,
+    /// Task local storage (5.11) gotten in a bpf_loop() (5.17).
+    TaskStorage,
 }
 
 impl Feature {
@@ -52,6 +54,7 @@ impl Feature {
             Feature::BpfLoop => "bpf_loop",
             Feature::OpenCodedIterators => "open_coded_iterators",
             Feature::BloomFilter => "bloom_filter",
+            Feature::TaskStorage => "task_storage",
         }
     }
 
@@ -74,6 +77,7 @@ impl Feature {
             Feature::BpfLoop => "5.17+ (bpf_loop)",
             Feature::OpenCodedIterators => "6.4+, open-coded iterators: bpf_iter_num_new",
             Feature::BloomFilter => "5.16+ (BPF_MAP_TYPE_BLOOM_FILTER)",
+            Feature::TaskStorage => "5.17+ (BPF_MAP_TYPE_TASK_STORAGE, bpf_loop)",
         }
     }
 }
@@ -90,6 +94,7 @@ const SYMBOLS: &[(Feature, &str)] = &[
     (Feature::BpfLoop, "bpf_loop"),
     (Feature::OpenCodedIterators, "bpf_iter_num_new"),
     (Feature::BloomFilter, "bloom_map_alloc"),
+    (Feature::TaskStorage, "task_storage_map_alloc"),
 ];
 
 fn kallsyms_with(wanted: &[&str]) -> Option<HashSet<String>> {

@@ -44,6 +44,11 @@ pub const MAX_VALUE_SIZE: u32 = 256;
 /// bpf-hashmap-lookup's largest key, upstream's bound (its key buffer).
 pub const MAX_KEY_SIZE: u32 = 1024;
 
+/// The local storage benchmarks' most maps (upstream's outer map's size)
+/// and the hash map control's most keys (its maps' size).
+pub const MAX_NR_MAPS: u32 = 1000;
+pub const MAX_HASHMAP_KEYS: u32 = 4_194_304;
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -568,6 +573,42 @@ run_options! {
     }
     {
         cli
+        /// the local storage benchmarks' maps (default 1000, upstream's; the
+        /// hash map control 1, as run_bench_local_storage.sh; 1..1000)
+        #[argh(option)]
+        nr_maps: [Option<u32>];
+        option
+        /// The local storage benchmarks' maps; none: each one's default.
+        nr_maps: Option<u32> = None;
+        key nr_maps;
+        check |n| match n {
+            Some(n) if !(1..=MAX_NR_MAPS).contains(n) => Err(format!(
+                "nr_maps {n} is out of range (1 to {MAX_NR_MAPS}: upstream's outer map)"
+            )),
+            _ => Ok(()),
+        };
+        record nr_maps = |o, _| o.nr_maps;
+    }
+    {
+        cli
+        /// the keys local-storage-cache-hashmap-control looks up (default
+        /// 1000, upstream's; 1..4194304)
+        #[argh(option)]
+        hashmap_nr_keys_used: [Option<u32>];
+        option
+        /// The hash map control's keys; none: upstream's default.
+        hashmap_nr_keys_used: Option<u32> = None;
+        key hashmap_nr_keys_used;
+        check |n| match n {
+            Some(n) if !(1..=MAX_HASHMAP_KEYS).contains(n) => Err(format!(
+                "hashmap_nr_keys_used {n} is out of range (1 to {MAX_HASHMAP_KEYS}: the map's size)"
+            )),
+            _ => Ok(()),
+        };
+        record hashmap_nr_keys_used = |o, _| o.hashmap_nr_keys_used;
+    }
+    {
+        cli
         /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
         #[argh(option)]
         cmp_str_len: [Option<String>];
@@ -978,6 +1019,8 @@ mod tests {
             key_size: Some(16),
             map_flags: Some(1),
             max_entries: Some(30000),
+            nr_maps: Some(17),
+            hashmap_nr_keys_used: Some(10),
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -1006,6 +1049,7 @@ mod tests {
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.nr_loops=500 \
              trig.nr_entries=20000 trig.nr_hash_funcs=5 trig.value_size=4 \
              trig.key_size=16 trig.map_flags=1 trig.max_entries=30000 \
+             trig.nr_maps=17 trig.hashmap_nr_keys_used=10 \
              trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"

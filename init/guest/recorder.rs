@@ -10,7 +10,7 @@ use crate::upstream;
 use std::sync::{Arc, Mutex};
 use trig_schema::error::shown;
 use trig_schema::{
-    frame, BenchResult, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System,
+    frame, BenchResult, Figures, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System,
     SCHEMA_VERSION,
 };
 
@@ -327,6 +327,18 @@ fn emit_symbols(data: bool) {
     }
 }
 
+/// What a result's own figure adds to its summary line.
+fn figure_note(f: &Figures) -> Option<String> {
+    if let Some(fp) = f.false_positives {
+        return Some(format!("false positives {:.3}%", fp * 100.0));
+    }
+    // the guest's clock: under icount, instructions at shift 0
+    if let Some(t) = f.timed_per_op {
+        return Some(format!("timed by BPF {t:.3} ns/op"));
+    }
+    f.important_hits.map(|i| format!("important hits {i:.3}"))
+}
+
 /// Upstream's summary line, prefixed with the benchmark.
 pub fn summary_line(r: &BenchResult) -> String {
     match (&r.status, &r.summary) {
@@ -340,15 +352,9 @@ pub fn summary_line(r: &BenchResult) -> String {
                 }
                 _ => upstream::head(s, report),
             };
-            let figures = r.figures.as_ref();
-            match (
-                figures.and_then(|f| f.false_positives),
-                figures.and_then(|f| f.timed_per_op),
-            ) {
-                (Some(f), _) => format!("{:<28} {head}, false positives {:.3}%", r.name, f * 100.0),
-                // the guest's clock: under icount, instructions at shift 0
-                (_, Some(t)) => format!("{:<28} {head}, timed by BPF {t:.3} ns/op", r.name),
-                _ => format!("{:<28} {head}", r.name),
+            match r.figures.as_ref().and_then(figure_note) {
+                Some(note) => format!("{:<28} {head}, {note}", r.name),
+                None => format!("{:<28} {head}", r.name),
             }
         }
         _ => format!(

@@ -64,6 +64,9 @@ pub enum Reporter {
     /// the program's last 32 timed runs (bpf-hashmap-lookup's report; no
     /// `Iter` lines).
     Lookup,
+    /// hits, their latency and the important hits
+    /// (`local_storage_report_*`).
+    LocalStorage,
 }
 
 impl Family {
@@ -89,6 +92,7 @@ pub enum Runner {
     Loop,
     Bloom,
     Hashmap,
+    LocalStorage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,7 +229,32 @@ pub static HASHMAP: Family = Family {
     ]),
 };
 
-pub static FAMILIES: &[&Family] = &[&TRIGGER, &RENAME, &STRNCMP, &COUNT, &LOOP, &BLOOM, &HASHMAP];
+/// Task local storage's cache, against a hash map's lookup (upstream's
+/// bench_local_storage.c).
+pub static LOCAL_STORAGE: Family = Family {
+    name: "local_storage",
+    object: true,
+    prefixes: &["local-storage-cache-"],
+    runner: Runner::LocalStorage,
+    sweep: Sweep::None,
+    // upstream's validate(): "benchmark doesn't support multi-producer!"
+    producers: Producers::One,
+    // a hash map's lookup for each get, upstream's control
+    baseline: Baseline::Named("local-storage-cache-hashmap-control"),
+    reporter: Reporter::LocalStorage,
+    knobs: Some(&["nr_maps", "hashmap_nr_keys_used"]),
+};
+
+pub static FAMILIES: &[&Family] = &[
+    &TRIGGER,
+    &RENAME,
+    &STRNCMP,
+    &COUNT,
+    &LOOP,
+    &BLOOM,
+    &HASHMAP,
+    &LOCAL_STORAGE,
+];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
 /// `trig_uprobe_target_<variant>`; see `matrix::utarget` for why each
@@ -579,6 +608,7 @@ const C: &Family = &COUNT;
 const L: &Family = &LOOP;
 const BF: &Family = &BLOOM;
 const H: &Family = &HASHMAP;
+const LS: &Family = &LOCAL_STORAGE;
 
 // Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
 // targets "with-nop" and "without-nop", a bare ret; uprobe-base the
@@ -604,6 +634,7 @@ const SINCE_6_10: Upstream = &[(V0, Absent), (V6_10, Same)];
 const NOP5: Upstream = &[(V0, Absent), ((6, 18), Same)];
 const SINCE_6_18: Upstream = NOP5;
 const SINCE_7_1: Upstream = &[(V0, Absent), ((7, 1), Same)];
+const SINCE_6_0: Upstream = &[(V0, Absent), ((6, 0), Same)];
 const SINCE_6_3: Upstream = &[(V0, Absent), ((6, 3), Same)];
 /// Named with a typo when it came (6.0), mended with the lookup's (6.3).
 const FULL_UPDATE: Upstream = &[
@@ -703,6 +734,10 @@ pub static BENCHES: &[Bench] = &[
     // a full hash map's failing update, and a lookup, in bpf_loop() runs the program times
     any_knobs(b("bpf-hashmap-full-update", H, Some("full_update"), Section, Getpgid, F::BpfLoop, FULL_UPDATE)),
     reports(b("bpf-hashmap-lookup", H, Some("lookup"), Section, Getpgid, F::BpfLoop, SINCE_6_3), Reporter::Lookup),
+    // 10,000 gets of --nr_maps task storages (or a hash map's random keys) a getpgid()
+    b("local-storage-cache-seq-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
+    b("local-storage-cache-int-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
+    b("local-storage-cache-hashmap-control", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
 ];
 
 /// The benchmarks this build can run on its architecture.

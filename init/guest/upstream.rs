@@ -3,8 +3,9 @@
 //! -f1`, run_common.sh's sed) read trig-init's too. Each family reports
 //! as upstream's does ([`Reporter`]): hits and drops
 //! (`hits_drops_report_*`; drops only where a family counts them, the
-//! Bloom filter's), throughput and latency (`ops_report_*`), or a Bloom
-//! filter's false hits (`false_hits_report_*`).
+//! Bloom filter's), throughput and latency (`ops_report_*`), a Bloom
+//! filter's false hits (`false_hits_report_*`), the hash maps' timed runs
+//! or local storage's important hits (`local_storage_report_*`).
 
 use crate::registry::{Family, Reporter, Runner};
 use trig_schema::{stats, BenchResult, Sample, Summary};
@@ -59,6 +60,11 @@ pub fn iter(
                 percent(s.false_hits, total)
             )
         }
+        Reporter::LocalStorage => format!(
+            "Iter {iter:3} ({late_us:7.3}us): hits {:8.3}M/s important_hits {:8.3}M/s",
+            s.mps,
+            s.important_mps()
+        ),
         Reporter::FullUpdate | Reporter::Lookup => return None,
     })
 }
@@ -105,6 +111,10 @@ pub fn head(s: &Summary, report: Reporter) -> String {
             "Summary: throughput {:8.3} \u{b1} {:5.3} M ops/s ({:7.3}M ops/prod)",
             s.mean, s.stddev, s.per_producer
         ),
+        Reporter::LocalStorage => format!(
+            "Summary: hits throughput {:8.3} \u{b1} {:5.3} M ops/s",
+            s.mean, s.stddev
+        ),
     }
 }
 
@@ -150,6 +160,18 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
             format!(
                 "Summary: {false_hits} false hits of {total} total operations. Percentage =  {} %",
                 percent(false_hits, total)
+            )
+        }
+        // upstream's latency is not a producer's: it has one
+        Reporter::LocalStorage => {
+            let important: Vec<f64> = measured().map(Sample::important_mps).collect();
+            let important = stats::summarize(&important);
+            format!(
+                "{}, hits latency {:8.3} ns/op, important_hits throughput {:8.3} \u{b1} {:5.3} M ops/s",
+                head(s, report),
+                1000.0 / s.mean,
+                important.mean,
+                important.stddev
             )
         }
         Reporter::FullUpdate | Reporter::Lookup => timed(r, report, terse)?,
@@ -321,6 +343,29 @@ mod tests {
         assert_eq!(
             summary(&r, Reporter::Lookup, quiet(true)).unwrap(),
             "2.586\n2.000"
+        );
+    }
+
+    #[test]
+    fn local_storage_lines_are_upstreams() {
+        // 1000 gets a sample, 100 of the first map
+        let s = Sample {
+            bpf: 1000,
+            important_hits: 100,
+            ..sample(5.0)
+        };
+        assert_eq!(
+            iter(2, 40.0, &s, 1, Reporter::LocalStorage).unwrap(),
+            "Iter   2 ( 40.000us): hits    5.000M/s important_hits    0.500M/s"
+        );
+        let mut r = result(&[4.0, 6.0], 1, (1000, 0, 0));
+        for s in &mut r.samples {
+            s.important_hits = 250;
+        }
+        assert_eq!(
+            summary(&r, Reporter::LocalStorage, Terse::default()).unwrap(),
+            "Summary: hits throughput    5.000 \u{b1} 1.414 M ops/s, hits latency  200.000 ns/op, \
+             important_hits throughput    1.250 \u{b1} 0.354 M ops/s"
         );
     }
 

@@ -1,7 +1,8 @@
 //! A family's own figures beside its rate, as upstream's bench reports
-//! them besides hits: a Bloom filter's false positives, and what the hash
-//! map benchmarks' programs time of their own runs. Each is compared and
-//! tracked as a metric of its own.
+//! them besides hits: a Bloom filter's false positives, what the hash
+//! map benchmarks' programs time of their own runs, and the local storage
+//! benchmarks' important hits. Each is compared and tracked as a metric
+//! of its own.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,11 @@ pub struct Figures {
     /// hash map benchmarks are computed from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timed_runs: Vec<TimedRuns>,
+    /// The local storage benchmarks' gets of their first map, the mean
+    /// of the measured samples' rates in the result's rate unit (M/s;
+    /// M/Ginsn under icount).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub important_hits: Option<f64>,
 }
 
 /// One CPU's timed runs.
@@ -37,6 +43,7 @@ pub struct TimedRuns {
 pub enum FigureKind {
     FalsePositives,
     TimedPerOp,
+    ImportantHits,
 }
 
 impl Figures {
@@ -44,6 +51,15 @@ impl Figures {
         match kind {
             FigureKind::FalsePositives => self.false_positives,
             FigureKind::TimedPerOp => self.timed_per_op,
+            FigureKind::ImportantHits => self.important_hits,
+        }
+    }
+
+    /// Important hits at `mean` M a second (or a Ginsn).
+    pub fn important(mean: f64) -> Figures {
+        Figures {
+            important_hits: Some(mean),
+            ..Figures::default()
         }
     }
 

@@ -411,6 +411,10 @@ pub struct Sample {
     /// positives).
     #[serde(default, skip_serializing_if = "is_none")]
     pub false_hits: u64,
+    /// Of the events, a local storage benchmark's gets of its first map
+    /// (upstream's important hits).
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub important_hits: u64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -426,6 +430,14 @@ impl Sample {
     /// sampler's own time.
     pub fn events(&self) -> f64 {
         (self.mps * (self.interval_s - self.sampler_s) * 1e6).round()
+    }
+
+    /// The rate of the important hits, the events' rate by their share.
+    pub fn important_mps(&self) -> f64 {
+        match self.bpf {
+            0 => 0.0,
+            events => self.mps * self.important_hits as f64 / events as f64,
+        }
     }
 }
 

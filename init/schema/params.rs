@@ -39,6 +39,13 @@ pub struct Params {
     pub map_flags: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_entries: Option<u32>,
+    /// The local storage benchmarks' maps and the hash map control's
+    /// keys, where not their defaults (`--nr_maps`,
+    /// `--hashmap_nr_keys_used`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_maps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hashmap_nr_keys_used: Option<u32>,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -141,6 +148,11 @@ impl Params {
         .chain(self.key_size.map(|n| format!("{n}-byte keys")))
         .chain(self.map_flags.map(|n| format!("map flags {n:#x}")))
         .chain(self.max_entries.map(|n| format!("maps of {n} entries")))
+        .chain(self.nr_maps.map(|n| format!("{n} local storage maps")))
+        .chain(
+            self.hashmap_nr_keys_used
+                .map(|n| format!("{n} control keys")),
+        )
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -166,6 +178,8 @@ impl Params {
             key_size: None,
             map_flags: None,
             max_entries: None,
+            nr_maps: None,
+            hashmap_nr_keys_used: None,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

@@ -43,7 +43,7 @@ const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
      traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
      l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm, modelled-rate, \
-     false-positives or timed-per-op";
+     false-positives, timed-per-op or important-hits";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -53,7 +53,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 21] = [
+    pub const ALL: [Metric; 22] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -75,6 +75,7 @@ impl Metric {
         Metric::Contention(ContentionKind::Rate),
         Metric::Figure(FigureKind::FalsePositives),
         Metric::Figure(FigureKind::TimedPerOp),
+        Metric::Figure(FigureKind::ImportantHits),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
@@ -111,6 +112,7 @@ impl Metric {
             Metric::Contention(ContentionKind::Rate) => "modelled-rate",
             Metric::Figure(FigureKind::FalsePositives) => "false-positives",
             Metric::Figure(FigureKind::TimedPerOp) => "timed-per-op",
+            Metric::Figure(FigureKind::ImportantHits) => "important-hits",
         }
     }
 
@@ -141,6 +143,10 @@ impl Metric {
                 Meter::Time => "ns/op (BPF-timed)",
                 Meter::Icount => "insn/op (BPF-timed)",
             },
+            Metric::Figure(FigureKind::ImportantHits) => match meter {
+                Meter::Time => "M important hits/s",
+                Meter::Icount => "M important hits/Ginsn",
+            },
         }
     }
 
@@ -148,17 +154,16 @@ impl Metric {
     /// the misses, which the producers' code evicting the kernel's lines
     /// moves, nor the cycles, which count that code.
     pub fn build_independent(self) -> bool {
-        matches!(self, Metric::Figure(_))
-            || self.needs_profile()
-                && !matches!(
-                    self,
-                    Metric::Memory(
-                        MemKind::L1iMisses
-                            | MemKind::L1dMisses
-                            | MemKind::LlMisses
-                            | MemKind::Cycles
-                    ) | Metric::Contention(_)
-                )
+        matches!(
+            self,
+            Metric::Figure(FigureKind::FalsePositives | FigureKind::TimedPerOp)
+        ) || self.needs_profile()
+            && !matches!(
+                self,
+                Metric::Memory(
+                    MemKind::L1iMisses | MemKind::L1dMisses | MemKind::LlMisses | MemKind::Cycles
+                ) | Metric::Contention(_)
+            )
     }
 
     /// Whether its figures are counted by `--cache` alone.
@@ -238,6 +243,7 @@ impl Metric {
             Metric::Contention(_) => "results booted with -p above 1 under the icount meter",
             Metric::Figure(FigureKind::FalsePositives) => "bloom-false-positive results",
             Metric::Figure(FigureKind::TimedPerOp) => "bpf-hashmap-* results",
+            Metric::Figure(FigureKind::ImportantHits) => "local-storage-cache-* results",
         }
     }
 
@@ -246,7 +252,8 @@ impl Metric {
     pub fn better(self, rate: Better) -> Better {
         match self {
             Metric::Rate => rate,
-            Metric::Contention(ContentionKind::Rate) => Better::Higher,
+            Metric::Contention(ContentionKind::Rate)
+            | Metric::Figure(FigureKind::ImportantHits) => Better::Higher,
             _ => Better::Lower,
         }
     }

@@ -7,10 +7,10 @@ use nix::sys::signal::{signal, SigHandler, Signal};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
-use trig_guest::matrix::hashmap;
+use trig_guest::matrix::{hashmap, local_storage};
 use trig_guest::options::RunOptions;
 use trig_guest::recorder::Sink;
-use trig_guest::registry::{self, Bench, Producers, Reporter};
+use trig_guest::registry::{self, Bench, Producers, Reporter, Runner};
 use trig_guest::{pid1, upstream};
 use trig_schema::error::shown;
 use trig_schema::{exit, files};
@@ -97,10 +97,17 @@ fn resolve(names: &[String]) -> Result<Vec<&'static Bench>, String> {
         .collect()
 }
 
-/// Upstream's operations for a run of one hash map benchmark, where the
-/// matrix states fewer (full-update has no knob upstream).
+/// Upstream's operations for a run of one hash map or local storage
+/// benchmark, and the latter's maps, where the matrix states fewer
+/// (full-update's and the gets have no knob upstream).
 fn upstream_operations(benches: &[&Bench], opts: &mut RunOptions) {
     match benches {
+        [b] if b.family.runner == Runner::LocalStorage => {
+            opts.nr_loops = Some(local_storage::UPSTREAM_GETS);
+            if local_storage::Gets::gets_storage(b) {
+                opts.nr_maps = Some(opts.nr_maps.unwrap_or(local_storage::UPSTREAM_MAPS))
+            }
+        }
         [b] if b.reporter == Reporter::FullUpdate => {
             opts.nr_loops = Some(hashmap::UPSTREAM_FULL_UPDATES)
         }

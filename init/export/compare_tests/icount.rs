@@ -109,20 +109,25 @@ fn icount_judges_the_uprobe_family_at_the_common_threshold() {
     assert_eq!(verdict_of(&c, "trig-kprobe"), Verdict::NoChange);
 }
 
+/// One boot whose trig-base result carries `figures`.
+fn with_figures(figures: Figures) -> Side {
+    let mut s = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
+    let results = &mut s.runs[0].report.as_mut().unwrap().results;
+    let r = results.iter_mut().find(|r| r.name == "trig-base").unwrap();
+    r.figures = Some(figures);
+    side(s)
+}
+
 /// A family's own figure is compared as a rate is: a Bloom filter whose
 /// false positives rose by half is a regression of that metric, whatever
 /// its throughput did.
 #[test]
 fn a_filters_false_positives_are_a_metric_of_their_own() {
     let with_false_positives = |fp: f64| {
-        let mut s = counted(&as_slices(&boots(1, 1.0, 0.0)), None, 0.0);
-        let results = &mut s.runs[0].report.as_mut().unwrap().results;
-        let r = results.iter_mut().find(|r| r.name == "trig-base").unwrap();
-        r.figures = Some(Figures {
+        with_figures(Figures {
             false_positives: Some(fp),
             ..Figures::default()
-        });
-        side(s)
+        })
     };
     let settings = Settings {
         metrics: vec![Metric::Figure(FigureKind::FalsePositives)],
@@ -138,4 +143,24 @@ fn a_filters_false_positives_are_a_metric_of_their_own() {
     assert_eq!(verdict_of(&c, "trig-base"), Verdict::Improved);
     let c = compare(&base, &with_false_positives(0.030), &settings).unwrap();
     assert_eq!(verdict_of(&c, "trig-base"), Verdict::NoChange);
+}
+
+/// Local storage's important hits are a rate: fewer of them is the
+/// regression.
+#[test]
+fn important_hits_fall_as_a_rate_falls() {
+    let settings = Settings {
+        metrics: vec![Metric::Figure(FigureKind::ImportantHits)],
+        ..Settings::default()
+    };
+    let (base, new) = (
+        with_figures(Figures::important(1.25)),
+        with_figures(Figures::important(1.0)),
+    );
+    let c = compare(&base, &new, &settings).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::Regressed);
+    let text = table::comparison(&c, false);
+    assert!(text.contains("M important hits/Ginsn"), "{text}");
+    let c = compare(&new, &base, &settings).unwrap();
+    assert_eq!(verdict_of(&c, "trig-base"), Verdict::Improved);
 }

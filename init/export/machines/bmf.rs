@@ -36,6 +36,8 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Figure(FigureKind::FalsePositives), _) => "false-positives-per-lookup",
         (Metric::Figure(FigureKind::TimedPerOp), Meter::Time) => "bpf-timed-ns-per-op",
         (Metric::Figure(FigureKind::TimedPerOp), Meter::Icount) => "bpf-timed-insn-per-op",
+        (Metric::Figure(FigureKind::ImportantHits), Meter::Time) => "important-hits-mops",
+        (Metric::Figure(FigureKind::ImportantHits), Meter::Icount) => "important-hits-per-ginsn",
     }
 }
 

@@ -4,7 +4,7 @@
 //! getrandom(), so that a benchmark's entries, and with the maps' zero hash
 //! seeds its figures, are the same whatever ran before it in a boot.
 
-use super::{open_failed, Ctx};
+use super::{mapped, open_failed, Ctx};
 use crate::bpf::{skel::bloom::BloomSkelBuilder, Failure};
 use crate::options::RunOptions;
 use crate::registry::Bench;
@@ -86,11 +86,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut open = BloomSkelBuilder::default()
         .open(&mut obj)
         .map_err(open_failed)?;
-    let ro = open
-        .maps
-        .rodata_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .rodata mapping".into()))?;
+    let ro = mapped(open.maps.rodata_data.as_deref_mut(), ".rodata")?;
     ro.value_size = knobs.value_size;
     ro.hashmap_use_bloom = case.use_bloom;
     ro.count_false_hits = case.count_false_hits;
@@ -107,11 +103,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let progs = ctx.bench().programs(ctx.opts.stacktrace);
     let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
     fill(&skel, &knobs, case).map_err(|e| Failure::Failed(format!("filling the maps: {e:#}")))?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
+    let bss = mapped(skel.maps.bss_data.as_deref_mut(), ".bss")?;
     Values::new(LOOKED_UP).fill(&mut bss.rand_vals);
     // SAFETY: `counter` starts with its u64; the skeleton outlives the
     // measurement.

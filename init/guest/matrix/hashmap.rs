@@ -3,7 +3,7 @@
 //! bench_bpf_hashmap_lookup.c set them up; the program times its own runs,
 //! which become the results' timed figures.
 
-use super::{open_failed, Ctx};
+use super::{mapped, open_failed, Ctx};
 use crate::bpf::{skel::hashmap::HashmapSkelBuilder, Failure};
 use crate::options::RunOptions;
 use crate::registry::{Bench, Reporter};
@@ -131,20 +131,12 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let updates = full_updates(ctx.opts);
     fill(&mut skel, lookup, updates)
         .map_err(|e| Failure::Failed(format!("filling the map: {e:#}")))?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
+    let bss = mapped(skel.maps.bss_data.as_deref_mut(), ".bss")?;
     // SAFETY: `counter` starts with its u64; the skeleton outlives the
     // measurement.
     let slots = unsafe { BpfSlots::new(&mut bss.hits) };
     let mut measured = ctx.attach_and_measure(skel.object(), None, slots)?;
-    let bss = skel
-        .maps
-        .bss_data
-        .as_deref()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
+    let bss = mapped(skel.maps.bss_data.as_deref(), ".bss")?;
     let clock = ctx.opts.clock();
     let runs: Vec<TimedRuns> = (0..super::guest_cpus())
         .filter_map(|cpu| {

@@ -5,6 +5,7 @@ pub mod bloom;
 pub mod count;
 pub mod everywhere;
 pub mod hashmap;
+pub mod local_storage;
 pub mod loops;
 pub mod rename;
 pub mod strncmp;
@@ -27,16 +28,19 @@ use trig_schema::{BenchResult, Capability, Figures, HitCheck, Status, Summary};
 /// BPF's hit slots in a loaded skeleton's .bss (`hits` of bpf/common.h).
 macro_rules! hit_slots {
     ($skel:expr) => {{
-        let bss =
-            $skel.maps.bss_data.as_deref_mut().ok_or_else(|| {
-                crate::bpf::Failure::Failed("BPF object has no .bss mapping".into())
-            })?;
+        let bss = crate::matrix::mapped($skel.maps.bss_data.as_deref_mut(), ".bss")?;
         // SAFETY: `counter` starts with its u64; the skeleton outlives the
         // measurement.
         Ok(unsafe { crate::sampler::counters::BpfSlots::new(&mut bss.hits) })
     }};
 }
 pub(crate) use hit_slots;
+
+/// A section of a skeleton's object mapped for user space, which every
+/// object of bpf/ has where a runner asks for it.
+pub fn mapped<T>(data: Option<T>, section: &str) -> Result<T, Failure> {
+    data.ok_or_else(|| Failure::Failed(format!("BPF object has no {section} mapping")))
+}
 
 /// Opening a skeleton fails only if the embedded object is broken.
 pub fn open_failed(e: libbpf_rs::Error) -> Failure {
@@ -115,6 +119,8 @@ impl Ctx<'_> {
             (true, _) if self.bench().family.runner == Runner::Hashmap => {
                 hashmap::grain(self.bench(), self.opts)
             }
+            // the gets of a getpgid() are added at once
+            (true, _) if self.bench().family.runner == Runner::LocalStorage => self.per_syscall(),
             (true, _) => 1,
             (false, Trigger::Getpgid) => GETPGID_BATCH,
             (false, Trigger::Call(_)) => CALL_BATCH,
@@ -132,6 +138,7 @@ impl Ctx<'_> {
             Runner::Loop => loops::per_syscall(loops::loops(self.bench(), self.opts.nr_loops)),
             Runner::Bloom => bloom::per_syscall(self.bench(), self.opts),
             Runner::Hashmap => hashmap::per_syscall(self.bench(), self.opts),
+            Runner::LocalStorage => local_storage::per_syscall(self.bench(), self.opts).0,
             _ => 1,
         }
     }
@@ -304,6 +311,9 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
         }
         Runner::Bloom => result.extra.extend(bloom::Knobs::of(opts).extra()),
         Runner::Hashmap => result.extra.extend(hashmap::extra(bench, opts)),
+        Runner::LocalStorage => result
+            .extra
+            .extend(local_storage::Gets::of(bench, opts).extra()),
         _ => {}
     }
     // which results the knob changed: the programs with a twin
@@ -338,6 +348,7 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         Runner::Loop => loops::run(ctx),
         Runner::Bloom => bloom::run(ctx),
         Runner::Hashmap => hashmap::run(ctx),
+        Runner::LocalStorage => local_storage::run(ctx),
     }
 }
 
@@ -355,6 +366,24 @@ fn measure_point(ctx: &Ctx) -> Result<Measured, (Status, String)> {
             Status::Failed,
             format!("panicked: {}", panic_message(&*panic)),
         )),
+    }
+}
+
+/// A family's figures that its samples give: a filter's false positives,
+/// the rate of local storage's important hits.
+fn own_figures(bench: &Bench, samples: &[trig_schema::Sample]) -> Option<Figures> {
+    let measured = samples.iter().filter(|s| !s.warmup);
+    match bench.reporter {
+        Reporter::FalseHits => {
+            let (events, false_hits) =
+                measured.fold((0, 0), |(e, f), s| (e + s.bpf, f + s.false_hits));
+            Figures::filter(events, false_hits)
+        }
+        Reporter::LocalStorage => {
+            let important: Vec<f64> = measured.map(|s| s.important_mps()).collect();
+            Some(Figures::important(stats::summarize(&important).mean))
+        }
+        _ => None,
     }
 }
 
@@ -385,12 +414,7 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
             agree: u > 0 && b.abs_diff(u) * 100 <= u,
         });
     }
-    result.figures = measured.figures;
-    if point.bench.reporter == Reporter::FalseHits {
-        let measured = measured.samples.iter().filter(|s| !s.warmup);
-        let (events, false_hits) = measured.fold((0, 0), |(e, f), s| (e + s.bpf, f + s.false_hits));
-        result.figures = Figures::filter(events, false_hits);
-    }
+    result.figures = own_figures(point.bench, &measured.samples).or(measured.figures);
     result.samples = measured.samples;
     result.window = measured.window;
     if point.producers > 1 {

@@ -1,6 +1,6 @@
 //! bpf_strncmp() against a bounded loop, from bpf/strncmp.bpf.c.
 
-use super::{hit_slots, open_failed, Ctx};
+use super::{hit_slots, mapped, open_failed, Ctx};
 use crate::bpf::{skel::strncmp::StrncmpSkelBuilder, Failure};
 use crate::sampler::Measured;
 use libbpf_rs::skel::SkelBuilder;
@@ -39,17 +39,9 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut open = StrncmpSkelBuilder::default()
         .open(&mut obj)
         .map_err(open_failed)?;
-    let ro = open
-        .maps
-        .rodata_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .rodata mapping".into()))?;
+    let ro = mapped(open.maps.rodata_data.as_deref_mut(), ".rodata")?;
     ro.cmp_str_len = len;
-    let bss = open
-        .maps
-        .bss_data
-        .as_deref_mut()
-        .ok_or_else(|| Failure::Failed("BPF object has no .bss mapping".into()))?;
+    let bss = mapped(open.maps.bss_data.as_deref_mut(), ".bss")?;
     fill(&mut ro.target, &mut bss.str, len as usize);
     ctx.load_and_measure(open, None, |skel| hit_slots!(skel))
 }

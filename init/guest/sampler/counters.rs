@@ -68,11 +68,13 @@ impl Array {
 
 /// The BPF side's per-CPU counters: its hits, and where a family counts
 /// them apart, the operations that found nothing and the filter's false
-/// positives among those (bpf/bloom.bpf.c).
+/// positives among those (bpf/bloom.bpf.c), or the important hits among
+/// the hits (bpf/local_storage.bpf.c).
 #[derive(Clone, Copy)]
 pub struct BpfSlots {
     hits: Array,
     outcomes: Option<(Array, Array)>,
+    important: Option<Array>,
 }
 
 /// What BPF counted since the last read.
@@ -84,6 +86,8 @@ pub struct BpfCounts {
     pub drops: u64,
     /// Of the drops, lookups a Bloom filter let through.
     pub false_hits: u64,
+    /// Of the hits, a local storage benchmark's gets of its first map.
+    pub important: u64,
 }
 
 // SAFETY: the slots are only touched through atomic operations, and the
@@ -99,6 +103,7 @@ impl BpfSlots {
         BpfSlots {
             hits: Array::new(slots),
             outcomes: None,
+            important: None,
         }
     }
 
@@ -113,6 +118,17 @@ impl BpfSlots {
         }
     }
 
+    /// With the counter of important hits beside the hits.
+    ///
+    /// # Safety
+    /// As [`BpfSlots::new`]'s.
+    pub unsafe fn with_important<T>(self, important: &mut [T]) -> Self {
+        BpfSlots {
+            important: Some(Array::new(important)),
+            ..self
+        }
+    }
+
     /// Reads and resets every CPU's counters.
     pub fn take(&self) -> BpfCounts {
         let (drops, false_hits) = self.outcomes.map_or((0, 0), |(d, f)| (d.take(), f.take()));
@@ -120,6 +136,7 @@ impl BpfSlots {
             events: self.hits.take() + drops,
             drops,
             false_hits,
+            important: self.important.map_or(0, |i| i.take()),
         }
     }
 }
@@ -150,8 +167,19 @@ mod tests {
             events: 16,
             drops: 6,
             false_hits: 2,
+            important: 0,
         };
         assert_eq!(slots.take(), counts);
+        assert_eq!(slots.take(), BpfCounts::default());
+    }
+
+    #[test]
+    fn important_hits_are_among_the_hits() {
+        let counters = |v: u64| -> Vec<Counter> { (0..2).map(|_| Counter { value: v }).collect() };
+        let (mut hits, mut important) = (counters(7), counters(2));
+        let slots = unsafe { BpfSlots::new(&mut hits).with_important(&mut important) };
+        let counts = slots.take();
+        assert_eq!((counts.events, counts.important), (14, 4));
         assert_eq!(slots.take(), BpfCounts::default());
     }
 

@@ -299,6 +299,7 @@ impl Taken {
             mps,
             drops: b.drops,
             false_hits: b.false_hits,
+            important_hits: b.important,
         };
         let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
         progress(plan, self.samples.len(), late_us, &sample);
