@@ -31,8 +31,8 @@ struct {
 	__type(key, int);
 	__type(value, int);
 	__array(values, struct {
-		/* user space creates the maps, upstream's 4M entries, with
-		 * these flags; the template's size is not checked */
+		/* user space creates the maps, with these flags; the
+		 * template's size is not checked */
 		__uint(type, BPF_MAP_TYPE_HASH);
 		__uint(map_flags, BPF_F_NO_PREALLOC);
 		__uint(max_entries, 1);

@@ -1791,3 +1791,94 @@ printf "%-20s %s\n" "int" "$(local_storage $summary)""#,
         stderr(&o)
     );
 }
+
+/// The LPM trie family runs here (XDP test runs work on this host):
+/// every operation counted by the program and by the producers, the
+/// trie emptied and refilled between insert's and delete's runs, and
+/// `bench` prints upstream's lines and refuses what upstream refuses.
+#[test]
+fn lpm_tries_run_here_with_upstreams_lines() {
+    let _alone = host_bench();
+    if !uprobes_here() {
+        return;
+    }
+    let doc = run_here(&[
+        "--filter",
+        "lpm-trie-*",
+        "-w",
+        "0.05",
+        "-d",
+        "0.2",
+        "--nr-entries",
+        "3000",
+        "--prefix-len",
+        "24",
+    ]);
+    let results = doc["results"].as_array().unwrap();
+    let names: Vec<String> = ["noop", "baseline", "lookup", "insert", "update", "delete"]
+        .iter()
+        .map(|op| format!("lpm-trie-{op}"))
+        .collect();
+    assert_eq!(common::names(results), names);
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["hits"]["bpf"], r["hits"]["user"], "{r}");
+        let timed = r["figures"]["timed_per_op"].as_f64().unwrap();
+        assert!(timed > 0.0 && timed < 1e6, "{r}");
+        assert_eq!(r["extra"]["prefix_len"], "24", "{r}");
+    }
+    // insert's 3000 keys are gone through several times: the trie was reset
+    let insert = &results[3];
+    assert!(
+        insert["hits"]["bpf"].as_u64().unwrap() > 3 * 3000,
+        "{insert}"
+    );
+    let dir = bench_dir("bench-lpm");
+    let o = bench(
+        &dir,
+        &["-w0.05", "-d0.2", "--nr_entries", "1000", "lpm-trie-delete"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let last = out.lines().last().unwrap_or_default();
+    let (throughput, latency) = last
+        .strip_prefix("Summary: throughput ")
+        .and_then(|l| l.split_once("M ops/prod), latency "))
+        .expect(&out);
+    assert!(
+        throughput.contains(" \u{b1} ") && throughput.contains(" M ops/s ("),
+        "{out}"
+    );
+    assert!(latency.ends_with(" ns/op"), "{out}");
+    // upstream's rules, in its words
+    let refused = |args: &[&str], why: &str| {
+        let o = bench(&dir, args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
+    };
+    refused(&["lpm-trie-lookup"], "Missing --nr_entries parameter");
+    refused(
+        &["-p", "2", "--nr_entries", "10", "lpm-trie-insert"],
+        "lpm-trie-insert requires a single producer",
+    );
+    refused(
+        &["--random", "--nr_entries", "10", "lpm-trie-delete"],
+        "lpm-trie-delete does not support --random",
+    );
+    refused(
+        &[
+            "--nr_entries",
+            "300",
+            "--prefix_len",
+            "8",
+            "lpm-trie-update",
+        ],
+        "prefix_len value too small for nr_entries",
+    );
+    let o = bench(&dir, &["--random", "bloom-lookup"]);
+    assert!(
+        stderr(&o).contains("unrecognized option '--random'"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -113,6 +113,7 @@ const FAMILIES: &[&str] = &[
     "bpf-hashmap-full-update",
     "bpf-hashmap-lookup",
     "local-storage-cache-int-get",
+    "lpm-trie-delete",
 ];
 
 #[test]

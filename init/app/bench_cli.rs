@@ -64,6 +64,8 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
       --max_entries=N        bpf-hashmap-lookup's map size (default 1000)
       --nr_maps=N            local storage maps (default 1000, 1..1000)
       --hashmap_nr_keys_used=N  keys the hash map control looks up (default 1000)
+      --prefix_len=N         the LPM trie's prefix bits (default 32, 1..32)
+      --random               the LPM trie's keys at random, not in turn
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -152,6 +154,7 @@ const VALUED: &[(&str, &str, bool)] = &[
     ("max_entries", "max_entries", true),
     ("nr_maps", "nr_maps", true),
     ("hashmap_nr_keys_used", "hashmap_nr_keys_used", true),
+    ("prefix_len", "prefix_len", true),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
@@ -229,6 +232,10 @@ fn take(
             line.opts.affinity = true;
         }
         "stacktrace" => line.opts.stacktrace = true,
+        "random" => {
+            line.knobs.push("random");
+            line.opts.random = true
+        }
         "quiet" => line.quiet = true,
         "verbose" => line.opts.verbose = true,
         "json" => line.json = Some(parser.value()?.string()?),
@@ -261,6 +268,8 @@ const LONG: &[&str] = &[
     "max_entries",
     "nr_maps",
     "hashmap_nr_keys_used",
+    "prefix_len",
+    "random",
     "cmp-str-len",
     "quiet",
     "verbose",
@@ -332,15 +341,23 @@ mod tests {
     }
 
     #[test]
-    fn every_family_knob_takes_a_value_here() {
+    fn every_family_knob_is_read_here() {
         let knobs = trig_guest::registry::FAMILIES
             .iter()
             .flat_map(|f| f.knobs.unwrap_or_default());
         for knob in knobs {
-            assert!(VALUED.iter().any(|(long, ..)| long == knob), "{knob}");
+            // the one switch among them, the LPM trie's
+            let switch = *knob == "random";
+            assert!(
+                switch || VALUED.iter().any(|(long, ..)| long == knob),
+                "{knob}"
+            );
             assert!(is_family_knob(knob), "{knob}");
         }
         assert!(!is_family_knob("producers"));
+        let r = run("--random --nr_entries 10 lpm-trie-lookup");
+        assert!(r.opts.random);
+        assert_eq!(r.knobs, ["random", "nr_entries"]);
     }
 
     #[test]

@@ -609,6 +609,36 @@ run_options! {
     }
     {
         cli
+        /// the LPM trie benchmarks' prefix length in bits (default 32,
+        /// upstream's; 1..32)
+        #[argh(option)]
+        prefix_len: [Option<u32>];
+        option
+        /// The LPM trie's prefix length; none: upstream's default.
+        prefix_len: Option<u32> = None;
+        key prefix_len;
+        check |n| match n {
+            Some(n) if !(1..=32).contains(n) => Err(format!(
+                "prefix_len {n} is out of range (1 to 32: the trie's keys are 32 bits)"
+            )),
+            _ => Ok(()),
+        };
+        record prefix_len = |o, _| o.prefix_len;
+    }
+    {
+        cli
+        /// the LPM trie benchmarks take their keys at random, not in turn
+        /// (not insert or delete, as upstream's)
+        #[argh(switch)]
+        random: [bool];
+        option
+        /// The LPM trie's keys at random.
+        random: bool = false;
+        key random;
+        record random = |o, _| o.random;
+    }
+    {
+        cli
         /// strncmp string lengths, e.g. 32 or 1,64 (default sweep 1,8,64,512,2048,4095)
         #[argh(option)]
         cmp_str_len: [Option<String>];
@@ -1021,6 +1051,8 @@ mod tests {
             max_entries: Some(30000),
             nr_maps: Some(17),
             hashmap_nr_keys_used: Some(10),
+            prefix_len: Some(24),
+            random: true,
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -1049,7 +1081,7 @@ mod tests {
              trig.affinity=1 trig.prod_affinity=2-4,0 trig.stacktrace=1 trig.min_counts=10000 trig.nr_loops=500 \
              trig.nr_entries=20000 trig.nr_hash_funcs=5 trig.value_size=4 \
              trig.key_size=16 trig.map_flags=1 trig.max_entries=30000 \
-             trig.nr_maps=17 trig.hashmap_nr_keys_used=10 \
+             trig.nr_maps=17 trig.hashmap_nr_keys_used=10 trig.prefix_len=24 trig.random=1 \
              trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"

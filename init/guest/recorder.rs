@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use trig_schema::error::shown;
 use trig_schema::{
     frame, BenchResult, Figures, Harness, MountOutcome, Outcome, Report, RunEnd, Status, System,
-    SCHEMA_VERSION,
+    NAME_WIDTH, SCHEMA_VERSION,
 };
 
 /// Where the report goes.
@@ -353,15 +353,16 @@ pub fn summary_line(r: &BenchResult) -> String {
                 _ => upstream::head(s, report),
             };
             match r.figures.as_ref().and_then(figure_note) {
-                Some(note) => format!("{:<28} {head}, {note}", r.name),
-                None => format!("{:<28} {head}", r.name),
+                Some(note) => format!("{:<w$} {head}, {note}", r.name, w = NAME_WIDTH),
+                None => format!("{:<w$} {head}", r.name, w = NAME_WIDTH),
             }
         }
         _ => format!(
-            "{:<28} {}: {}",
+            "{:<w$} {}: {}",
             r.name,
             r.status.as_str(),
-            shown(r.reason.as_deref().unwrap_or(""), false)
+            shown(r.reason.as_deref().unwrap_or(""), false),
+            w = NAME_WIDTH
         ),
     }
 }

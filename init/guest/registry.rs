@@ -8,7 +8,7 @@
 
 use crate::caps::Feature;
 use trig_schema::error::{infra, usage, Error};
-use trig_schema::{BenchResult, Better};
+use trig_schema::{BenchResult, Better, NAME_WIDTH};
 
 /// `SECTIONS`, the ELF section of every BPF program as compiled, written by
 /// build.rs beside the skeletons but apart from them: the registry is data
@@ -67,6 +67,10 @@ pub enum Reporter {
     /// hits, their latency and the important hits
     /// (`local_storage_report_*`).
     LocalStorage,
+    /// throughput and latency of what the program timed of its runs, not
+    /// of the interval (the LPM trie's insert and delete,
+    /// `frac_second_report_*`).
+    TimedOps,
 }
 
 impl Family {
@@ -93,6 +97,7 @@ pub enum Runner {
     Bloom,
     Hashmap,
     LocalStorage,
+    LpmTrie,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -245,6 +250,22 @@ pub static LOCAL_STORAGE: Family = Family {
     knobs: Some(&["nr_maps", "hashmap_nr_keys_used"]),
 };
 
+/// The LPM trie's operations, each a BPF_PROG_TEST_RUN's run of them
+/// (upstream's bench_lpm_trie_map.c).
+pub static LPM_TRIE: Family = Family {
+    name: "lpm_trie",
+    object: true,
+    prefixes: &["lpm-trie-"],
+    runner: Runner::LpmTrie,
+    sweep: Sweep::None,
+    // insert and delete refuse more (lpm_trie::Trie::check), as upstream's
+    producers: Producers::Any,
+    // the run's loop and its keys, without the trie
+    baseline: Baseline::Named("lpm-trie-baseline"),
+    reporter: Reporter::Ops,
+    knobs: Some(&["nr_entries", "prefix_len", "random"]),
+};
+
 pub static FAMILIES: &[&Family] = &[
     &TRIGGER,
     &RENAME,
@@ -254,6 +275,7 @@ pub static FAMILIES: &[&Family] = &[
     &BLOOM,
     &HASHMAP,
     &LOCAL_STORAGE,
+    &LPM_TRIE,
 ];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
@@ -294,6 +316,10 @@ pub enum Trigger {
     /// Add one to a counter in user space: one that every producer shares,
     /// or each producer's own.
     Count { shared: bool },
+    /// BPF_PROG_TEST_RUN of this XDP program on an empty frame: a run of
+    /// operations, which the program returns (the family's runner makes
+    /// the producers).
+    Packet(&'static str),
 }
 
 impl UTarget {
@@ -315,6 +341,7 @@ impl Trigger {
             Trigger::Rename => "write /proc/self/comm".into(),
             Trigger::Count { shared: true } => "atomic add, one shared counter".into(),
             Trigger::Count { shared: false } => "atomic add, a counter each".into(),
+            Trigger::Packet(p) => format!("test_run {p} on a frame"),
         }
     }
 
@@ -609,6 +636,8 @@ const L: &Family = &LOOP;
 const BF: &Family = &BLOOM;
 const H: &Family = &HASHMAP;
 const LS: &Family = &LOCAL_STORAGE;
+const LPM: &Family = &LPM_TRIE;
+const XDP: Trigger = Trigger::Packet("run_bench");
 
 // Upstream's bench by kernel tree, as read from its sources: 6.1 (uprobe
 // targets "with-nop" and "without-nop", a bare ret; uprobe-base the
@@ -636,6 +665,9 @@ const SINCE_6_18: Upstream = NOP5;
 const SINCE_7_1: Upstream = &[(V0, Absent), ((7, 1), Same)];
 const SINCE_6_0: Upstream = &[(V0, Absent), ((6, 0), Same)];
 const SINCE_6_3: Upstream = &[(V0, Absent), ((6, 3), Same)];
+/// Cloudflare's, 2025: in 7.2's tree, not in 6.12's (its first release
+/// not read).
+const LPM_BENCH: Upstream = &[(V0, Absent), ((6, 17), Same)];
 /// Named with a typo when it came (6.0), mended with the lookup's (6.3).
 const FULL_UPDATE: Upstream = &[
     (V0, Absent),
@@ -738,6 +770,13 @@ pub static BENCHES: &[Bench] = &[
     b("local-storage-cache-seq-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
     b("local-storage-cache-int-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
     b("local-storage-cache-hashmap-control", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
+    // a test run's bpf_loop() of --nr_entries keys of --prefix_len bits, in turn or --random
+    b("lpm-trie-noop", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
+    b("lpm-trie-baseline", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
+    b("lpm-trie-lookup", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
+    reports(b("lpm-trie-insert", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
+    b("lpm-trie-update", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
+    reports(b("lpm-trie-delete", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
 ];
 
 /// The benchmarks this build can run on its architecture.
@@ -870,18 +909,24 @@ pub fn select(filters: &[String]) -> Result<Vec<&'static Bench>, Error> {
 pub fn listing(version: Version) -> String {
     let upstream = format!("UPSTREAM {}.{}", version.0, version.1);
     let mut out = format!(
-        "{:<28} {:<28} {:<8} {:<40} {:<30} NEEDS\n",
-        "BENCHMARK", upstream, "GROUP", "ATTACHES TO", "TRIGGER"
+        "{:<w$} {:<w$} {:<13} {:<40} {:<30} NEEDS\n",
+        "BENCHMARK",
+        upstream,
+        "GROUP",
+        "ATTACHES TO",
+        "TRIGGER",
+        w = NAME_WIDTH
     );
     for b in all() {
         out.push_str(&format!(
-            "{:<28} {:<28} {:<8} {:<40} {:<30} {}\n",
+            "{:<w$} {:<w$} {:<13} {:<40} {:<30} {}\n",
             b.name,
             b.upstream_name(version).unwrap_or("-"),
             b.family.name,
             b.attach_point(),
             b.trigger.describe(),
-            b.feature.needs()
+            b.feature.needs(),
+            w = NAME_WIDTH
         ));
     }
     out
@@ -889,6 +934,14 @@ pub fn listing(version: Version) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_name_fits_the_tables_column() {
+        for b in super::BENCHES {
+            assert!(b.name.len() < super::NAME_WIDTH, "{}", b.name);
+            assert!(b.family.name.len() <= 13, "{}", b.family.name);
+        }
+    }
+
     #[test]
     fn a_benchmark_chosen_brings_its_baseline() {
         let names = |f: &[&str]| -> Vec<&str> {

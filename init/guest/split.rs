@@ -180,8 +180,9 @@ mod tests {
         let (l0, l1) = (load(&a.runs[0]), load(&a.runs[1]));
         let total: usize = sel.iter().map(|b| weight(b, &opts)).sum();
         assert!(l0.abs_diff(l1) <= 4, "{l0} vs {l1}");
-        // few baselines run twice
-        assert!(l0 + l1 <= total + 12, "{l0} + {l1} of {total}");
+        // few baselines run twice: at most each family's in both parts
+        // (strncmp's at each length)
+        assert!(l0 + l1 <= total + 16, "{l0} + {l1} of {total}");
     }
 
     #[test]

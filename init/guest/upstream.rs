@@ -18,6 +18,7 @@ pub fn no_consumers(family: &Family) -> &'static str {
         Runner::Strncmp => "strncmp benchmark doesn't support consumer!",
         Runner::Count => "benchmark doesn't support consumers!",
         Runner::Bloom => "The bloom filter benchmarks do not support consumer",
+        Runner::LpmTrie => "benchmark doesn't support consumer",
         _ => "benchmark doesn't support consumer!",
     }
 }
@@ -65,6 +66,7 @@ pub fn iter(
             s.mps,
             s.important_mps()
         ),
+        Reporter::TimedOps => iter_hits(iter, late_us, s.timed_mps(), producers),
         Reporter::FullUpdate | Reporter::Lookup => return None,
     })
 }
@@ -107,7 +109,7 @@ pub fn head(s: &Summary, report: Reporter) -> String {
             "Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
             s.mean, s.stddev, s.per_producer
         ),
-        Reporter::Ops | Reporter::FullUpdate | Reporter::Lookup => format!(
+        Reporter::Ops | Reporter::FullUpdate | Reporter::Lookup | Reporter::TimedOps => format!(
             "Summary: throughput {:8.3} \u{b1} {:5.3} M ops/s ({:7.3}M ops/prod)",
             s.mean, s.stddev, s.per_producer
         ),
@@ -125,29 +127,34 @@ pub struct Terse {
     pub affinity: bool,
 }
 
+/// The summary of hits and drops (`hits_drops_report_final`), the rate
+/// `s` of every operation parted.
+fn hits_and_drops(r: &BenchResult, s: &Summary) -> String {
+    let measured = r.samples.iter().filter(|s| !s.warmup);
+    let (hits, drops): (Vec<f64>, Vec<f64>) = measured.map(split).unzip();
+    let (hits, drops) = (stats::summarize(&hits), stats::summarize(&drops));
+    let hits = Summary {
+        mean: hits.mean,
+        stddev: hits.stddev,
+        per_producer: hits.mean / r.producers as f64,
+        ..s.clone()
+    };
+    format!(
+        "{}, drops {:8.3} \u{b1} {:5.3}M/s, total operations {:8.3} \u{b1} {:5.3}M/s",
+        head(&hits, Reporter::Hits),
+        drops.mean,
+        drops.stddev,
+        s.mean,
+        s.stddev
+    )
+}
+
 /// The whole summary, upstream's last lines, of a measured result.
 pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String> {
     let s = r.summary.as_ref()?;
     let measured = || r.samples.iter().filter(|s| !s.warmup);
     Some(match report {
-        Reporter::Hits => {
-            let (hits, drops): (Vec<f64>, Vec<f64>) = measured().map(split).unzip();
-            let (hits, drops) = (stats::summarize(&hits), stats::summarize(&drops));
-            let hits = Summary {
-                mean: hits.mean,
-                stddev: hits.stddev,
-                per_producer: hits.mean / r.producers as f64,
-                ..s.clone()
-            };
-            format!(
-                "{}, drops {:8.3} \u{b1} {:5.3}M/s, total operations {:8.3} \u{b1} {:5.3}M/s",
-                head(&hits, report),
-                drops.mean,
-                drops.stddev,
-                s.mean,
-                s.stddev
-            )
-        }
+        Reporter::Hits => hits_and_drops(r, s),
         // ns an operation a producer, computed as upstream's is
         Reporter::Ops => format!(
             "{}, latency {:8.3} ns/op",
@@ -172,6 +179,19 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
                 1000.0 / s.mean,
                 important.mean,
                 important.stddev
+            )
+        }
+        // the result's rate is already the program's timing; a run's
+        // latency too, each sample's ns an operation in whole ns first,
+        // as upstream's
+        Reporter::TimedOps => {
+            let latencies: Vec<f64> = measured()
+                .map(|s| ((s.timed_s * 1e9).round() as u64 / s.bpf.max(1)) as f64)
+                .collect();
+            format!(
+                "{}, latency {:8.3} ns/op",
+                head(s, report),
+                stats::summarize(&latencies).mean / r.producers as f64
             )
         }
         Reporter::FullUpdate | Reporter::Lookup => timed(r, report, terse)?,
@@ -366,6 +386,29 @@ mod tests {
             summary(&r, Reporter::LocalStorage, Terse::default()).unwrap(),
             "Summary: hits throughput    5.000 \u{b1} 1.414 M ops/s, hits latency  200.000 ns/op, \
              important_hits throughput    1.250 \u{b1} 0.354 M ops/s"
+        );
+    }
+
+    #[test]
+    fn timed_lines_are_upstreams_frac_second_ones() {
+        // 1000 operations the program timed at 2 ms, in a 50 ms interval
+        let s = Sample {
+            bpf: 1000,
+            timed_s: 0.002,
+            ..sample(0.02)
+        };
+        assert_eq!(
+            iter(1, 3.0, &s, 1, Reporter::TimedOps).unwrap(),
+            "Iter   1 (  3.000us): hits    0.500M/s (  0.500M/prod)"
+        );
+        // the rates the program timed, the result's (matrix::record):
+        // 0.5 and 0.4 M/s; 2000 and 2500 ns an operation
+        let mut r = result(&[0.5, 0.4], 1, (1000, 0, 0));
+        r.samples[0].timed_s = 0.002;
+        r.samples[1].timed_s = 0.0025;
+        assert_eq!(
+            summary(&r, Reporter::TimedOps, Terse::default()).unwrap(),
+            "Summary: throughput    0.450 \u{b1} 0.071 M ops/s (  0.450M ops/prod), latency 2250.000 ns/op"
         );
     }
 

@@ -54,6 +54,10 @@ pub use runs::{
 /// console logs, or refused (`analysis::split_params`).
 pub const SCHEMA_VERSION: u32 = 7;
 
+/// The column a benchmark's name takes in the tables: every registry
+/// name is shorter (local-storage-cache-hashmap-control is 35).
+pub const NAME_WIDTH: usize = 36;
+
 /// Everything one boot (or one plain run) measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
@@ -415,6 +419,11 @@ pub struct Sample {
     /// (upstream's important hits).
     #[serde(default, skip_serializing_if = "is_none")]
     pub important_hits: u64,
+    /// What the program timed of its own work in the interval (the LPM
+    /// trie's runs), in the meter's seconds: under icount the guest's
+    /// clock less the shift's stretch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timed_s: f64,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -430,6 +439,15 @@ impl Sample {
     /// sampler's own time.
     pub fn events(&self) -> f64 {
         (self.mps * (self.interval_s - self.sampler_s) * 1e6).round()
+    }
+
+    /// The events a second of what the program timed of its own work (M;
+    /// nothing timed: 0).
+    pub fn timed_mps(&self) -> f64 {
+        match self.timed_s {
+            t if t > 0.0 => self.bpf as f64 / 1e6 / t,
+            _ => 0.0,
+        }
     }
 
     /// The rate of the important hits, the events' rate by their share.

@@ -46,6 +46,12 @@ pub struct Params {
     pub nr_maps: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hashmap_nr_keys_used: Option<u32>,
+    /// The LPM trie's prefix length where not 32 (`--prefix_len`), and its
+    /// keys taken at random (`--random`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_len: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub random: bool,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -153,6 +159,8 @@ impl Params {
             self.hashmap_nr_keys_used
                 .map(|n| format!("{n} control keys")),
         )
+        .chain(self.prefix_len.map(|n| format!("{n}-bit prefixes")))
+        .chain(self.random.then(|| "random keys".to_string()))
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -180,6 +188,8 @@ impl Params {
             max_entries: None,
             nr_maps: None,
             hashmap_nr_keys_used: None,
+            prefix_len: None,
+            random: false,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

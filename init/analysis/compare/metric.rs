@@ -242,7 +242,7 @@ impl Metric {
             Metric::Memory(_) => "results booted with --cache",
             Metric::Contention(_) => "results booted with -p above 1 under the icount meter",
             Metric::Figure(FigureKind::FalsePositives) => "bloom-false-positive results",
-            Metric::Figure(FigureKind::TimedPerOp) => "bpf-hashmap-* results",
+            Metric::Figure(FigureKind::TimedPerOp) => "bpf-hashmap-* or lpm-trie-* results",
             Metric::Figure(FigureKind::ImportantHits) => "local-storage-cache-* results",
         }
     }

@@ -7,7 +7,7 @@ use nix::sys::signal::{signal, SigHandler, Signal};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
-use trig_guest::matrix::{hashmap, local_storage};
+use trig_guest::matrix::{hashmap, local_storage, lpm_trie};
 use trig_guest::options::RunOptions;
 use trig_guest::recorder::Sink;
 use trig_guest::registry::{self, Bench, Producers, Reporter, Runner};
@@ -97,11 +97,13 @@ fn resolve(names: &[String]) -> Result<Vec<&'static Bench>, String> {
         .collect()
 }
 
-/// Upstream's operations for a run of one hash map or local storage
-/// benchmark, and the latter's maps, where the matrix states fewer
-/// (full-update's and the gets have no knob upstream).
+/// Upstream's operations for a run of one hash map, local storage or LPM
+/// trie benchmark, and local storage's maps, where the matrix states
+/// fewer (full-update's, the gets and the trie's runs have no knob
+/// upstream).
 fn upstream_operations(benches: &[&Bench], opts: &mut RunOptions) {
     match benches {
+        [b] if b.family.runner == Runner::LpmTrie => opts.nr_loops = Some(lpm_trie::UPSTREAM_RUNS),
         [b] if b.family.runner == Runner::LocalStorage => {
             opts.nr_loops = Some(local_storage::UPSTREAM_GETS);
             if local_storage::Gets::gets_storage(b) {
@@ -143,6 +145,9 @@ fn run_named(run: BenchRun) -> ExitCode {
         Some(upstream::no_consumers(benches[0].family))
     } else if run.opts.producers.iter().any(|&p| p > 1) && benches.iter().any(one_producer) {
         Some("benchmark doesn't support multi-producer!")
+    } else if run.opts.nr_entries.is_none() && benches[0].family.runner == Runner::LpmTrie {
+        // upstream's trie has no size of its own
+        Some("Missing --nr_entries parameter")
     } else {
         None
     };

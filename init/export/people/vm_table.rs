@@ -185,11 +185,12 @@ fn header(set: &RunSet) -> String {
     }
     let _ = writeln!(
         out,
-        "{:<30} {:>4} {:>20} {:>12}  STATUS",
+        "{:<w$} {:>4} {:>20} {:>12}  STATUS",
         "BENCHMARK",
         "RUNS",
         format!("{} (mean ± sd)", meter.rate_unit()),
-        format!("{}+", meter.cost_unit())
+        format!("{}+", meter.cost_unit()),
+        w = trig_schema::NAME_WIDTH
     );
     out
 }
@@ -226,7 +227,7 @@ fn row(out: &mut String, name: &str, reports: &[&Report], meter: Meter) {
     let _ = writeln!(
         out,
         "{} {:>4} {rate:>20} {over:>12}  {}{apart}{reason}",
-        pad(name, 30, true),
+        pad(name, trig_schema::NAME_WIDTH, true),
         means.len(),
         status.as_str()
     );

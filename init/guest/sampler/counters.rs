@@ -69,12 +69,14 @@ impl Array {
 /// The BPF side's per-CPU counters: its hits, and where a family counts
 /// them apart, the operations that found nothing and the filter's false
 /// positives among those (bpf/bloom.bpf.c), or the important hits among
-/// the hits (bpf/local_storage.bpf.c).
+/// the hits (bpf/local_storage.bpf.c), or the ns the program timed of
+/// its own work (bpf/lpm_trie.bpf.c).
 #[derive(Clone, Copy)]
 pub struct BpfSlots {
     hits: Array,
     outcomes: Option<(Array, Array)>,
     important: Option<Array>,
+    timed: Option<Array>,
 }
 
 /// What BPF counted since the last read.
@@ -88,6 +90,8 @@ pub struct BpfCounts {
     pub false_hits: u64,
     /// Of the hits, a local storage benchmark's gets of its first map.
     pub important: u64,
+    /// What the program timed of its work, ns of its clock.
+    pub timed_ns: u64,
 }
 
 // SAFETY: the slots are only touched through atomic operations, and the
@@ -104,6 +108,7 @@ impl BpfSlots {
             hits: Array::new(slots),
             outcomes: None,
             important: None,
+            timed: None,
         }
     }
 
@@ -129,6 +134,17 @@ impl BpfSlots {
         }
     }
 
+    /// With the counter of the program's own timing beside the hits.
+    ///
+    /// # Safety
+    /// As [`BpfSlots::new`]'s.
+    pub unsafe fn with_timing<T>(self, timed: &mut [T]) -> Self {
+        BpfSlots {
+            timed: Some(Array::new(timed)),
+            ..self
+        }
+    }
+
     /// Reads and resets every CPU's counters.
     pub fn take(&self) -> BpfCounts {
         let (drops, false_hits) = self.outcomes.map_or((0, 0), |(d, f)| (d.take(), f.take()));
@@ -137,6 +153,7 @@ impl BpfSlots {
             drops,
             false_hits,
             important: self.important.map_or(0, |i| i.take()),
+            timed_ns: self.timed.map_or(0, |t| t.take()),
         }
     }
 }
@@ -167,7 +184,7 @@ mod tests {
             events: 16,
             drops: 6,
             false_hits: 2,
-            important: 0,
+            ..BpfCounts::default()
         };
         assert_eq!(slots.take(), counts);
         assert_eq!(slots.take(), BpfCounts::default());

@@ -300,6 +300,7 @@ impl Taken {
             drops: b.drops,
             false_hits: b.false_hits,
             important_hits: b.important,
+            timed_s: plan.clock.meter(Duration::from_nanos(b.timed_ns)),
         };
         let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
         progress(plan, self.samples.len(), late_us, &sample);

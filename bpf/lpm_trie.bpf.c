@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The LPM trie (upstream's bench_lpm_trie_map.c): each BPF_PROG_TEST_RUN
+ * of run_bench, an XDP program on an empty frame, makes up to `runs`
+ * (upstream's 10,000) operations of one kind in a bpf_loop() on keys 0..nr_entries-1 of
+ * prefix_len bits, in turn or at random, and times them with
+ * bpf_ktime_get_ns() as upstream's does (under the icount meter that
+ * clock counts instructions, 2^shift ns each: user space corrects).
+ *
+ * Unlike upstream's, the run returns the operations it made, so that the
+ * producers count them too (upstream's returns 0, an error, or REINIT),
+ * REINIT as a flag above them: the insertion of the last key or the
+ * deletion of it, after which user space empties or refills the trie
+ * outside the timed runs. */
+#include "common.h"
+
+#define REINIT (1 << 16)
+
+enum op { NOOP, BASELINE, LOOKUP, INSERT, UPDATE, DELETE };
+
+struct trie_key {
+	__u32 prefixlen;
+	__u32 data;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__type(key, struct trie_key);
+	__type(value, __u32);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 100000000);
+} trie_map SEC(".maps");
+
+/* What the runs timed, in ns of bpf_ktime_get_ns(), a CPU each. */
+struct counter timed[MAX_CPUS];
+
+/* Set by user space before the load. */
+const volatile __u32 nr_entries = 1;
+const volatile __u32 prefixlen = 32;
+const volatile bool random;
+const volatile __u32 op;
+const volatile __u32 runs = 10000;
+
+/* The next key of the sequence, shared by every CPU as upstream's. */
+__u32 cur_key;
+
+struct run {
+	int err;
+	bool reinit;
+};
+
+static __always_inline void next_key(struct trie_key *key)
+{
+	key->prefixlen = prefixlen;
+	if (random)
+		key->data = bpf_get_prandom_u32() % nr_entries;
+	else
+		key->data = cur_key++ % nr_entries;
+}
+
+/* One operation; nonzero ends the run: an error, or the last key. */
+static int one(__u32 index, struct run *run)
+{
+	struct trie_key key;
+	__u32 one = 1;
+	int err = 0;
+
+	if (op == NOOP)
+		return 0;
+	next_key(&key);
+	switch (op) {
+	case BASELINE:
+		/* keep the key, and its modulo, from being optimised out */
+		barrier_var(key.data);
+		return 0;
+	case LOOKUP:
+		err = bpf_map_lookup_elem(&trie_map, &key) ? 0 : -2 /* ENOENT */;
+		break;
+	case INSERT:
+		err = bpf_map_update_elem(&trie_map, &key, &one, BPF_NOEXIST);
+		break;
+	case UPDATE:
+		err = bpf_map_update_elem(&trie_map, &key, &one, BPF_EXIST);
+		break;
+	case DELETE:
+		err = bpf_map_delete_elem(&trie_map, &key);
+		break;
+	}
+	if (err) {
+		run->err = err;
+		return 1;
+	}
+	if ((op == INSERT || op == DELETE) && key.data == nr_entries - 1) {
+		run->reinit = true;
+		return 1;
+	}
+	return 0;
+}
+
+SEC("?xdp")
+int run_bench(struct xdp_md *ctx)
+{
+	struct run run = {};
+	__u64 start = bpf_ktime_get_ns();
+	long done = bpf_loop(runs, one, &run, 0);
+	__u32 cpu = bpf_get_smp_processor_id() & (MAX_CPUS - 1);
+
+	__sync_add_and_fetch(&timed[cpu].value, bpf_ktime_get_ns() - start);
+	if (done > 0)
+		add_hits(done);
+	if (run.err)
+		return run.err;
+	return done | (run.reinit ? REINIT : 0);
+}
