@@ -92,8 +92,27 @@ struct Sampled {
 }
 
 /// How long, in the meter's seconds, stopped producers get to notice
-/// before they are abandoned.
+/// before they are abandoned: at least this, and three times what a
+/// producer's batch of the count took, up to the longest.
 const GRACE_S: f64 = 5.0;
+const LONGEST_GRACE_S: f64 = 120.0;
+
+/// The grace of producers measured in `samples`: a batch in flight at the
+/// stop ends before it is counted, and a batch can take seconds
+/// (run_bench_bpf_loop.sh's `-p 4 --nr_loops 500000`, each getpgid() 5 *
+/// 10^8 iterations, 10 s each on 2 cores: abandoned after 5 s, the run
+/// was `timeout` and printed no Summary line for the script's sed).
+fn grace(plan: &Sampling, samples: &[Sample]) -> f64 {
+    let elapsed: f64 = samples.iter().map(|s| s.interval_s).sum();
+    let events: u64 = samples.iter().map(|s| s.user).sum();
+    let per_producer = events as f64 / plan.producers.max(1) as f64 / elapsed;
+    let batch_s = match per_producer {
+        r if r > 0.0 && r.is_finite() => plan.grain.max(1) as f64 / r,
+        // nothing counted: a batch took the whole run at least
+        _ => elapsed,
+    };
+    (3.0 * batch_s).clamp(GRACE_S, LONGEST_GRACE_S)
+}
 
 /// The producer loop: call `trigger` `inner` times between checks of
 /// `stop`, counting `per_call` events per call. Batching keeps the count's
@@ -477,7 +496,7 @@ impl Crew {
             .collect();
         let measured = sample_loop(plan, bpf, &self.user, &self.go);
         self.stop.store(true, Ordering::Relaxed);
-        let deadline = Instant::now() + plan.clock.guest(GRACE_S);
+        let deadline = Instant::now() + plan.clock.guest(grace(plan, &measured.samples));
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(10));
         }
@@ -502,6 +521,40 @@ fn note_cpu(cpu: &AtomicUsize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_batch_gets_a_long_grace() {
+        let plan = |grain| Sampling {
+            warmup: 1.0,
+            duration: 1.0,
+            producers: 4,
+            pins: vec![],
+            on_main: false,
+            count_bpf: false,
+            progress: Progress::Silent,
+            profile: false,
+            shares_cpu: false,
+            min_counts: 0,
+            grain,
+            clock: Clock::GUEST,
+        };
+        // 200 M events a second over 4 producers, 5 * 10^8 a batch: 10 s
+        let samples = vec![Sample {
+            interval_s: 1.0,
+            user: 200_000_000,
+            ..Sample::default()
+        }];
+        assert_eq!(grace(&plan(500_000_000), &samples), 30.0);
+        assert_eq!(grace(&plan(64), &samples), GRACE_S);
+        assert_eq!(grace(&plan(u64::MAX), &samples), LONGEST_GRACE_S);
+        // nothing counted in 2 s: the whole run's length, three times
+        let idle = vec![Sample {
+            interval_s: 2.0,
+            ..Sample::default()
+        }];
+        assert_eq!(grace(&plan(64), &idle), 6.0);
+        assert_eq!(grace(&plan(64), &[]), GRACE_S);
+    }
 
     #[test]
     fn counts_match_calls_and_warmup_is_marked() {
