@@ -74,10 +74,7 @@ pub fn iter(
 /// A sample's rate split as upstream's reports split it: hits and drops,
 /// M/s (the drops' share of the events BPF counted).
 fn split(s: &Sample) -> (f64, f64) {
-    let drops = match s.bpf {
-        0 => 0.0,
-        events => s.mps * s.drops as f64 / events as f64,
-    };
+    let drops = s.share_mps(s.drops);
     (s.mps - drops, drops)
 }
 

@@ -450,12 +450,18 @@ impl Sample {
         }
     }
 
-    /// The rate of the important hits, the events' rate by their share.
-    pub fn important_mps(&self) -> f64 {
+    /// The rate of `part` of the events BPF counted: the events' rate by
+    /// its share (drops, important hits).
+    pub fn share_mps(&self, part: u64) -> f64 {
         match self.bpf {
             0 => 0.0,
-            events => self.mps * self.important_hits as f64 / events as f64,
+            events => self.mps * part as f64 / events as f64,
         }
+    }
+
+    /// The rate of the important hits.
+    pub fn important_mps(&self) -> f64 {
+        self.share_mps(self.important_hits)
     }
 }
 

@@ -4,14 +4,14 @@
 //! `--nr_loops` gets of them in turn (upstream's 10,000, which `bench`
 //! keeps; the matrix's 1000).
 
-use super::{mapped, open_failed, Ctx};
+use super::{mapped, open_failed, update_all, Ctx};
 use crate::bpf::{skel::local_storage::LocalStorageSkelBuilder, Failure};
 use crate::options::RunOptions;
 use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Measured};
 use libbpf_rs::libbpf_sys;
 use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{AsRawLibbpf, MapCore, MapFlags, MapHandle, MapType};
+use libbpf_rs::{AsRawLibbpf, MapHandle, MapType};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd};
 
@@ -204,14 +204,8 @@ fn inner_maps(
         .iter()
         .flat_map(|m| m.as_fd().as_raw_fd().to_ne_bytes())
         .collect();
-    let batch = outer.update_batch(&keys, &fds, knobs.nr_maps, MapFlags::ANY, MapFlags::ANY);
-    if batch.is_err() {
-        for (i, (key, fd)) in keys.chunks(4).zip(fds.chunks(4)).enumerate() {
-            outer
-                .update(key, fd, MapFlags::ANY)
-                .map_err(failed(format!("Error updating array-of-maps w/ map {i}")))?;
-        }
-    }
+    update_all(outer, &keys, &fds, knobs.nr_maps)
+        .map_err(|(i, e)| failed(format!("Error updating array-of-maps w/ map {i}"))(e))?;
     Ok(maps)
 }
 
@@ -222,7 +216,7 @@ fn fill(map: &MapHandle, keys: u32) -> libbpf_rs::Result<()> {
     while from < keys {
         let n = FILL_BATCH.min(keys - from);
         let bytes: Vec<u8> = (from..from + n).flat_map(|k| k.to_ne_bytes()).collect();
-        map.update_batch(&bytes, &bytes, n, MapFlags::ANY, MapFlags::ANY)?;
+        update_all(map, &bytes, &bytes, n).map_err(|(_, e)| e)?;
         from += n;
     }
     Ok(())

@@ -3,7 +3,7 @@
 //! BPF_PROG_TEST_RUN makes a run of one operation on the keys of a trie
 //! that user space fills, empties and refills between runs.
 
-use super::{mapped, open_failed, Ctx};
+use super::{mapped, open_failed, update_all, Ctx};
 use crate::bpf::{skel::lpm_trie::LpmTrieSkelBuilder, Failure};
 use crate::options::RunOptions;
 use crate::registry::Bench;
@@ -206,23 +206,8 @@ impl Keys {
     /// Every key into the trie, in one batch (one at a time where a
     /// kernel has no batches for tries).
     fn fill(&self, map: &MapHandle) -> Result<(), String> {
-        if map
-            .update_batch(
-                &self.keys,
-                &self.values,
-                self.count,
-                MapFlags::ANY,
-                MapFlags::ANY,
-            )
-            .is_ok()
-        {
-            return Ok(());
-        }
-        for (key, value) in self.keys.chunks(8).zip(self.values.chunks(4)) {
-            map.update(key, value, MapFlags::ANY)
-                .map_err(|e| format!("failed to update keys to map: {e:#}"))?;
-        }
-        Ok(())
+        update_all(map, &self.keys, &self.values, self.count)
+            .map_err(|(_, e)| format!("failed to update keys to map: {e:#}"))
     }
 
     /// Every key out of the trie.

@@ -19,7 +19,7 @@ use crate::options::RunOptions;
 use crate::registry::{Attach, Bench, Producers, Reporter, RunPoint, Runner, Trigger, Version};
 use crate::sampler::{self, counters::BpfSlots, Body, Measured, Progress, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
-use libbpf_rs::Object;
+use libbpf_rs::{MapCore, MapFlags, Object};
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Arc, OnceLock};
@@ -41,6 +41,31 @@ pub(crate) use hit_slots;
 /// object of bpf/ has where a runner asks for it.
 pub fn mapped<T>(data: Option<T>, section: &str) -> Result<T, Failure> {
     data.ok_or_else(|| Failure::Failed(format!("BPF object has no {section} mapping")))
+}
+
+/// Puts `count` keys and their values (each key and each value of one
+/// size) into `map`: in one batch, or one at a time where the kernel
+/// refuses batches for the map. The error names the element that failed
+/// (the first, for a failed one at a time).
+pub fn update_all<M: MapCore>(
+    map: &M,
+    keys: &[u8],
+    values: &[u8],
+    count: u32,
+) -> Result<(), (usize, libbpf_rs::Error)> {
+    if count == 0
+        || map
+            .update_batch(keys, values, count, MapFlags::ANY, MapFlags::ANY)
+            .is_ok()
+    {
+        return Ok(());
+    }
+    let (key_size, value_size) = (keys.len() / count as usize, values.len() / count as usize);
+    let pairs = keys.chunks(key_size).zip(values.chunks(value_size));
+    for (i, (key, value)) in pairs.enumerate() {
+        map.update(key, value, MapFlags::ANY).map_err(|e| (i, e))?;
+    }
+    Ok(())
 }
 
 /// Opening a skeleton fails only if the embedded object is broken.

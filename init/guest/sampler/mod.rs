@@ -522,12 +522,13 @@ fn note_cpu(cpu: &AtomicUsize) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_long_batch_gets_a_long_grace() {
-        let plan = |grain| Sampling {
-            warmup: 1.0,
-            duration: 1.0,
-            producers: 4,
+    /// One producer, unpinned, silent, counted in user space, a grain of
+    /// one, the guest's clock: what each test changes of it, it names.
+    fn plan(warmup: f64, duration: f64) -> Sampling {
+        Sampling {
+            warmup,
+            duration,
+            producers: 1,
             pins: vec![],
             on_main: false,
             count_bpf: false,
@@ -535,8 +536,17 @@ mod tests {
             profile: false,
             shares_cpu: false,
             min_counts: 0,
-            grain,
+            grain: 1,
             clock: Clock::GUEST,
+        }
+    }
+
+    #[test]
+    fn a_long_batch_gets_a_long_grace() {
+        let plan = |grain| Sampling {
+            producers: 4,
+            grain,
+            ..plan(1.0, 1.0)
         };
         // 200 M events a second over 4 producers, 5 * 10^8 a batch: 10 s
         let samples = vec![Sample {
@@ -566,18 +576,9 @@ mod tests {
             })
         });
         let plan = Sampling {
-            warmup: 1.0,
-            duration: 1.0,
             producers: 2,
             pins: vec![0, 1],
-            on_main: false,
-            count_bpf: false,
-            progress: Progress::Silent,
-            profile: false,
-            shares_cpu: false,
-            min_counts: 0,
-            grain: 1,
-            clock: Clock::GUEST,
+            ..plan(1.0, 1.0)
         };
         let m = measure(&plan, None, body);
         assert!(!m.hung);
@@ -598,18 +599,10 @@ mod tests {
     #[test]
     fn a_window_holds_its_counts_within_one_to_two_durations() {
         let plan = |min_counts| Sampling {
-            warmup: 0.02,
-            duration: 0.05,
-            producers: 1,
-            pins: vec![],
-            on_main: false,
             count_bpf: true,
-            progress: Progress::Silent,
-            profile: false,
             shares_cpu: true,
             min_counts,
-            grain: 1,
-            clock: Clock::GUEST,
+            ..plan(0.02, 0.05)
         };
         // 0: the duration as given, whatever the rate
         assert_eq!(window_length(&plan(0), 10.0, 0.02), 0.05);
@@ -632,18 +625,9 @@ mod tests {
             })
         });
         let plan = Sampling {
-            warmup: 0.0,
-            duration: 0.2,
-            producers: 1,
-            pins: vec![],
-            on_main: false,
-            count_bpf: false,
-            progress: Progress::Silent,
-            profile: false,
             shares_cpu: true,
-            min_counts: 0,
             grain: 16,
-            clock: Clock::GUEST,
+            ..plan(0.0, 0.2)
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4);
@@ -682,18 +666,8 @@ mod tests {
     fn main_thread_producer() {
         let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
         let plan = Sampling {
-            warmup: 0.0,
-            duration: 0.2,
-            producers: 1,
-            pins: Vec::new(),
             on_main: true,
-            count_bpf: false,
-            progress: Progress::Silent,
-            profile: false,
-            shares_cpu: false,
-            min_counts: 0,
-            grain: 1,
-            clock: Clock::GUEST,
+            ..plan(0.0, 0.2)
         };
         let m = measure(&plan, None, body);
         assert_eq!(m.samples.len(), 4, "a sub-second run is sampled four times");
