@@ -869,7 +869,7 @@ fn kernel_overhead_is_a_metric_of_compare_ab_history_and_report() {
         let o = trig_init(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&o).contains("timed-per-op or important-hits, not 'kernel-total'"),
+            stderr(&o).contains("important-hits, memory or peak-memory, not 'kernel-total'"),
             "{args:?}: {}",
             stderr(&o)
         );

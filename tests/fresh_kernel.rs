@@ -27,7 +27,7 @@ fn feature(bench: &str) -> Feature {
 /// What a kernel cannot run whatever its config, by version: open-coded
 /// iterators (bpf-for) came in 6.4, uprobe_multi in 6.6, the batched
 /// tp/rawtp/fmodret driver's kfunc and tracepoint in 6.10, uprobes on the
-/// 10-byte nop in 7.2.
+/// 10-byte nop and the resizable hash map in 7.2.
 fn too_old(release: &str, bench: &str) -> bool {
     let v = version(release);
     let nop10 = registry::BENCHES.iter().any(|b| {
@@ -40,6 +40,7 @@ fn too_old(release: &str, bench: &str) -> bool {
         Feature::OpenCodedIterators => v < (6, 4),
         Feature::UprobeMulti => v < (6, 6),
         Feature::TestKfunc => v < (6, 10),
+        Feature::ResizableHash => v < (7, 2),
         _ => false,
     }
 }

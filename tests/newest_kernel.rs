@@ -112,8 +112,12 @@ const FAMILIES: &[&str] = &[
     "hashmap-with-bloom",
     "bpf-hashmap-full-update",
     "bpf-hashmap-lookup",
+    "bpf-rhashmap-full-update",
+    "bpf-rhashmap-lookup",
     "local-storage-cache-int-get",
     "lpm-trie-delete",
+    "htab-mem",
+    "rhtab-mem",
 ];
 
 #[test]

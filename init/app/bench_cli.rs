@@ -66,6 +66,10 @@ Runs the named benchmarks in the running kernel, as upstream's bench does
       --hashmap_nr_keys_used=N  keys the hash map control looks up (default 1000)
       --prefix_len=N         the LPM trie's prefix bits (default 32, 1..32)
       --random               the LPM trie's keys at random, not in turn
+      --value-size=N         bytes an htab-mem value (default 8, 0..4096)
+      --use-case=CASE        htab-mem's: overwrite (default), batch_add_batch_del,
+                             add_del_on_diff_cpu
+      --preallocated         htab-mem's map preallocated
   -q, --quiet                no setup lines
   -v, --verbose              libbpf's debug messages
       --json=PATH            also write trig-init's JSON report (- for stdout)
@@ -155,6 +159,8 @@ const VALUED: &[(&str, &str, bool)] = &[
     ("nr_maps", "nr_maps", true),
     ("hashmap_nr_keys_used", "hashmap_nr_keys_used", true),
     ("prefix_len", "prefix_len", true),
+    ("value-size", "htab_value_size", true),
+    ("use-case", "use_case", false),
     ("cmp-str-len", "cmp_str_len", true),
     ("prod-affinity", "prod_affinity", false),
 ];
@@ -236,6 +242,10 @@ fn take(
             line.knobs.push("random");
             line.opts.random = true
         }
+        "preallocated" => {
+            line.knobs.push("preallocated");
+            line.opts.preallocated = true
+        }
         "quiet" => line.quiet = true,
         "verbose" => line.opts.verbose = true,
         "json" => line.json = Some(parser.value()?.string()?),
@@ -270,6 +280,9 @@ const LONG: &[&str] = &[
     "hashmap_nr_keys_used",
     "prefix_len",
     "random",
+    "value-size",
+    "use-case",
+    "preallocated",
     "cmp-str-len",
     "quiet",
     "verbose",
@@ -346,8 +359,8 @@ mod tests {
             .iter()
             .flat_map(|f| f.knobs.unwrap_or_default());
         for knob in knobs {
-            // the one switch among them, the LPM trie's
-            let switch = *knob == "random";
+            // the switches among them, the LPM trie's and htab-mem's
+            let switch = ["random", "preallocated"].contains(knob);
             assert!(
                 switch || VALUED.iter().any(|(long, ..)| long == knob),
                 "{knob}"
@@ -358,6 +371,15 @@ mod tests {
         let r = run("--random --nr_entries 10 lpm-trie-lookup");
         assert!(r.opts.random);
         assert_eq!(r.knobs, ["random", "nr_entries"]);
+        let r = run("--use-case batch_add_batch_del --value-size 64 --preallocated htab-mem");
+        assert_eq!(r.knobs, ["use-case", "value-size", "preallocated"]);
+        assert_eq!(r.opts.use_case, "batch_add_batch_del");
+        assert_eq!(
+            (r.opts.htab_value_size, r.opts.preallocated),
+            (Some(64), true)
+        );
+        assert!(refused("--use-case everything htab-mem").contains("no such use-case: everything"));
+        assert!(refused("--value-size 4097 htab-mem").contains("too big value size 4097"));
     }
 
     #[test]

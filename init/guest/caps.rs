@@ -35,6 +35,13 @@ pub enum Feature {
     BloomFilter,
     /// Task local storage (5.11) gotten in a bpf_loop() (5.17).
     TaskStorage,
+    /// The resizable hash map, BPF_MAP_TYPE_RHASH (7.2).
+    ResizableHash,
+    /// A hash map's memory read from a memory cgroup (CONFIG_MEMCG) and
+    /// bpf_loop() (5.17).
+    MemoryCgroup,
+    /// Both: rhtab-mem.
+    ResizableHashMemory,
 }
 
 impl Feature {
@@ -55,6 +62,9 @@ impl Feature {
             Feature::OpenCodedIterators => "open_coded_iterators",
             Feature::BloomFilter => "bloom_filter",
             Feature::TaskStorage => "task_storage",
+            Feature::ResizableHash => "resizable_hash",
+            Feature::MemoryCgroup => "memory_cgroup",
+            Feature::ResizableHashMemory => "resizable_hash_memory",
         }
     }
 
@@ -78,6 +88,9 @@ impl Feature {
             Feature::OpenCodedIterators => "6.4+, open-coded iterators: bpf_iter_num_new",
             Feature::BloomFilter => "5.16+ (BPF_MAP_TYPE_BLOOM_FILTER)",
             Feature::TaskStorage => "5.17+ (BPF_MAP_TYPE_TASK_STORAGE, bpf_loop)",
+            Feature::ResizableHash => "7.2+ (BPF_MAP_TYPE_RHASH)",
+            Feature::MemoryCgroup => "CONFIG_MEMCG (a memory cgroup) and 5.17+ (bpf_loop)",
+            Feature::ResizableHashMemory => "7.2+ (BPF_MAP_TYPE_RHASH) and CONFIG_MEMCG",
         }
     }
 }
@@ -95,6 +108,8 @@ const SYMBOLS: &[(Feature, &str)] = &[
     (Feature::OpenCodedIterators, "bpf_iter_num_new"),
     (Feature::BloomFilter, "bloom_map_alloc"),
     (Feature::TaskStorage, "task_storage_map_alloc"),
+    (Feature::ResizableHash, "rhtab_map_alloc"),
+    (Feature::MemoryCgroup, "mem_cgroup_css_alloc"),
 ];
 
 fn kallsyms_with(wanted: &[&str]) -> Option<HashSet<String>> {
@@ -151,6 +166,15 @@ pub fn probe() -> BTreeMap<String, Capability> {
             },
         );
     }
+    // rhtab-mem needs both
+    let both = has(&caps, Feature::ResizableHash) && has(&caps, Feature::MemoryCgroup);
+    caps.insert(
+        Feature::ResizableHashMemory.as_str().into(),
+        Capability {
+            supported: both,
+            detail: "resizable_hash and memory_cgroup".into(),
+        },
+    );
     caps
 }
 

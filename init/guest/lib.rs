@@ -11,6 +11,7 @@ pub mod clock;
 pub mod cpu;
 pub mod kallsyms;
 pub mod matrix;
+pub mod memcg;
 pub mod options;
 pub mod part;
 pub mod pid1;

@@ -49,6 +49,12 @@ pub const MAX_KEY_SIZE: u32 = 1024;
 pub const MAX_NR_MAPS: u32 = 1000;
 pub const MAX_HASHMAP_KEYS: u32 = 4_194_304;
 
+/// htab-mem's largest value, upstream's bound (its zeroed value).
+pub const MAX_HTAB_VALUE_SIZE: u32 = 4096;
+
+/// htab-mem's use cases, upstream's names; the first the default.
+pub const USE_CASES: [&str; 3] = ["overwrite", "batch_add_batch_del", "add_del_on_diff_cpu"];
+
 /// A watchdog longer than a week is a typo.
 pub const MAX_TIMEOUT: u32 = 7 * 24 * 3600;
 
@@ -273,6 +279,15 @@ impl Param for Option<u32> {
 }
 
 /// Benchmark names or globs, comma-separated.
+impl Param for String {
+    fn parse(_: &str, v: &str) -> Result<Self, String> {
+        Ok(v.to_string())
+    }
+    fn show(&self) -> String {
+        self.clone()
+    }
+}
+
 impl Param for Vec<String> {
     fn parse(_: &str, v: &str) -> Result<Self, String> {
         Ok(v.split(',').map(str::to_string).collect())
@@ -636,6 +651,52 @@ run_options! {
         random: bool = false;
         key random;
         record random = |o, _| o.random;
+    }
+    {
+        cli
+        /// htab-mem's value size in bytes (upstream's --value-size:
+        /// default 8; 0..4096)
+        #[argh(option)]
+        htab_value_size: [Option<u32>];
+        option
+        /// htab-mem's value size; none: upstream's default.
+        htab_value_size: Option<u32> = None;
+        key htab_value_size;
+        check |n| match n {
+            Some(n) if *n > MAX_HTAB_VALUE_SIZE => Err(format!("too big value size {n}")),
+            _ => Ok(()),
+        };
+        record htab_value_size = |o, _| o.htab_value_size;
+    }
+    {
+        cli
+        /// htab-mem's use case: overwrite (the default),
+        /// batch_add_batch_del or add_del_on_diff_cpu (even producers)
+        #[argh(option)]
+        use_case: [Option<String>];
+        option
+        /// htab-mem's use case, upstream's name.
+        use_case: String = USE_CASES[0].into();
+        key use_case;
+        check |c| match USE_CASES.contains(&c.as_str()) {
+            true => Ok(()),
+            false => Err(format!(
+                "no such use-case: {c} (available use case: {})",
+                USE_CASES.join(" ")
+            )),
+        };
+        record use_case = |o, _| (o.use_case != USE_CASES[0]).then(|| o.use_case.clone());
+    }
+    {
+        cli
+        /// htab-mem's map preallocated (not rhtab-mem's, as upstream's)
+        #[argh(switch)]
+        preallocated: [bool];
+        option
+        /// htab-mem's map preallocated.
+        preallocated: bool = false;
+        key preallocated;
+        record preallocated = |o, _| o.preallocated;
     }
     {
         cli
@@ -1053,6 +1114,9 @@ mod tests {
             hashmap_nr_keys_used: Some(10),
             prefix_len: Some(24),
             random: true,
+            htab_value_size: Some(4096),
+            use_case: "batch_add_batch_del".into(),
+            preallocated: true,
             cmp_str_lens: vec![8, 4095],
             rename_on_main: true,
             timeout: 99,
@@ -1082,6 +1146,7 @@ mod tests {
              trig.nr_entries=20000 trig.nr_hash_funcs=5 trig.value_size=4 \
              trig.key_size=16 trig.map_flags=1 trig.max_entries=30000 \
              trig.nr_maps=17 trig.hashmap_nr_keys_used=10 trig.prefix_len=24 trig.random=1 \
+             trig.htab_value_size=4096 trig.use_case=batch_add_batch_del trig.preallocated=1 \
              trig.timeout=99 \
              trig.verbose=1 trig.harness=1 trig.part=2/3 trig.profile=1 trig.icount_shift=2 \
              trig.inject=trig-kprobe:300,rename-base:7"

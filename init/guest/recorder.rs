@@ -336,6 +336,10 @@ fn figure_note(f: &Figures) -> Option<String> {
     if let Some(t) = f.timed_per_op {
         return Some(format!("timed by BPF {t:.3} ns/op"));
     }
+    if let Some(m) = f.memory_mib {
+        let peak = f.peak_memory_mib.unwrap_or(m);
+        return Some(format!("memory {m:.2} MiB (peak {peak:.2})"));
+    }
     f.important_hits.map(|i| format!("important hits {i:.3}"))
 }
 

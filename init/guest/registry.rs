@@ -71,6 +71,9 @@ pub enum Reporter {
     /// of the interval (the LPM trie's insert and delete,
     /// `frac_second_report_*`).
     TimedOps,
+    /// each producer's operations, k/s, and the memory cgroup's memory
+    /// (htab-mem's `htab_mem_report_*`).
+    HtabMem,
 }
 
 impl Family {
@@ -98,6 +101,7 @@ pub enum Runner {
     Hashmap,
     LocalStorage,
     LpmTrie,
+    HtabMem,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,7 +223,7 @@ pub static BLOOM: Family = Family {
 pub static HASHMAP: Family = Family {
     name: "hashmap",
     object: true,
-    prefixes: &["bpf-hashmap-"],
+    prefixes: &["bpf-hashmap-", "bpf-rhashmap-"],
     runner: Runner::Hashmap,
     sweep: Sweep::None,
     producers: Producers::Any,
@@ -266,6 +270,21 @@ pub static LPM_TRIE: Family = Family {
     knobs: Some(&["nr_entries", "prefix_len", "random"]),
 };
 
+/// A hash map's memory under churn, read from a memory cgroup
+/// (upstream's bench_htab_mem.c).
+pub static HTAB_MEM: Family = Family {
+    name: "htab_mem",
+    object: true,
+    prefixes: &["htab-mem", "rhtab-mem"],
+    runner: Runner::HtabMem,
+    sweep: Sweep::None,
+    // add_del_on_diff_cpu refuses an odd count (htab_mem::check)
+    producers: Producers::Any,
+    baseline: Baseline::Alone,
+    reporter: Reporter::HtabMem,
+    knobs: Some(&["value-size", "use-case", "preallocated"]),
+};
+
 pub static FAMILIES: &[&Family] = &[
     &TRIGGER,
     &RENAME,
@@ -276,6 +295,7 @@ pub static FAMILIES: &[&Family] = &[
     &HASHMAP,
     &LOCAL_STORAGE,
     &LPM_TRIE,
+    &HTAB_MEM,
 ];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
@@ -636,6 +656,7 @@ const L: &Family = &LOOP;
 const BF: &Family = &BLOOM;
 const H: &Family = &HASHMAP;
 const LS: &Family = &LOCAL_STORAGE;
+const HM: &Family = &HTAB_MEM;
 const LPM: &Family = &LPM_TRIE;
 const XDP: Trigger = Trigger::Packet("run_bench");
 
@@ -674,6 +695,12 @@ const FULL_UPDATE: Upstream = &[
     ((6, 0), As("bpf-hashmap-ful-update")),
     ((6, 3), Same),
 ];
+/// Hou Tao's, 2023: absent from 6.1's tree, in 7.2's (6.6 as far as
+/// read).
+const HTAB_MEM_BENCH: Upstream = &[(V0, Absent), ((6, 6), Same)];
+/// The resizable hash map's twins of the hash map's two: in 7.2's tree
+/// (Debian's linux-source-7.2), 7.1's not read.
+const SINCE_7_2: Upstream = &[(V0, Absent), ((7, 2), Same)];
 /// In torvalds' tree after 7.2 (Debian's linux-source-7.2 has no
 /// bench_bpf_for.c): the next release's.
 const BPF_FOR: Upstream = &[(V0, Absent), ((7, 3), Same)];
@@ -766,6 +793,8 @@ pub static BENCHES: &[Bench] = &[
     // a full hash map's failing update, and a lookup, in bpf_loop() runs the program times
     any_knobs(b("bpf-hashmap-full-update", H, Some("full_update"), Section, Getpgid, F::BpfLoop, FULL_UPDATE)),
     reports(b("bpf-hashmap-lookup", H, Some("lookup"), Section, Getpgid, F::BpfLoop, SINCE_6_3), Reporter::Lookup),
+    any_knobs(b("bpf-rhashmap-full-update", H, Some("full_update"), Section, Getpgid, F::ResizableHash, SINCE_7_2)),
+    reports(b("bpf-rhashmap-lookup", H, Some("lookup"), Section, Getpgid, F::ResizableHash, SINCE_7_2), Reporter::Lookup),
     // 10,000 gets of --nr_maps task storages (or a hash map's random keys) a getpgid()
     b("local-storage-cache-seq-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
     b("local-storage-cache-int-get", LS, Some("get_local"), Section, Getpgid, F::TaskStorage, SINCE_6_0),
@@ -777,6 +806,9 @@ pub static BENCHES: &[Bench] = &[
     reports(b("lpm-trie-insert", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
     b("lpm-trie-update", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
     reports(b("lpm-trie-delete", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
+    // OP_BATCH (64) writes or deletes of a hash map a getpgid(), its memory cgroup read
+    b("htab-mem", HM, Some("overwrite"), Section, Getpgid, F::MemoryCgroup, HTAB_MEM_BENCH),
+    b("rhtab-mem", HM, Some("overwrite"), Section, Getpgid, F::ResizableHashMemory, SINCE_7_2),
 ];
 
 /// The benchmarks this build can run on its architecture.

@@ -67,8 +67,23 @@ pub fn iter(
             s.important_mps()
         ),
         Reporter::TimedOps => iter_hits(iter, late_us, s.timed_mps(), producers),
+        Reporter::HtabMem => format!(
+            "Iter {iter:3} ({late_us:7.3}us): per-prod-op {:7.2}k/s, memory usage {:7.2}MiB",
+            per_producer_k(s, producers),
+            mib(s.memory_bytes)
+        ),
         Reporter::FullUpdate | Reporter::Lookup => return None,
     })
+}
+
+/// A producer's operations a second in a sample, thousands (htab-mem's
+/// per-prod-op).
+fn per_producer_k(s: &Sample, producers: usize) -> f64 {
+    s.mps * 1e3 / producers.max(1) as f64
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / 1_048_576.0
 }
 
 /// A sample's rate split as upstream's reports split it: hits and drops,
@@ -113,6 +128,11 @@ pub fn head(s: &Summary, report: Reporter) -> String {
         Reporter::LocalStorage => format!(
             "Summary: hits throughput {:8.3} \u{b1} {:5.3} M ops/s",
             s.mean, s.stddev
+        ),
+        Reporter::HtabMem => format!(
+            "Summary: per-prod-op {:7.2} \u{b1} {:7.2}k/s",
+            s.per_producer * 1e3,
+            s.stddev * 1e3 / s.mean.max(f64::MIN_POSITIVE) * s.per_producer
         ),
     }
 }
@@ -191,8 +211,29 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
                 stats::summarize(&latencies).mean / r.producers as f64
             )
         }
+        Reporter::HtabMem => htab_mem(r),
         Reporter::FullUpdate | Reporter::Lookup => timed(r, report, terse)?,
     })
+}
+
+/// htab-mem's summary (`htab_mem_report_final`): each producer's
+/// operations, the memory charged in the samples, and its peak.
+fn htab_mem(r: &BenchResult) -> String {
+    let measured = r.samples.iter().filter(|s| !s.warmup);
+    let (ops, memory): (Vec<f64>, Vec<f64>) = measured
+        .map(|s| (per_producer_k(s, r.producers), mib(s.memory_bytes)))
+        .unzip();
+    let (ops, memory) = (stats::summarize(&ops), stats::summarize(&memory));
+    let peak = r.figures.as_ref().and_then(|f| f.peak_memory_mib);
+    format!(
+        "Summary: per-prod-op {:7.2} \u{b1} {:7.2}k/s, memory usage {:7.2} \u{b1} {:7.2}MiB, \
+         peak memory usage {:7.2}MiB",
+        ops.mean,
+        ops.stddev,
+        memory.mean,
+        memory.stddev,
+        peak.unwrap_or(0.0)
+    )
 }
 
 /// The hash map benchmarks' lines, a CPU each, from the program's timed
@@ -442,5 +483,33 @@ mod tests {
         assert!(iter(0, 0.0, &sample(0.0), 1, Reporter::FalseHits)
             .unwrap()
             .ends_with("Percentage = -nan %"));
+    }
+
+    #[test]
+    fn htab_mem_lines_are_upstreams_and_its_scripts_read_them() {
+        // 8 producers, 64,000 operations a second each; 2.5 MiB charged
+        let s = Sample {
+            memory_bytes: 5 * 524_288,
+            ..sample(0.512)
+        };
+        assert_eq!(
+            iter(4, 10.5, &s, 8, Reporter::HtabMem).unwrap(),
+            "Iter   4 ( 10.500us): per-prod-op   64.00k/s, memory usage    2.50MiB"
+        );
+        let mut r = result(&[0.504, 0.52], 8, (0, 0, 0));
+        r.samples[0].memory_bytes = 2 * 1_048_576;
+        r.samples[1].memory_bytes = 4 * 1_048_576;
+        r.figures = Some(trig_schema::Figures::memory(&[], Some(5 * 1_048_576)));
+        let line = summary(&r, Reporter::HtabMem, Terse::default()).unwrap();
+        assert_eq!(
+            line,
+            "Summary: per-prod-op   64.00 \u{b1}    1.41k/s, memory usage    3.00 \u{b1}    1.41MiB, \
+             peak memory usage    5.00MiB"
+        );
+        // run_bench_htab_mem.sh's htab_mem(): its three seds
+        let after = |key: &str| line.split(key).nth(1).unwrap().trim_start().to_string();
+        assert!(after(" per-prod-op").starts_with("64.00 \u{b1}    1.41k/s"));
+        assert!(after(" memory usage").starts_with("3.00 \u{b1}    1.41MiB"));
+        assert!(after(" peak memory usage").starts_with("5.00MiB"));
     }
 }

@@ -1,8 +1,8 @@
 //! A family's own figures beside its rate, as upstream's bench reports
 //! them besides hits: a Bloom filter's false positives, what the hash
-//! map benchmarks' programs time of their own runs, and the local storage
-//! benchmarks' important hits. Each is compared and tracked as a metric
-//! of its own.
+//! map benchmarks' programs time of their own runs, the local storage
+//! benchmarks' important hits and htab-mem's memory. Each is compared and
+//! tracked as a metric of its own.
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +29,13 @@ pub struct Figures {
     /// M/Ginsn under icount).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub important_hits: Option<f64>,
+    /// htab-mem's memory cgroup: the mean of what the measured samples
+    /// found charged, and the most charged at once over the whole run
+    /// (memory.peak), MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_memory_mib: Option<f64>,
 }
 
 /// One CPU's timed runs.
@@ -44,6 +51,8 @@ pub enum FigureKind {
     FalsePositives,
     TimedPerOp,
     ImportantHits,
+    Memory,
+    PeakMemory,
 }
 
 impl Figures {
@@ -52,6 +61,8 @@ impl Figures {
             FigureKind::FalsePositives => self.false_positives,
             FigureKind::TimedPerOp => self.timed_per_op,
             FigureKind::ImportantHits => self.important_hits,
+            FigureKind::Memory => self.memory_mib,
+            FigureKind::PeakMemory => self.peak_memory_mib,
         }
     }
 
@@ -59,6 +70,18 @@ impl Figures {
     pub fn important(mean: f64) -> Figures {
         Figures {
             important_hits: Some(mean),
+            ..Figures::default()
+        }
+    }
+
+    /// A memory cgroup's figures: the mean of `samples` bytes, and the
+    /// `peak` bytes, in MiB.
+    pub fn memory(samples: &[u64], peak: Option<u64>) -> Figures {
+        const MIB: f64 = 1_048_576.0;
+        let mean = samples.iter().sum::<u64>() as f64 / samples.len().max(1) as f64;
+        Figures {
+            memory_mib: (!samples.is_empty()).then_some(mean / MIB),
+            peak_memory_mib: peak.map(|p| p as f64 / MIB),
             ..Figures::default()
         }
     }

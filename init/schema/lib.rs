@@ -424,6 +424,10 @@ pub struct Sample {
     /// clock less the shift's stretch.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timed_s: f64,
+    /// The memory charged to the benchmark's memory cgroup when the
+    /// sample was taken, in bytes (htab-mem's memory.current).
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub memory_bytes: u64,
 }
 
 fn is_zero(x: &f64) -> bool {

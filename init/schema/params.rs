@@ -52,6 +52,15 @@ pub struct Params {
     pub prefix_len: Option<u32>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub random: bool,
+    /// htab-mem's value size, use case and preallocation, where not
+    /// upstream's defaults (`--value-size`, `--use-case`,
+    /// `--preallocated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub htab_value_size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_case: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub preallocated: bool,
     pub cmp_str_lens: Vec<u32>,
     pub rename_thread: String,
     pub timeout_s: u32,
@@ -161,6 +170,12 @@ impl Params {
         )
         .chain(self.prefix_len.map(|n| format!("{n}-bit prefixes")))
         .chain(self.random.then(|| "random keys".to_string()))
+        .chain(
+            self.htab_value_size
+                .map(|n| format!("{n}-byte htab-mem values")),
+        )
+        .chain(self.use_case.as_ref().map(|c| format!("use case {c}")))
+        .chain(self.preallocated.then(|| "preallocated".to_string()))
         .collect::<Vec<_>>()
         .join(", ")
     }
@@ -190,6 +205,9 @@ impl Params {
             hashmap_nr_keys_used: None,
             prefix_len: None,
             random: false,
+            htab_value_size: None,
+            use_case: None,
+            preallocated: false,
             cmp_str_lens: vec![1, 8, 64, 512, 2048, 4095],
             rename_thread: "worker".into(),
             timeout_s: 76,

@@ -29,6 +29,7 @@ const REQUIRED: &[(&str, &str)] = &[
     ("FUTEX", "producer threads"),
     ("POSIX_TIMERS", "clock_nanosleep of the sampler"),
     ("SMP", "multi-producer runs"),
+    ("MEMCG", "htab-mem's memory cgroup"),
 ];
 
 /// Debugging that distorts performance, never asked for: the options of

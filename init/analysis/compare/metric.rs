@@ -43,7 +43,7 @@ const CHOICES: &str =
     "rate, overhead, both, kernel, kernel-overhead, traps, syscalls, interrupts, \
      traps-overhead, syscalls-overhead, interrupts-overhead, loads, stores, \
      l1i-misses, l1d-misses, ll-misses, cycles, coherence-misses, hitm, modelled-rate, \
-     false-positives, timed-per-op or important-hits";
+     false-positives, timed-per-op, important-hits, memory or peak-memory";
 
 impl Serialize for Metric {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -53,7 +53,7 @@ impl Serialize for Metric {
 
 impl Metric {
     /// Every metric, in the order the outputs show them.
-    pub const ALL: [Metric; 22] = [
+    pub const ALL: [Metric; 24] = [
         Metric::Rate,
         Metric::Overhead,
         Metric::Kernel,
@@ -76,6 +76,8 @@ impl Metric {
         Metric::Figure(FigureKind::FalsePositives),
         Metric::Figure(FigureKind::TimedPerOp),
         Metric::Figure(FigureKind::ImportantHits),
+        Metric::Figure(FigureKind::Memory),
+        Metric::Figure(FigureKind::PeakMemory),
     ];
 
     pub fn parse_choice(s: &str) -> Result<Vec<Metric>, Error> {
@@ -113,6 +115,8 @@ impl Metric {
             Metric::Figure(FigureKind::FalsePositives) => "false-positives",
             Metric::Figure(FigureKind::TimedPerOp) => "timed-per-op",
             Metric::Figure(FigureKind::ImportantHits) => "important-hits",
+            Metric::Figure(FigureKind::Memory) => "memory",
+            Metric::Figure(FigureKind::PeakMemory) => "peak-memory",
         }
     }
 
@@ -147,6 +151,8 @@ impl Metric {
                 Meter::Time => "M important hits/s",
                 Meter::Icount => "M important hits/Ginsn",
             },
+            Metric::Figure(FigureKind::Memory) => "MiB charged (memory cgroup, mean)",
+            Metric::Figure(FigureKind::PeakMemory) => "MiB charged at most (memory cgroup)",
         }
     }
 
@@ -244,6 +250,9 @@ impl Metric {
             Metric::Figure(FigureKind::FalsePositives) => "bloom-false-positive results",
             Metric::Figure(FigureKind::TimedPerOp) => "bpf-hashmap-* or lpm-trie-* results",
             Metric::Figure(FigureKind::ImportantHits) => "local-storage-cache-* results",
+            Metric::Figure(FigureKind::Memory | FigureKind::PeakMemory) => {
+                "htab-mem or rhtab-mem results"
+            }
         }
     }
 

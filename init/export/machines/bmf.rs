@@ -38,6 +38,8 @@ pub fn measure(metric: Metric, meter: Meter) -> &'static str {
         (Metric::Figure(FigureKind::TimedPerOp), Meter::Icount) => "bpf-timed-insn-per-op",
         (Metric::Figure(FigureKind::ImportantHits), Meter::Time) => "important-hits-mops",
         (Metric::Figure(FigureKind::ImportantHits), Meter::Icount) => "important-hits-per-ginsn",
+        (Metric::Figure(FigureKind::Memory), _) => "memory-mib",
+        (Metric::Figure(FigureKind::PeakMemory), _) => "peak-memory-mib",
     }
 }
 

@@ -5,11 +5,12 @@
 
 use super::{mapped, open_failed, Ctx};
 use crate::bpf::{skel::hashmap::HashmapSkelBuilder, Failure};
+use crate::caps::Feature;
 use crate::options::RunOptions;
 use crate::registry::{Bench, Reporter};
 use crate::sampler::{counters::BpfSlots, Measured};
 use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags};
+use libbpf_rs::{libbpf_sys, AsRawLibbpf, MapCore, MapFlags, OpenMapMut};
 use std::mem::MaybeUninit;
 use std::time::Duration;
 use trig_schema::{Figures, TimedRuns};
@@ -61,6 +62,29 @@ impl Lookup {
 
 fn is_lookup(bench: &Bench) -> bool {
     bench.reporter == Reporter::Lookup
+}
+
+/// 7.2's resizable hash map (`bpf-rhashmap-*`), newer than libbpf-sys's
+/// bindings: the uapi's number.
+const BPF_MAP_TYPE_RHASH: u32 = 35;
+
+/// Makes the map a resizable one where the benchmark is `bpf-rhashmap-*`,
+/// with the flag it requires (upstream's rhash_setup); returns the flags
+/// the map then takes.
+fn map_type(bench: &Bench, map: &mut OpenMapMut, flags: u32) -> Result<u32, Failure> {
+    if bench.feature != Feature::ResizableHash {
+        return Ok(flags);
+    }
+    // SAFETY: the map belongs to an open, not yet loaded, object.
+    let rc = unsafe {
+        libbpf_sys::bpf_map__set_type(map.as_libbpf_object().as_ptr(), BPF_MAP_TYPE_RHASH)
+    };
+    if rc != 0 {
+        return Err(Failure::Failed(format!(
+            "setting the map's type: error {rc}"
+        )));
+    }
+    Ok(flags | libbpf_sys::BPF_F_NO_PREALLOC)
 }
 
 /// bpf-hashmap-full-update's updates a run.
@@ -119,12 +143,17 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut open = HashmapSkelBuilder::default()
         .open(&mut obj)
         .map_err(open_failed)?;
+    let sized = |e| Failure::Failed(format!("sizing the map: {e:#}"));
     if let Some(l) = lookup {
         let map = &mut open.maps.lookup_map;
-        let sized = |e| Failure::Failed(format!("sizing the map: {e:#}"));
         map.set_max_entries(l.max_entries).map_err(sized)?;
         map.set_key_size(l.key_size).map_err(sized)?;
-        map.set_map_flags(l.map_flags).map_err(sized)?;
+        let flags = map_type(ctx.bench(), map, l.map_flags)?;
+        map.set_map_flags(flags).map_err(sized)?;
+    } else {
+        let map = &mut open.maps.full_map;
+        let flags = map_type(ctx.bench(), map, 0)?;
+        map.set_map_flags(flags).map_err(sized)?;
     }
     let progs = ctx.bench().programs(ctx.opts.stacktrace);
     let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;

@@ -5,6 +5,7 @@ pub mod bloom;
 pub mod count;
 pub mod everywhere;
 pub mod hashmap;
+pub mod htab_mem;
 pub mod local_storage;
 pub mod loops;
 pub mod lpm_trie;
@@ -17,7 +18,7 @@ pub mod utarget;
 use crate::bpf::{Failure, Targets};
 use crate::options::RunOptions;
 use crate::registry::{Attach, Bench, Producers, Reporter, RunPoint, Runner, Trigger, Version};
-use crate::sampler::{self, counters::BpfSlots, Body, Measured, Progress, Sampling};
+use crate::sampler::{self, counters::BpfSlots, Body, Gauge, Measured, Progress, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::{MapCore, MapFlags, Object};
 use std::collections::BTreeMap;
@@ -110,6 +111,16 @@ impl Ctx<'_> {
 
     /// Measures with the producers of the benchmark's trigger.
     pub fn measure(&self, bpf: Option<BpfSlots>, body: Body) -> Measured {
+        self.measure_gauged(bpf, body, None)
+    }
+
+    /// Measures, reading `gauge` with every sample.
+    pub fn measure_gauged(
+        &self,
+        bpf: Option<BpfSlots>,
+        body: Body,
+        gauge: Option<Gauge>,
+    ) -> Measured {
         let on_main = self.bench().family.producers == Producers::One && self.opts.rename_on_main;
         let cpus = guest_cpus();
         let plan = Sampling {
@@ -126,7 +137,9 @@ impl Ctx<'_> {
             shares_cpu: cpus == 1,
             min_counts: self.opts.min_counts,
             grain: self.grain(),
+            batch: self.batch(),
             clock: self.opts.clock(),
+            gauge,
         };
         sampler::measure(&plan, bpf, body)
     }
@@ -148,12 +161,23 @@ impl Ctx<'_> {
             }
             // the gets of a getpgid() are added at once
             (true, _) if self.bench().family.runner == Runner::LocalStorage => self.per_syscall(),
+            (true, _) if self.bench().family.runner == Runner::HtabMem => self.per_syscall(),
             (true, _) => 1,
-            (false, Trigger::Getpgid) => GETPGID_BATCH,
-            (false, Trigger::Call(_)) => CALL_BATCH,
-            (false, Trigger::Rename) => rename::BATCH,
-            (false, Trigger::Count { shared: true }) => count::BATCH,
-            (false, Trigger::Count { shared: false }) => 1,
+            (false, _) => self.batch(),
+        }
+    }
+
+    /// Events a producer adds to its own count at once (a batch of
+    /// calls), which a stopped producer finishes first.
+    fn batch(&self) -> u64 {
+        match self.bench().trigger {
+            Trigger::Getpgid => self.getpgid_batch() * self.per_syscall(),
+            Trigger::TestRun(_) => u64::from(self.opts.batch_iters),
+            Trigger::Packet(_) => lpm_trie::per_run(self.opts),
+            Trigger::Call(_) => CALL_BATCH,
+            Trigger::Rename => rename::BATCH,
+            Trigger::Count { shared: true } => count::BATCH,
+            Trigger::Count { shared: false } => 1,
         }
     }
 
@@ -166,6 +190,7 @@ impl Ctx<'_> {
             Runner::Bloom => bloom::per_syscall(self.bench(), self.opts),
             Runner::Hashmap => hashmap::per_syscall(self.bench(), self.opts),
             Runner::LocalStorage => local_storage::per_syscall(self.bench(), self.opts).0,
+            Runner::HtabMem => htab_mem::per_syscall(self.opts),
             _ => 1,
         }
     }
@@ -235,16 +260,21 @@ impl Ctx<'_> {
     /// and a stop waits for one call, not 64 (at --nr_loops 10000, 64 took
     /// 7 s here, past the stop's grace).
     fn getpgid_producer(&self, spins: u32) -> Body {
-        let batch = match self.per_syscall() {
-            1 => GETPGID_BATCH,
-            _ => 1,
-        };
+        let batch = self.getpgid_batch();
         let per_call = batch * self.per_syscall();
         Arc::new(move |count, stop| {
             sampler::produce(count, stop, 1, per_call, || {
                 syscall_loop::getpgid_loop(batch, spins)
             })
         })
+    }
+
+    /// getpgid() calls a producer makes between updates of its count.
+    fn getpgid_batch(&self) -> u64 {
+        match self.per_syscall() {
+            1 => GETPGID_BATCH,
+            _ => 1,
+        }
     }
 
     /// The producer body of the benchmark's trigger, for programs in `obj`
@@ -364,6 +394,7 @@ pub fn new_result(point: &RunPoint, opts: &RunOptions) -> BenchResult {
             .extra
             .extend(local_storage::Gets::of(bench, opts).extra()),
         Runner::LpmTrie => result.extra.extend(lpm_trie::Trie::of(opts).extra()),
+        Runner::HtabMem => result.extra.extend(htab_mem::Churn::of(opts).extra()),
         _ => {}
     }
     // which results the knob changed: the programs with a twin
@@ -400,6 +431,7 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         Runner::Hashmap => hashmap::run(ctx),
         Runner::LocalStorage => local_storage::run(ctx),
         Runner::LpmTrie => lpm_trie::run(ctx),
+        Runner::HtabMem => htab_mem::run(ctx),
     }
 }
 
@@ -414,7 +446,7 @@ const SETTLE_S: f64 = 0.02;
 fn settle(ctx: &Ctx) {
     let maps = matches!(
         ctx.bench().family.runner,
-        Runner::Bloom | Runner::Hashmap | Runner::LocalStorage | Runner::LpmTrie
+        Runner::Bloom | Runner::Hashmap | Runner::LocalStorage | Runner::LpmTrie | Runner::HtabMem
     );
     if maps {
         std::thread::sleep(ctx.opts.clock().guest(SETTLE_S));

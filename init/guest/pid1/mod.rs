@@ -14,6 +14,7 @@ use nix::libc;
 use nix::sys::resource::{setrlimit, Resource, RLIM_INFINITY};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::stat::Mode;
+use std::time::Duration;
 use trig_schema::error::Error;
 use trig_schema::exit;
 use trig_schema::{MountOutcome, RunEnd};
@@ -71,15 +72,12 @@ pub fn execute(
     if !pid1 {
         emit_on_signal(run.clone());
     }
-    let (secs, clock) = (opts.watchdog_secs(points.len()), opts.clock());
-    let watchdog = run.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(clock.guest(f64::from(secs)));
-        let msg = format!("watchdog: the run did not finish within {secs} s");
-        trig_schema::stderrln!("trig-init: {msg}");
-        watchdog.finish(RunEnd::Watchdog, Some(msg));
-        on_timeout();
-    });
+    watch(
+        run.clone(),
+        opts.watchdog_secs(points.len()),
+        opts.clock(),
+        on_timeout,
+    );
     if let Err(e) = raise_memlock() {
         // since 5.11 BPF memory is charged to the cgroup, not the limit
         if !registry::running_version().is_ok_and(|v| v >= (5, 11)) {
@@ -98,6 +96,35 @@ pub fn execute(
         ),
     };
     Ok(run)
+}
+
+/// Ends the run after `secs` (the clock's) plus the time late samples
+/// added (a sampler starved by long syscalls starts its schedule again
+/// from them, as upstream's ticks do: a slow run is not a hung one),
+/// emitting what was measured; then `on_timeout`.
+fn watch(run: Recorder, secs: u32, clock: crate::clock::Clock, on_timeout: fn() -> !) {
+    std::thread::spawn(move || {
+        let (mut wait, mut granted) = (clock.guest(f64::from(secs)), Duration::ZERO);
+        loop {
+            std::thread::sleep(wait);
+            let shifted = crate::sampler::shifted();
+            if shifted <= granted {
+                break;
+            }
+            (wait, granted) = (shifted - granted, shifted);
+        }
+        let added = match granted.is_zero() {
+            true => String::new(),
+            false => format!(
+                " and the {:.1} s its late samples added",
+                granted.as_secs_f64()
+            ),
+        };
+        let msg = format!("watchdog: the run did not finish within {secs} s{added}");
+        trig_schema::stderrln!("trig-init: {msg}");
+        run.finish(RunEnd::Watchdog, Some(msg));
+        on_timeout();
+    });
 }
 
 /// A plain run told to stop (SIGINT, SIGTERM, SIGHUP) emits what it

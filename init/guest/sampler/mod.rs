@@ -19,6 +19,10 @@ use trig_schema::Sample;
 /// count now and then (see [`produce`]).
 pub type Body = Arc<dyn Fn(&AtomicU64, &AtomicBool) + Send + Sync>;
 
+/// A reading taken with every sample beside the counts (htab-mem's
+/// memory cgroup's memory.current, bytes).
+pub type Gauge = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 pub struct Sampling {
     /// Seconds of `clock`.
     pub warmup: f64,
@@ -44,8 +48,14 @@ pub struct Sampling {
     /// Events a count update adds: 1 where BPF counts each event, the
     /// batch where the producers count or a system call runs many.
     pub grain: u64,
+    /// Events a producer adds to its own count at once: a stopped
+    /// producer finishes such a batch first (a bpf-loop getpgid() of
+    /// 1000 loop calls, each counted by BPF as it ends, is one batch).
+    pub batch: u64,
     /// What the windows and rates are timed in.
     pub clock: Clock,
+    /// Read with each sample, after its counts ([`Sample::memory_bytes`]).
+    pub gauge: Option<Gauge>,
 }
 
 /// What the sampler prints as it goes.
@@ -107,7 +117,7 @@ fn grace(plan: &Sampling, samples: &[Sample]) -> f64 {
     let events: u64 = samples.iter().map(|s| s.user).sum();
     let per_producer = events as f64 / plan.producers.max(1) as f64 / elapsed;
     let batch_s = match per_producer {
-        r if r > 0.0 && r.is_finite() => plan.grain.max(1) as f64 / r,
+        r if r > 0.0 && r.is_finite() => plan.batch.max(1) as f64 / r,
         // nothing counted: a batch took the whole run at least
         _ => elapsed,
     };
@@ -218,6 +228,15 @@ pub fn window_length(plan: &Sampling, warm_counts: f64, warm_s: f64) -> f64 {
 /// Windows marked so far in this process; the plugin numbers them alike.
 static WINDOWS: AtomicU32 = AtomicU32::new(0);
 
+/// How far late samples have moved every schedule of this process, in ns:
+/// time the run's watchdog grants on top of its own.
+static SHIFTED_NS: AtomicU64 = AtomicU64::new(0);
+
+/// The time late samples have added to this process's runs so far.
+pub fn shifted() -> Duration {
+    Duration::from_nanos(SHIFTED_NS.load(Ordering::Relaxed))
+}
+
 /// Executes a window mark (`trig_model::marker`): a no-op unless QEMU runs the
 /// plugin, which then counts kernel instructions from START to END.
 #[inline(never)]
@@ -268,12 +287,19 @@ struct Taken {
     last: Instant,
     /// The sampler's own CPU time at the last sample.
     last_own: Duration,
+    /// The time between samples (the clock's, as `start + end` is).
+    period: Duration,
+    /// How far the schedule has moved: a sample more than half a period
+    /// late starts it again from itself, so the samples after it each
+    /// still hold a period, not the catching-up's nothing.
+    shift: Duration,
     samples: Vec<Sample>,
 }
 
 impl Taken {
-    /// Sleeps until `end` seconds after `start`, then reads and resets the
-    /// counts as one sample; returns each producer's events in it.
+    /// Sleeps until `end` seconds after `start` (and the shift), then reads
+    /// and resets the counts as one sample; returns each producer's events
+    /// in it.
     fn take(
         &mut self,
         plan: &Sampling,
@@ -282,11 +308,18 @@ impl Taken {
         bpf: Option<BpfSlots>,
         user: &UserSlots,
     ) -> Vec<u64> {
-        let deadline = start + plan.clock.guest(end);
+        let deadline = start + plan.clock.guest(end) + self.shift;
         if let Some(left) = deadline.checked_duration_since(Instant::now()) {
             thread::sleep(left);
         }
         let (now, own) = (Instant::now(), own_time());
+        let memory_bytes = plan.gauge.as_ref().map_or(0, |g| g());
+        let late = now.saturating_duration_since(deadline);
+        if late > self.period / 2 {
+            self.shift += late;
+            let ns = u64::try_from(late.as_nanos()).unwrap_or(u64::MAX);
+            SHIFTED_NS.fetch_add(ns, Ordering::Relaxed);
+        }
         let each = user.take_each();
         let (b, u) = (
             bpf.map(|b| b.take()).unwrap_or_default(),
@@ -320,6 +353,7 @@ impl Taken {
             false_hits: b.false_hits,
             important_hits: b.important,
             timed_s: plan.clock.meter(Duration::from_nanos(b.timed_ns)),
+            memory_bytes,
         };
         let late_us = plan.clock.meter(now.duration_since(deadline)) * 1e6;
         progress(plan, self.samples.len(), late_us, &sample);
@@ -366,14 +400,16 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
     }
     go.wait();
     let start = Instant::now();
+    let period = sample_period(plan.duration);
     let mut at = Taken {
         last: start,
         last_own: own_time(),
+        period: plan.clock.guest(period),
+        shift: Duration::ZERO,
         samples: Vec::new(),
     };
     let mut window = None;
     let mut producer_events = vec![0; plan.producers];
-    let period = sample_period(plan.duration);
     for (end, _) in phase_ends(0.0, plan.warmup, period, true) {
         at.take(plan, (start, end), true, bpf, user);
     }
@@ -384,6 +420,7 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
     let len = window_length(plan, counted / plan.grain.max(1) as f64, warm_s);
     // as many samples as the duration would have had
     let period = period * len / plan.duration;
+    at.period = plan.clock.guest(period);
     for (end, _) in phase_ends(plan.warmup, len, period, false) {
         if plan.profile && window.is_none() {
             window = Some(Window::open());
@@ -537,15 +574,21 @@ mod tests {
             shares_cpu: false,
             min_counts: 0,
             grain: 1,
+            batch: 1,
             clock: Clock::GUEST,
+            gauge: None,
         }
     }
 
     #[test]
     fn a_long_batch_gets_a_long_grace() {
-        let plan = |grain| Sampling {
+        // the producers' batch, not BPF's grain: bpf-loop at --nr_loops
+        // 1000000 counts 10^6 in BPF at a time, but a getpgid() is 10^9
+        // (11 s here, abandoned after 5 s as timeout: no Summary line)
+        let plan = |batch| Sampling {
             producers: 4,
-            grain,
+            grain: 1_000_000,
+            batch,
             ..plan(1.0, 1.0)
         };
         // 200 M events a second over 4 producers, 5 * 10^8 a batch: 10 s
@@ -641,6 +684,33 @@ mod tests {
             // the rate is the count over the rest: the events it stands for
             // are the ones counted
             assert_eq!(s.events(), s.user as f64, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_late_sample_starts_the_schedule_again() {
+        // a sampler starved for 2 s (upstream's bpf-loop at -p 4 and
+        // 500,000 loops on 2 CPUs: 11 s): the samples due meanwhile are
+        // not taken at once, each over nothing
+        let plan = plan(0.0, 0.4);
+        let period = Duration::from_millis(100);
+        let start = Instant::now() - Duration::from_secs(2);
+        let mut at = Taken {
+            last: start,
+            last_own: own_time(),
+            period,
+            shift: Duration::ZERO,
+            samples: Vec::new(),
+        };
+        let user = UserSlots::new(1);
+        for end in [0.1, 0.2, 0.3] {
+            at.take(&plan, (start, end), false, None, &user);
+        }
+        assert!(at.samples[0].interval_s >= 2.0, "{:?}", at.samples[0]);
+        // and the run's watchdog waits that much longer
+        assert!(shifted() >= Duration::from_millis(1900));
+        for s in &at.samples[1..] {
+            assert!(s.interval_s >= 0.1, "{s:?}");
         }
     }
 
