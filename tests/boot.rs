@@ -233,6 +233,7 @@ fn whole_matrix_on_debian_6_1() {
         "bpf-rhashmap-full-update",
         "bpf-rhashmap-lookup",
         "rhtab-mem",
+        "bpf-nop",
     ] {
         assert_eq!(find(&doc, no)["status"], "unsupported", "{no}");
     }
@@ -241,6 +242,7 @@ fn whole_matrix_on_debian_6_1() {
     for (name, feature) in [
         ("bpf-for", "open-coded iterators"),
         ("bpf-rhashmap-lookup", "BPF_MAP_TYPE_RHASH"),
+        ("bpf-nop", "may_goto"),
     ] {
         let why = find(&doc, name)["reason"].as_str().unwrap().to_string();
         assert!(why.contains(feature), "{name}: {why}");

@@ -25,7 +25,8 @@ fn feature(bench: &str) -> Feature {
 }
 
 /// What a kernel cannot run whatever its config, by version: open-coded
-/// iterators (bpf-for) came in 6.4, uprobe_multi in 6.6, the batched
+/// iterators (bpf-for) came in 6.4, uprobe_multi in 6.6, may_goto
+/// (bpf-nop) in 6.9, the batched
 /// tp/rawtp/fmodret driver's kfunc and tracepoint in 6.10, uprobes on the
 /// 10-byte nop and the resizable hash map in 7.2.
 fn too_old(release: &str, bench: &str) -> bool {
@@ -40,7 +41,8 @@ fn too_old(release: &str, bench: &str) -> bool {
         Feature::OpenCodedIterators => v < (6, 4),
         Feature::UprobeMulti => v < (6, 6),
         Feature::TestKfunc => v < (6, 10),
-        Feature::ResizableHash => v < (7, 2),
+        Feature::ResizableHash | Feature::ResizableHashMemory => v < (7, 2),
+        Feature::MayGoto => v < (6, 9),
         _ => false,
     }
 }

@@ -118,6 +118,7 @@ const FAMILIES: &[&str] = &[
     "lpm-trie-delete",
     "htab-mem",
     "rhtab-mem",
+    "bpf-nop",
 ];
 
 #[test]

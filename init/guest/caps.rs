@@ -42,6 +42,9 @@ pub enum Feature {
     MemoryCgroup,
     /// Both: rhtab-mem.
     ResizableHashMemory,
+    /// The may_goto instruction (6.9), upstream's can_loop: no symbol
+    /// marks it, the runner asks the kernel's version.
+    MayGoto,
 }
 
 impl Feature {
@@ -65,6 +68,7 @@ impl Feature {
             Feature::ResizableHash => "resizable_hash",
             Feature::MemoryCgroup => "memory_cgroup",
             Feature::ResizableHashMemory => "resizable_hash_memory",
+            Feature::MayGoto => "may_goto",
         }
     }
 
@@ -91,6 +95,7 @@ impl Feature {
             Feature::ResizableHash => "7.2+ (BPF_MAP_TYPE_RHASH)",
             Feature::MemoryCgroup => "CONFIG_MEMCG (a memory cgroup) and 5.17+ (bpf_loop)",
             Feature::ResizableHashMemory => "7.2+ (BPF_MAP_TYPE_RHASH) and CONFIG_MEMCG",
+            Feature::MayGoto => "6.9+ (the may_goto instruction, upstream's can_loop)",
         }
     }
 }

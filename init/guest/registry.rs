@@ -74,6 +74,10 @@ pub enum Reporter {
     /// each producer's operations, k/s, and the memory cgroup's memory
     /// (htab-mem's `htab_mem_report_*`).
     HtabMem,
+    /// the median, deviation and 99th percentile of what the program
+    /// timed of its runs, ns an iteration (`bpf_bench_timing_report`); no
+    /// `Iter` lines.
+    Timing,
 }
 
 impl Family {
@@ -102,6 +106,7 @@ pub enum Runner {
     LocalStorage,
     LpmTrie,
     HtabMem,
+    Nop,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,6 +290,21 @@ pub static HTAB_MEM: Family = Family {
     knobs: Some(&["value-size", "use-case", "preallocated"]),
 };
 
+/// An empty loop's iteration, timed by the program (upstream's
+/// bench_bpf_nop.c).
+pub static BPF_NOP: Family = Family {
+    name: "bpf_nop",
+    object: true,
+    prefixes: &["bpf-nop"],
+    runner: Runner::Nop,
+    sweep: Sweep::None,
+    producers: Producers::Any,
+    baseline: Baseline::Alone,
+    reporter: Reporter::Timing,
+    // no parser upstream: it takes any family's options
+    knobs: None,
+};
+
 pub static FAMILIES: &[&Family] = &[
     &TRIGGER,
     &RENAME,
@@ -296,6 +316,7 @@ pub static FAMILIES: &[&Family] = &[
     &LOCAL_STORAGE,
     &LPM_TRIE,
     &HTAB_MEM,
+    &BPF_NOP,
 ];
 
 /// Non-inlined functions in this binary that uprobes attach to, each named
@@ -340,6 +361,9 @@ pub enum Trigger {
     /// operations, which the program returns (the family's runner makes
     /// the producers).
     Packet(&'static str),
+    /// BPF_PROG_TEST_RUN of this syscall program, a run of iterations the
+    /// family's runner sets (and makes the producers).
+    Run(&'static str),
 }
 
 impl UTarget {
@@ -362,6 +386,7 @@ impl Trigger {
             Trigger::Count { shared: true } => "atomic add, one shared counter".into(),
             Trigger::Count { shared: false } => "atomic add, a counter each".into(),
             Trigger::Packet(p) => format!("test_run {p} on a frame"),
+            Trigger::Run(p) => format!("test_run {p}"),
         }
     }
 
@@ -657,6 +682,7 @@ const BF: &Family = &BLOOM;
 const H: &Family = &HASHMAP;
 const LS: &Family = &LOCAL_STORAGE;
 const HM: &Family = &HTAB_MEM;
+const NOP: &Family = &BPF_NOP;
 const LPM: &Family = &LPM_TRIE;
 const XDP: Trigger = Trigger::Packet("run_bench");
 
@@ -698,8 +724,9 @@ const FULL_UPDATE: Upstream = &[
 /// Hou Tao's, 2023: absent from 6.1's tree, in 7.2's (6.6 as far as
 /// read).
 const HTAB_MEM_BENCH: Upstream = &[(V0, Absent), ((6, 6), Same)];
-/// The resizable hash map's twins of the hash map's two: in 7.2's tree
-/// (Debian's linux-source-7.2), 7.1's not read.
+/// In 7.2's tree (Debian's linux-source-7.2), 7.1's not read: the
+/// resizable hash map's twins of the hash map's benchmarks, rhtab-mem and
+/// bpf-nop.
 const SINCE_7_2: Upstream = &[(V0, Absent), ((7, 2), Same)];
 /// In torvalds' tree after 7.2 (Debian's linux-source-7.2 has no
 /// bench_bpf_for.c): the next release's.
@@ -809,6 +836,8 @@ pub static BENCHES: &[Bench] = &[
     // OP_BATCH (64) writes or deletes of a hash map a getpgid(), its memory cgroup read
     b("htab-mem", HM, Some("overwrite"), Section, Getpgid, F::MemoryCgroup, HTAB_MEM_BENCH),
     b("rhtab-mem", HM, Some("overwrite"), Section, Getpgid, F::ResizableHashMemory, SINCE_7_2),
+    // a test run's empty may_goto loop, timed
+    b("bpf-nop", NOP, Some("bench_nop"), Nothing, Trigger::Run("bench_nop"), F::MayGoto, SINCE_7_2),
 ];
 
 /// The benchmarks this build can run on its architecture.

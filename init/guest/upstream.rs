@@ -72,7 +72,7 @@ pub fn iter(
             per_producer_k(s, producers),
             mib(s.memory_bytes)
         ),
-        Reporter::FullUpdate | Reporter::Lookup => return None,
+        Reporter::FullUpdate | Reporter::Lookup | Reporter::Timing => return None,
     })
 }
 
@@ -121,7 +121,11 @@ pub fn head(s: &Summary, report: Reporter) -> String {
             "Summary: hits {:8.3} \u{b1} {:5.3}M/s ({:7.3}M/prod)",
             s.mean, s.stddev, s.per_producer
         ),
-        Reporter::Ops | Reporter::FullUpdate | Reporter::Lookup | Reporter::TimedOps => format!(
+        Reporter::Ops
+        | Reporter::FullUpdate
+        | Reporter::Lookup
+        | Reporter::TimedOps
+        | Reporter::Timing => format!(
             "Summary: throughput {:8.3} \u{b1} {:5.3} M ops/s ({:7.3}M ops/prod)",
             s.mean, s.stddev, s.per_producer
         ),
@@ -212,8 +216,42 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
             )
         }
         Reporter::HtabMem => htab_mem(r),
+        Reporter::Timing => timing(&r.bench, r.figures.as_ref()?, r.extra.get("batch_iters")?)?,
         Reporter::FullUpdate | Reporter::Lookup => timed(r, report, terse)?,
     })
+}
+
+/// bpf-nop's line (`bpf_bench_timing_report`): each timed run's ns an
+/// iteration, those beyond 1.5 interquartile ranges of the quartiles left
+/// out (at 8 runs or more), their median, deviation and 99th percentile.
+fn timing(name: &str, figures: &trig_schema::Figures, iters: &str) -> Option<String> {
+    let iters: f64 = iters.parse().ok()?;
+    let mut ops: Vec<f64> = figures
+        .timed_runs
+        .iter()
+        .flat_map(|c| c.ns.iter().filter(|&&ns| ns > 0))
+        .map(|&ns| ns as f64 / iters)
+        .collect();
+    if ops.is_empty() {
+        return Some("No timing samples collected.".into());
+    }
+    ops.sort_by(f64::total_cmp);
+    let n = ops.len();
+    if n >= 8 {
+        let (q1, q3) = (ops[n / 4], ops[3 * n / 4]);
+        let (lo, hi) = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1));
+        ops.retain(|&x| (lo..=hi).contains(&x));
+    }
+    let n = ops.len();
+    let deviation = match n {
+        1 => 0.0,
+        _ => stats::stddev(&ops),
+    };
+    Some(format!(
+        "{name}: median {:.2} ns/op, stddev {deviation:.2}, p99 {:.2} ({n} samples)",
+        ops[n / 2],
+        ops[(n * 99 / 100).min(n - 1)]
+    ))
 }
 
 /// htab-mem's summary (`htab_mem_report_final`): each producer's
@@ -511,5 +549,24 @@ mod tests {
         assert!(after(" per-prod-op").starts_with("64.00 \u{b1}    1.41k/s"));
         assert!(after(" memory usage").starts_with("3.00 \u{b1}    1.41MiB"));
         assert!(after(" peak memory usage").starts_with("5.00MiB"));
+    }
+
+    #[test]
+    fn timing_lines_are_upstreams_outliers_left_out() {
+        // runs of 1000 iterations: 1 ns each but one run 40 times as slow
+        let mut ns: Vec<u64> = (0..99).map(|i| 1_000 + i % 3).collect();
+        ns.push(40_000);
+        let figures = trig_schema::Figures {
+            timed_runs: vec![trig_schema::TimedRuns { cpu: 0, ns }],
+            ..Default::default()
+        };
+        assert_eq!(
+            timing("bpf-nop", &figures, "1000").unwrap(),
+            "bpf-nop: median 1.00 ns/op, stddev 0.00, p99 1.00 (99 samples)"
+        );
+        assert_eq!(
+            timing("bpf-nop", &trig_schema::Figures::default(), "1000").unwrap(),
+            "No timing samples collected."
+        );
     }
 }

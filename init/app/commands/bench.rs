@@ -7,7 +7,7 @@ use nix::sys::signal::{signal, SigHandler, Signal};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
-use trig_guest::matrix::{hashmap, local_storage, lpm_trie};
+use trig_guest::matrix::maps::{hashmap, local_storage, lpm_trie};
 use trig_guest::options::RunOptions;
 use trig_guest::recorder::Sink;
 use trig_guest::registry::{self, Bench, Producers, Reporter, Runner};

@@ -1,14 +1,11 @@
 //! The matrices: running each point of the selection (registry::points)
 //! with its family's runner, and the figures derived from a measurement.
 
-pub mod bloom;
+pub mod bpf_nop;
 pub mod count;
 pub mod everywhere;
-pub mod hashmap;
-pub mod htab_mem;
-pub mod local_storage;
 pub mod loops;
-pub mod lpm_trie;
+pub mod maps;
 pub mod rename;
 pub mod strncmp;
 pub mod syscall_loop;
@@ -21,6 +18,7 @@ use crate::registry::{Attach, Bench, Producers, Reporter, RunPoint, Runner, Trig
 use crate::sampler::{self, counters::BpfSlots, Body, Gauge, Measured, Progress, Sampling};
 use libbpf_rs::skel::{OpenSkel, Skel};
 use libbpf_rs::{MapCore, MapFlags, Object};
+use maps::{bloom, hashmap, htab_mem, local_storage, lpm_trie};
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Arc, OnceLock};
@@ -152,6 +150,7 @@ impl Ctx<'_> {
         match (self.bench().counts_in_bpf(), self.bench().trigger) {
             (_, Trigger::TestRun(_)) => iters,
             (_, Trigger::Packet(_)) => lpm_trie::per_run(self.opts),
+            (_, Trigger::Run(_)) => bpf_nop::per_run(self.opts),
             // an iteration's count is added once a loop call
             (true, _) if self.bench().family.runner == Runner::Loop => {
                 u64::from(loops::loops(self.bench(), self.opts.nr_loops))
@@ -174,6 +173,7 @@ impl Ctx<'_> {
             Trigger::Getpgid => self.getpgid_batch() * self.per_syscall(),
             Trigger::TestRun(_) => u64::from(self.opts.batch_iters),
             Trigger::Packet(_) => lpm_trie::per_run(self.opts),
+            Trigger::Run(_) => bpf_nop::per_run(self.opts),
             Trigger::Call(_) => CALL_BATCH,
             Trigger::Rename => rename::BATCH,
             Trigger::Count { shared: true } => count::BATCH,
@@ -326,13 +326,34 @@ impl Ctx<'_> {
             }
             Trigger::Rename => return rename::producer(spins),
             Trigger::Count { shared } => count::producer(shared, spins),
-            Trigger::Packet(prog) => {
+            Trigger::Packet(prog) | Trigger::Run(prog) => {
                 return Err(Failure::Failed(format!(
                     "test_run {prog}: its family's runner makes the producers"
                 )))
             }
         })
     }
+}
+
+/// Each CPU's ring of the program's last timed runs (`ns`, and the runs
+/// it made in all) as timed runs, oldest first, in the meter's ns (the
+/// guest's less the shift's stretch): the hash maps' and bpf-nop's.
+pub fn ring_runs<'a>(
+    rings: impl Iterator<Item = (&'a [u64], u64)>,
+    clock: crate::clock::Clock,
+) -> Vec<trig_schema::TimedRuns> {
+    rings
+        .take(guest_cpus())
+        .enumerate()
+        .filter_map(|(cpu, (ring, runs))| {
+            let kept = runs.min(ring.len() as u64) as usize;
+            let ns: Vec<u64> = (0..kept)
+                .map(|k| ring[(runs as usize - kept + k) % ring.len()])
+                .map(|ns| (clock.meter(std::time::Duration::from_nanos(ns)) * 1e9).round() as u64)
+                .collect();
+            (!ns.is_empty()).then_some(trig_schema::TimedRuns { cpu, ns })
+        })
+        .collect()
 }
 
 /// The running kernel's version, asked once.
@@ -432,6 +453,7 @@ fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         Runner::LocalStorage => local_storage::run(ctx),
         Runner::LpmTrie => lpm_trie::run(ctx),
         Runner::HtabMem => htab_mem::run(ctx),
+        Runner::Nop => bpf_nop::run(ctx),
     }
 }
 
@@ -524,13 +546,21 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
         });
     }
     result.figures = own_figures(point.bench, &measured.samples).or(measured.figures);
+    result.extra.extend(measured.extra);
     result.samples = measured.samples;
     result.window = measured.window;
     if point.producers > 1 {
         result.producer_events = measured.producer_events;
         result.producer_cpus = measured.producer_cpus;
     }
-    if measured.hung {
+    verdict(result, measured.hung);
+}
+
+/// A failure where the figures cannot be trusted: producers that did not
+/// stop, nothing counted, or BPF's count against the producers'.
+fn verdict(result: &mut BenchResult, hung: bool) {
+    let mean = result.summary.as_ref().map_or(0.0, |s| s.mean);
+    if hung {
         result.status = Status::Timeout;
         result.reason = Some("producers did not stop; abandoned".into());
     } else if mean == 0.0 {

@@ -91,6 +91,9 @@ pub struct Measured {
     /// The family's own figures, which its runner adds (the hash map
     /// benchmarks' timed runs).
     pub figures: Option<trig_schema::Figures>,
+    /// What the runner decided as it ran, for the result's `extra`
+    /// (bpf-nop's calibrated iterations a run).
+    pub extra: Vec<(String, String)>,
 }
 
 /// What the sample loop hands back: the samples, the profiled window,
@@ -479,6 +482,7 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
             .map(|c| c.load(Ordering::Relaxed))
             .collect(),
         figures: None,
+        extra: Vec::new(),
     }
 }
 
@@ -709,8 +713,10 @@ mod tests {
         assert!(at.samples[0].interval_s >= 2.0, "{:?}", at.samples[0]);
         // and the run's watchdog waits that much longer
         assert!(shifted() >= Duration::from_millis(1900));
+        // each later one about a period (a sleep's overshoot moves the
+        // next end's share of it), where catching up gave nothing
         for s in &at.samples[1..] {
-            assert!(s.interval_s >= 0.1, "{s:?}");
+            assert!(s.interval_s >= 0.05, "{s:?}");
         }
     }
 

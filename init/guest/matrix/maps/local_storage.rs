@@ -4,8 +4,8 @@
 //! `--nr_loops` gets of them in turn (upstream's 10,000, which `bench`
 //! keeps; the matrix's 1000).
 
-use super::{mapped, open_failed, update_all, Ctx};
 use crate::bpf::{skel::local_storage::LocalStorageSkelBuilder, Failure};
+use crate::matrix::{mapped, open_failed, update_all, Ctx};
 use crate::options::RunOptions;
 use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Measured};

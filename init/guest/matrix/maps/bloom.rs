@@ -4,8 +4,8 @@
 //! getrandom(), so that a benchmark's entries, and with the maps' zero hash
 //! seeds its figures, are the same whatever ran before it in a boot.
 
-use super::{mapped, open_failed, Ctx};
 use crate::bpf::{skel::bloom::BloomSkelBuilder, Failure};
+use crate::matrix::{mapped, open_failed, Ctx};
 use crate::options::RunOptions;
 use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Measured};

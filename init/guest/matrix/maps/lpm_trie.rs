@@ -3,8 +3,8 @@
 //! BPF_PROG_TEST_RUN makes a run of one operation on the keys of a trie
 //! that user space fills, empties and refills between runs.
 
-use super::{mapped, open_failed, update_all, Ctx};
 use crate::bpf::{skel::lpm_trie::LpmTrieSkelBuilder, Failure};
+use crate::matrix::{mapped, open_failed, update_all, Ctx};
 use crate::options::RunOptions;
 use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Body, Measured};

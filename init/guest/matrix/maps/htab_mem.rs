@@ -4,9 +4,9 @@
 //! (and, for add_del_on_diff_cpu, their partners' getppid()) write or
 //! delete 64 keys a run, and each sample reads the cgroup's memory.
 
-use super::{hit_slots, open_failed, Ctx};
 use crate::bpf::{skel::htab_mem::HtabMemSkelBuilder, Failure};
 use crate::caps::Feature;
+use crate::matrix::{hit_slots, open_failed, Ctx};
 use crate::memcg::MemCgroup;
 use crate::options::{RunOptions, USE_CASES};
 use crate::registry::Bench;
@@ -99,7 +99,7 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let mut open = HtabMemSkelBuilder::default()
         .open(&mut obj)
         .map_err(open_failed)?;
-    let ro = super::mapped(open.maps.rodata_data.as_deref_mut(), ".rodata")?;
+    let ro = crate::matrix::mapped(open.maps.rodata_data.as_deref_mut(), ".rodata")?;
     ro.nr_thread = ctx.point.producers as u32;
     shape(ctx.bench(), &churn, &mut open.maps.htab)?;
     let mut skel = crate::bpf::load(open, churn.programs(), ctx.bench(), ctx.caps)?;
@@ -189,7 +189,7 @@ fn pairs() -> Body {
                 true => unsafe {
                     libc_syscall(nix::libc::SYS_getppid);
                 },
-                false => super::syscall_loop::getpgid_loop(1, 0),
+                false => crate::matrix::syscall_loop::getpgid_loop(1, 0),
             }
             count.fetch_add(1, Ordering::Relaxed);
             let (lock, cv) = &*turn;

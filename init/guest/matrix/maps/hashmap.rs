@@ -3,17 +3,16 @@
 //! bench_bpf_hashmap_lookup.c set them up; the program times its own runs,
 //! which become the results' timed figures.
 
-use super::{mapped, open_failed, Ctx};
 use crate::bpf::{skel::hashmap::HashmapSkelBuilder, Failure};
 use crate::caps::Feature;
+use crate::matrix::{mapped, open_failed, Ctx};
 use crate::options::RunOptions;
 use crate::registry::{Bench, Reporter};
 use crate::sampler::{counters::BpfSlots, Measured};
 use libbpf_rs::skel::{Skel, SkelBuilder};
 use libbpf_rs::{libbpf_sys, AsRawLibbpf, MapCore, MapFlags, OpenMapMut};
 use std::mem::MaybeUninit;
-use std::time::Duration;
-use trig_schema::{Figures, TimedRuns};
+use trig_schema::Figures;
 
 /// Entries of its full map (FULL_ENTRIES of bpf/hashmap.bpf.c).
 const FULL_ENTRIES: u32 = 1000;
@@ -166,19 +165,8 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let slots = unsafe { BpfSlots::new(&mut bss.hits) };
     let mut measured = ctx.attach_and_measure(skel.object(), None, slots)?;
     let bss = mapped(skel.maps.bss_data.as_deref(), ".bss")?;
-    let clock = ctx.opts.clock();
-    let runs: Vec<TimedRuns> = (0..super::guest_cpus())
-        .filter_map(|cpu| {
-            let t = bss.times.get(cpu)?;
-            let kept = t.runs.min(t.ns.len() as u64) as usize;
-            // the ring's oldest first; the guest's ns less the shift's stretch
-            let ns = (0..kept)
-                .map(|k| t.ns[(t.runs as usize - kept + k) % t.ns.len()])
-                .map(|ns| (clock.meter(Duration::from_nanos(ns)) * 1e9).round() as u64)
-                .collect::<Vec<u64>>();
-            (!ns.is_empty()).then_some(TimedRuns { cpu, ns })
-        })
-        .collect();
+    let rings = bss.times.iter().map(|t| (&t.ns[..], t.runs));
+    let runs = crate::matrix::ring_runs(rings, ctx.opts.clock());
     measured.figures = Figures::timed(runs, per_syscall(ctx.bench(), ctx.opts));
     Ok(measured)
 }
