@@ -97,7 +97,8 @@ impl MemCgroup {
             ));
         }
         write(&root.join("cgroup.subtree_control"), "+memory").map_err(failed)?;
-        // a cgroup left by a run that was killed is taken over
+        // a cgroup left by a killed run of the same process id is taken
+        // over
         if let Err(e) = fs::create_dir(&cg.dir) {
             if e.kind() != std::io::ErrorKind::AlreadyExists {
                 return Err(failed(format!("creating {}: {e}", cg.dir.display())));

@@ -19,7 +19,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 use trig_schema::Figures;
 
-/// The cgroup the runs join (upstream's "/htab_mem").
+/// The cgroup a run joins (upstream's "/htab_mem"), the process's id
+/// after it: two runs at once keep their memory apart.
 const CGROUP: &str = "trig-init-htab-mem";
 
 /// 7.2's resizable hash map (`rhtab-mem`), newer than libbpf-sys's
@@ -94,7 +95,8 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let churn = Churn::of(ctx.opts);
     check(ctx.bench(), &churn, ctx.point.producers)?;
     // joined before the map is made: its memory is charged where it was
-    let cgroup = Arc::new(MemCgroup::join(CGROUP)?);
+    let name = format!("{CGROUP}.{}", std::process::id());
+    let cgroup = Arc::new(MemCgroup::join(&name)?);
     let mut obj = MaybeUninit::uninit();
     let mut open = HtabMemSkelBuilder::default()
         .open(&mut obj)
