@@ -260,8 +260,7 @@ impl Ctx<'_> {
     /// and a stop waits for one call, not 64 (at --nr_loops 10000, 64 took
     /// 7 s here, past the stop's grace).
     fn getpgid_producer(&self, spins: u32) -> Body {
-        let batch = self.getpgid_batch();
-        let per_call = batch * self.per_syscall();
+        let (batch, per_call) = (self.getpgid_batch(), self.batch());
         Arc::new(move |count, stop| {
             sampler::produce(count, stop, 1, per_call, || {
                 syscall_loop::getpgid_loop(batch, spins)

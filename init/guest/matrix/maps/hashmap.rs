@@ -10,7 +10,7 @@ use crate::options::RunOptions;
 use crate::registry::{Bench, Reporter};
 use crate::sampler::{counters::BpfSlots, Measured};
 use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{libbpf_sys, AsRawLibbpf, MapCore, MapFlags, OpenMapMut};
+use libbpf_rs::{libbpf_sys, MapCore, MapFlags, OpenMapMut};
 use std::mem::MaybeUninit;
 use trig_schema::Figures;
 
@@ -63,10 +63,6 @@ fn is_lookup(bench: &Bench) -> bool {
     bench.reporter == Reporter::Lookup
 }
 
-/// 7.2's resizable hash map (`bpf-rhashmap-*`), newer than libbpf-sys's
-/// bindings: the uapi's number.
-const BPF_MAP_TYPE_RHASH: u32 = 35;
-
 /// Makes the map a resizable one where the benchmark is `bpf-rhashmap-*`,
 /// with the flag it requires (upstream's rhash_setup); returns the flags
 /// the map then takes.
@@ -74,15 +70,7 @@ fn map_type(bench: &Bench, map: &mut OpenMapMut, flags: u32) -> Result<u32, Fail
     if bench.feature != Feature::ResizableHash {
         return Ok(flags);
     }
-    // SAFETY: the map belongs to an open, not yet loaded, object.
-    let rc = unsafe {
-        libbpf_sys::bpf_map__set_type(map.as_libbpf_object().as_ptr(), BPF_MAP_TYPE_RHASH)
-    };
-    if rc != 0 {
-        return Err(Failure::Failed(format!(
-            "setting the map's type: error {rc}"
-        )));
-    }
+    super::make_resizable(map)?;
     Ok(flags | libbpf_sys::BPF_F_NO_PREALLOC)
 }
 

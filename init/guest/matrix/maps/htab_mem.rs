@@ -12,7 +12,7 @@ use crate::options::{RunOptions, USE_CASES};
 use crate::registry::Bench;
 use crate::sampler::{Body, Gauge, Measured};
 use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{libbpf_sys, AsRawLibbpf, Link};
+use libbpf_rs::{libbpf_sys, Link};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -22,10 +22,6 @@ use trig_schema::Figures;
 /// The cgroup a run joins (upstream's "/htab_mem"), the process's id
 /// after it: two runs at once keep their memory apart.
 const CGROUP: &str = "trig-init-htab-mem";
-
-/// 7.2's resizable hash map (`rhtab-mem`), newer than libbpf-sys's
-/// bindings: the uapi's number.
-const BPF_MAP_TYPE_RHASH: u32 = 35;
 
 /// The knobs of a run, upstream's defaults where not given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,19 +137,12 @@ fn attach_failed(prog: &str) -> impl FnOnce(libbpf_rs::Error) -> Failure + '_ {
 /// rhtab-mem.
 fn shape(bench: &Bench, churn: &Churn, map: &mut libbpf_rs::OpenMapMut) -> Result<(), Failure> {
     let sized = |e| Failure::Failed(format!("sizing the map: {e:#}"));
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
     map.set_value_size(churn.value_size).map_err(sized)?;
+    let cpus = crate::matrix::guest_cpus() as u32;
     map.set_max_entries(8192.max(64 * cpus)).map_err(sized)?;
     if bench.feature == Feature::ResizableHashMemory {
-        // SAFETY: the map belongs to an open, not yet loaded, object.
-        let rc = unsafe {
-            libbpf_sys::bpf_map__set_type(map.as_libbpf_object().as_ptr(), BPF_MAP_TYPE_RHASH)
-        };
-        if rc != 0 {
-            return Err(Failure::Failed(format!(
-                "setting the map's type: error {rc}"
-            )));
-        }
+        // the template's BPF_F_NO_PREALLOC stays
+        super::make_resizable(map)?;
     } else if churn.preallocated {
         map.set_map_flags(map.map_flags() & !libbpf_sys::BPF_F_NO_PREALLOC)
             .map_err(sized)?;
@@ -187,10 +176,9 @@ fn pairs() -> Body {
         let deleter = seq % 2 == 1;
         while wait_turn(&turn, deleter, stop) {
             match deleter {
-                // SAFETY: getppid takes nothing and touches no memory
-                true => unsafe {
-                    libc_syscall(nix::libc::SYS_getppid);
-                },
+                true => {
+                    nix::unistd::getppid();
+                }
                 false => crate::matrix::syscall_loop::getpgid_loop(1, 0),
             }
             count.fetch_add(1, Ordering::Relaxed);
@@ -213,11 +201,6 @@ fn wait_turn(turn: &Turn, deleter: bool, stop: &AtomicBool) -> bool {
         whose = cv.wait_timeout(whose, STOP_POLL).expect("a pair's turn").0;
     }
     !stop.load(Ordering::Relaxed)
-}
-
-/// A system call of no arguments, its result dropped.
-unsafe fn libc_syscall(nr: nix::libc::c_long) {
-    let _ = nix::libc::syscall(nr);
 }
 
 #[cfg(test)]
