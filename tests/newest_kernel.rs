@@ -116,6 +116,7 @@ const FAMILIES: &[&str] = &[
     "bpf-rhashmap-lookup",
     "local-storage-cache-int-get",
     "lpm-trie-delete",
+    "lpm-trie-free",
     "htab-mem",
     "rhtab-mem",
     "bpf-nop",

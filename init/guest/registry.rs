@@ -71,6 +71,9 @@ pub enum Reporter {
     /// of the interval (the LPM trie's insert and delete,
     /// `frac_second_report_*`).
     TimedOps,
+    /// the same of frees, thousands a second and ms each (lpm-trie-free's
+    /// `free_ops_report_*`).
+    TimedFrees,
     /// each producer's operations, k/s, and the memory cgroup's memory
     /// (htab-mem's `htab_mem_report_*`).
     HtabMem,
@@ -364,6 +367,9 @@ pub enum Trigger {
     /// BPF_PROG_TEST_RUN of this syscall program, a run of iterations the
     /// family's runner sets (and makes the producers).
     Run(&'static str),
+    /// Make an LPM trie, fill it and close it, which the kernel then frees
+    /// (the family's runner makes the producers).
+    MapFree,
 }
 
 impl UTarget {
@@ -387,6 +393,7 @@ impl Trigger {
             Trigger::Count { shared: false } => "atomic add, a counter each".into(),
             Trigger::Packet(p) => format!("test_run {p} on a frame"),
             Trigger::Run(p) => format!("test_run {p}"),
+            Trigger::MapFree => "make, fill and close an LPM trie".into(),
         }
     }
 
@@ -833,6 +840,8 @@ pub static BENCHES: &[Bench] = &[
     reports(b("lpm-trie-insert", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
     b("lpm-trie-update", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH),
     reports(b("lpm-trie-delete", LPM, Some("run_bench"), Nothing, XDP, F::BpfLoop, LPM_BENCH), Reporter::TimedOps),
+    // a trie of --nr_entries keys made, filled and closed; its free timed by fentry and fexit
+    reports(b("lpm-trie-free", LPM, Some("trie_free_entry"), Section, Trigger::MapFree, F::Trampolines, LPM_BENCH), Reporter::TimedFrees),
     // OP_BATCH (64) writes or deletes of a hash map a getpgid(), its memory cgroup read
     b("htab-mem", HM, Some("overwrite"), Section, Getpgid, F::MemoryCgroup, HTAB_MEM_BENCH),
     b("rhtab-mem", HM, Some("overwrite"), Section, Getpgid, F::ResizableHashMemory, SINCE_7_2),

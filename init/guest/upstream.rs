@@ -67,6 +67,13 @@ pub fn iter(
             s.important_mps()
         ),
         Reporter::TimedOps => iter_hits(iter, late_us, s.timed_mps(), producers),
+        Reporter::TimedFrees => {
+            let kps = s.timed_mps() * 1e3;
+            format!(
+                "Iter {iter:3} ({late_us:7.3}us): hits {kps:8.3}K/s ({:7.3}K/prod)",
+                kps / producers as f64
+            )
+        }
         Reporter::HtabMem => format!(
             "Iter {iter:3} ({late_us:7.3}us): per-prod-op {:7.2}k/s, memory usage {:7.2}MiB",
             per_producer_k(s, producers),
@@ -132,6 +139,12 @@ pub fn head(s: &Summary, report: Reporter) -> String {
         Reporter::LocalStorage => format!(
             "Summary: hits throughput {:8.3} \u{b1} {:5.3} M ops/s",
             s.mean, s.stddev
+        ),
+        Reporter::TimedFrees => format!(
+            "Summary: throughput {:8.3} \u{b1} {:5.3} K ops/s ({:7.3}K ops/prod)",
+            s.mean * 1e3,
+            s.stddev * 1e3,
+            s.per_producer * 1e3
         ),
         Reporter::HtabMem => format!(
             "Summary: per-prod-op {:7.2} \u{b1} {:7.2}k/s",
@@ -205,14 +218,18 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
         // the result's rate is already the program's timing; a run's
         // latency too, each sample's ns an operation in whole ns first,
         // as upstream's
-        Reporter::TimedOps => {
+        Reporter::TimedOps | Reporter::TimedFrees => {
             let latencies: Vec<f64> = measured()
                 .map(|s| ((s.timed_s * 1e9).round() as u64 / s.bpf.max(1)) as f64)
                 .collect();
+            let (divisor, unit) = match report {
+                Reporter::TimedFrees => (1e6, "ms"),
+                _ => (1.0, "ns"),
+            };
             format!(
-                "{}, latency {:8.3} ns/op",
+                "{}, latency {:8.3} {unit}/op",
                 head(s, report),
-                stats::summarize(&latencies).mean / r.producers as f64
+                stats::summarize(&latencies).mean / divisor / r.producers as f64
             )
         }
         Reporter::HtabMem => htab_mem(r),
@@ -485,6 +502,29 @@ mod tests {
         assert_eq!(
             summary(&r, Reporter::TimedOps, Terse::default()).unwrap(),
             "Summary: throughput    0.450 \u{b1} 0.071 M ops/s (  0.450M ops/prod), latency 2250.000 ns/op"
+        );
+    }
+
+    #[test]
+    fn frees_are_upstreams_thousands_and_ms() {
+        // 3 tries freed in 6 ms of the program's timing: 0.5K/s
+        let s = Sample {
+            bpf: 3,
+            timed_s: 0.006,
+            ..sample(0.02)
+        };
+        assert_eq!(
+            iter(4, 12.5, &s, 1, Reporter::TimedFrees).unwrap(),
+            "Iter   4 ( 12.500us): hits    0.500K/s (  0.500K/prod)"
+        );
+        // 2 ms and 2.5 ms a free: 0.5 and 0.4 K/s, upstream's latency the
+        // mean of each sample's whole ns a free, in ms
+        let mut r = result(&[0.0005, 0.0004], 1, (3, 0, 0));
+        r.samples[0].timed_s = 0.006;
+        r.samples[1].timed_s = 0.0075;
+        assert_eq!(
+            summary(&r, Reporter::TimedFrees, Terse::default()).unwrap(),
+            "Summary: throughput    0.450 \u{b1} 0.071 K ops/s (  0.450K ops/prod), latency    2.250 ms/op"
         );
     }
 

@@ -22,6 +22,7 @@ use maps::{bloom, hashmap, htab_mem, local_storage, lpm_trie};
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 use trig_schema::stats;
 use trig_schema::{BenchResult, Capability, Figures, HitCheck, Status, Summary};
 
@@ -138,6 +139,11 @@ impl Ctx<'_> {
             batch: self.batch(),
             clock: self.opts.clock(),
             gauge,
+            // a trie's free comes after its producer closed it
+            settle: match self.bench().trigger {
+                Trigger::MapFree => Duration::from_secs(5),
+                _ => Duration::ZERO,
+            },
         };
         sampler::measure(&plan, bpf, body)
     }
@@ -151,6 +157,7 @@ impl Ctx<'_> {
             (_, Trigger::TestRun(_)) => iters,
             (_, Trigger::Packet(_)) => lpm_trie::per_run(self.opts),
             (_, Trigger::Run(_)) => bpf_nop::per_run(self.opts),
+            (_, Trigger::MapFree) => 1,
             // an iteration's count is added once a loop call
             (true, _) if self.bench().family.runner == Runner::Loop => {
                 u64::from(loops::loops(self.bench(), self.opts.nr_loops))
@@ -174,6 +181,7 @@ impl Ctx<'_> {
             Trigger::TestRun(_) => u64::from(self.opts.batch_iters),
             Trigger::Packet(_) => lpm_trie::per_run(self.opts),
             Trigger::Run(_) => bpf_nop::per_run(self.opts),
+            Trigger::MapFree => 1,
             Trigger::Call(_) => CALL_BATCH,
             Trigger::Rename => rename::BATCH,
             Trigger::Count { shared: true } => count::BATCH,
@@ -325,9 +333,10 @@ impl Ctx<'_> {
             }
             Trigger::Rename => return rename::producer(spins),
             Trigger::Count { shared } => count::producer(shared, spins),
-            Trigger::Packet(prog) | Trigger::Run(prog) => {
+            Trigger::Packet(_) | Trigger::Run(_) | Trigger::MapFree => {
                 return Err(Failure::Failed(format!(
-                    "test_run {prog}: its family's runner makes the producers"
+                    "{}: its family's runner makes the producers",
+                    self.bench().trigger.describe()
                 )))
             }
         })
@@ -348,7 +357,7 @@ pub fn ring_runs<'a>(
             let kept = runs.min(ring.len() as u64) as usize;
             let ns: Vec<u64> = (0..kept)
                 .map(|k| ring[(runs as usize - kept + k) % ring.len()])
-                .map(|ns| (clock.meter(std::time::Duration::from_nanos(ns)) * 1e9).round() as u64)
+                .map(|ns| (clock.meter(Duration::from_nanos(ns)) * 1e9).round() as u64)
                 .collect();
             (!ns.is_empty()).then_some(trig_schema::TimedRuns { cpu, ns })
         })
@@ -518,7 +527,7 @@ fn record(result: &mut BenchResult, measured: Measured, point: &RunPoint) {
     // insert and delete, whose runs leave user space the trie to reset),
     // so is the result's rate
     let rate = match point.bench.reporter {
-        Reporter::TimedOps => trig_schema::Sample::timed_mps,
+        Reporter::TimedOps | Reporter::TimedFrees => trig_schema::Sample::timed_mps,
         _ => |s: &trig_schema::Sample| s.mps,
     };
     let rates: Vec<f64> = measured

@@ -56,6 +56,10 @@ pub struct Sampling {
     pub clock: Clock,
     /// Read with each sample, after its counts ([`Sample::memory_bytes`]).
     pub gauge: Option<Gauge>,
+    /// How long BPF's count may lag the producers' once they stopped:
+    /// an event the kernel completes later (a map's deferred free) is
+    /// counted by BPF after the producer counted it.
+    pub settle: Duration,
 }
 
 /// What the sampler prints as it goes.
@@ -441,6 +445,18 @@ fn sample_loop(plan: &Sampling, bpf: Option<BpfSlots>, user: &UserSlots, go: &Ba
     }
 }
 
+/// BPF's count after the last sample: what it has, or up to `owed` once
+/// it caught up with the producers, waiting at most `settle` for it.
+fn tail(bpf: BpfSlots, settle: Duration, owed: u64) -> u64 {
+    let deadline = Instant::now() + settle;
+    let mut counted = bpf.take().events;
+    while counted < owed && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+        counted += bpf.take().events;
+    }
+    counted
+}
+
 /// The calling thread's CPU time: under the icount meter on one CPU, the
 /// instructions it ran. Zero where the clock cannot be read, which leaves
 /// the rates as they would be without it.
@@ -466,12 +482,15 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
         crew.on_threads(plan, bpf, &body)
     };
     // what the producers counted after the last sample
-    let tail_bpf = bpf.map_or(0, |b| b.take().events);
-    let tail_user = crew.user.take();
     let samples = sampled.samples;
+    let total_user = samples.iter().map(|s| s.user).sum::<u64>() + crew.user.take();
+    let sampled_bpf = samples.iter().map(|s| s.bpf).sum::<u64>();
     Measured {
-        total_bpf: samples.iter().map(|s| s.bpf).sum::<u64>() + tail_bpf,
-        total_user: samples.iter().map(|s| s.user).sum::<u64>() + tail_user,
+        total_bpf: sampled_bpf
+            + bpf.map_or(0, |b| {
+                tail(b, plan.settle, total_user - sampled_bpf.min(total_user))
+            }),
+        total_user,
         samples,
         hung,
         window: sampled.window,
@@ -581,7 +600,34 @@ mod tests {
             batch: 1,
             clock: Clock::GUEST,
             gauge: None,
+            settle: Duration::ZERO,
         }
+    }
+
+    #[test]
+    fn a_count_the_kernel_completes_later_is_waited_for() {
+        #[repr(C, align(128))]
+        struct Counter {
+            value: AtomicU64,
+        }
+        let mut slots: Vec<Counter> = (0..2).map(|_| Counter { value: 0.into() }).collect();
+        // SAFETY: each Counter starts with its u64; `slots` outlives `bpf`
+        let bpf = unsafe { BpfSlots::new(&mut slots) };
+        let late = &slots[1].value as *const AtomicU64 as usize;
+        thread::scope(|s| {
+            s.spawn(move || {
+                thread::sleep(Duration::from_millis(30));
+                // SAFETY: `slots` outlives the scope
+                unsafe { &*(late as *const AtomicU64) }.fetch_add(2, Ordering::Relaxed);
+            });
+            // without a settle, what is there; with one, the frees owed
+            assert_eq!(tail(bpf, Duration::ZERO, 2), 0);
+            assert_eq!(tail(bpf, Duration::from_secs(10), 2), 2);
+        });
+        // nothing owed: no wait
+        let start = Instant::now();
+        assert_eq!(tail(bpf, Duration::from_secs(10), 0), 0);
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Body, Measured};
 use libbpf_rs::libbpf_sys;
 use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle};
+use libbpf_rs::{MapCore, MapFlags, MapHandle, MapType};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::atomic::Ordering;
@@ -50,6 +50,7 @@ enum Op {
     Insert,
     Update,
     Delete,
+    Free,
 }
 
 impl Op {
@@ -60,6 +61,7 @@ impl Op {
             "lookup" => Op::Lookup,
             "insert" => Op::Insert,
             "update" => Op::Update,
+            "free" => Op::Free,
             _ => Op::Delete,
         }
     }
@@ -69,10 +71,11 @@ impl Op {
         matches!(self, Op::Lookup | Op::Update | Op::Delete)
     }
 
-    /// Whether it walks the keys once through and then needs the trie
-    /// reset: one producer, keys in turn.
-    fn resets(self) -> bool {
-        matches!(self, Op::Insert | Op::Delete)
+    /// Whether it takes one producer and keys in turn: insert and delete
+    /// walk the keys once through and then need the trie reset; free
+    /// fills a trie a time.
+    fn single(self) -> bool {
+        matches!(self, Op::Insert | Op::Delete | Op::Free)
     }
 }
 
@@ -122,10 +125,10 @@ impl Trie {
         if self.prefix_len < 64 && (1u64 << self.prefix_len) < u64::from(self.nr_entries) {
             return refuse("prefix_len value too small for nr_entries".into());
         }
-        if Op::of(bench).resets() && producers != 1 {
+        if Op::of(bench).single() && producers != 1 {
             return refuse(format!("{} requires a single producer", bench.name));
         }
-        if Op::of(bench).resets() && self.random {
+        if Op::of(bench).single() && self.random {
             return refuse(format!("{} does not support --random", bench.name));
         }
         Ok(())
@@ -140,6 +143,9 @@ pub fn per_run(opts: &RunOptions) -> u64 {
 pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let (op, trie) = (Op::of(ctx.bench()), Trie::of(ctx.opts));
     trie.check(ctx.bench(), ctx.point.producers)?;
+    if op == Op::Free {
+        return run_free(ctx, trie);
+    }
     let mut obj = MaybeUninit::uninit();
     let mut open = LpmTrieSkelBuilder::default()
         .open(&mut obj)
@@ -165,7 +171,42 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     // SAFETY: `counter` starts with its u64; the skeleton outlives the
     // measurement.
     let slots = unsafe { BpfSlots::new(&mut bss.hits).with_timing(&mut bss.timed) };
-    let mut measured = ctx.attach_and_measure_with(skel.object(), slots, body)?;
+    let measured = ctx.attach_and_measure_with(skel.object(), slots, body)?;
+    timed_figures(measured, &fault)
+}
+
+/// lpm-trie-free: producers that make a trie named as upstream's, fill it
+/// and close it, and the fentry and fexit programs that time the kernel's
+/// deferred free of it. A trie is counted once closed, and its free comes
+/// later on a kworker: the run's last frees are still to come when BPF's
+/// count is read, within the hits' agreement at the matrix's frees.
+fn run_free(ctx: &Ctx, trie: Trie) -> Result<Measured, Failure> {
+    let mut obj = MaybeUninit::uninit();
+    let open = LpmTrieSkelBuilder::default()
+        .open(&mut obj)
+        .map_err(open_failed)?;
+    let mut progs = ctx.bench().programs(ctx.opts.stacktrace);
+    progs.push("trie_free_exit");
+    let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
+    let _exit = crate::bpf::program(skel.object(), "trie_free_exit")?
+        .attach()
+        .map_err(|e| Failure::Failed(format!("attach trie_free_exit: {e:#}")))?;
+    let keys = Keys::new(trie);
+    let fault = Arc::new(Mutex::new(None));
+    let body = freer(keys, fault.clone());
+    let bss = mapped(skel.maps.bss_data.as_deref_mut(), ".bss")?;
+    // SAFETY: as run()'s
+    let slots = unsafe { BpfSlots::new(&mut bss.hits).with_timing(&mut bss.timed) };
+    let measured = ctx.attach_and_measure_with(skel.object(), slots, body)?;
+    timed_figures(measured, &fault)
+}
+
+/// The measurement with what the program timed an operation, in the
+/// meter's ns, or the producers' first fault.
+fn timed_figures(
+    mut measured: Measured,
+    fault: &Mutex<Option<String>>,
+) -> Result<Measured, Failure> {
     if let Some(why) = fault.lock().unwrap_or_else(|e| e.into_inner()).take() {
         return Err(Failure::Failed(why));
     }
@@ -179,6 +220,43 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
         ..Figures::default()
     });
     Ok(measured)
+}
+
+/// Producers that make a trie of upstream's (lpm_trie_map.c's
+/// trie_free_map), fill it with every key and close it; the first fault
+/// stops them and is kept in `fault`.
+fn freer(keys: Keys, fault: Arc<Mutex<Option<String>>>) -> Body {
+    Arc::new(move |count, stop| {
+        while !stop.load(Ordering::Relaxed) {
+            match make_trie().and_then(|map| keys.fill(&map)) {
+                // the trie closed: the kernel frees it from here
+                Ok(()) => {
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(why) => {
+                    *fault.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+                    return;
+                }
+            }
+        }
+    })
+}
+
+/// An empty trie as upstream's lpm_trie_map.c makes it.
+fn make_trie() -> Result<MapHandle, String> {
+    // SAFETY: zeroed opts with their size set
+    let mut opts: libbpf_sys::bpf_map_create_opts = unsafe { std::mem::zeroed() };
+    opts.sz = std::mem::size_of::<libbpf_sys::bpf_map_create_opts>() as _;
+    opts.map_flags = libbpf_sys::BPF_F_NO_PREALLOC;
+    MapHandle::create(
+        MapType::LpmTrie,
+        Some("trie_free_map"),
+        8,
+        4,
+        100_000_000,
+        &opts,
+    )
+    .map_err(|e| format!("failed to make trie_free_map: {e:#}"))
 }
 
 /// The trie's keys and values, as upstream's setup makes them: key i is
