@@ -254,3 +254,136 @@ fn arm64_runs_through_vmtest() {
         "/mnt/vmtest/target/aarch64-unknown-linux-musl/release/trig-init",
     );
 }
+
+/// The number that follows `key` in `line` (`1.234` of `key 1.234 ± ...`).
+fn number_after(line: &str, key: &str) -> Option<f64> {
+    let (_, rest) = line.split_once(key)?;
+    let n: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    n.parse().ok()
+}
+
+/// What each script printed, by name, from the `== NAME` lines the
+/// guest's loop writes before each.
+fn sections(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix("== ") {
+            Some(name) => out.push((name.to_string(), Vec::new())),
+            None => {
+                if let Some((_, lines)) = out.last_mut() {
+                    lines.push(line.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Upstream's run_bench_local_storage.sh, run_bench_htab_mem.sh and
+/// run_bench_bpf_hashmap_full_update.sh, unchanged, from the newest
+/// Debian linux-source (scripts/upstream-scripts.sh), whole in the
+/// vmtest guest on the fragments' kernel, `./bench` a link to trig-init
+/// and `sudo` a pass-through: each line their seds cut holds its figures
+/// (a sed that missed leaves upstream's raw `Summary:` line instead).
+#[test]
+#[ignore]
+fn x86_64_upstream_scripts_run_whole_through_vmtest() {
+    let scripts = std::path::PathBuf::from(env("TRIG_UPSTREAM_SCRIPTS")).join("benchs");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("upstream-scripts");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("benchs")).unwrap();
+    std::fs::create_dir_all(dir.join("shim")).unwrap();
+    for script in std::fs::read_dir(&scripts).expect("the scripts' directory") {
+        let script = script.unwrap().path();
+        std::fs::copy(
+            &script,
+            dir.join("benchs").join(script.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_trig-init"), dir.join("bench")).unwrap();
+    // the guest runs as root: upstream's `sudo ./bench` needs no sudo
+    let sudo = dir.join("shim/sudo");
+    std::fs::write(&sudo, "#!/bin/sh\nexec \"$@\"\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&sudo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = format!(
+        "cd {d} && export PATH={d}/shim:$PATH && \
+         for s in local_storage htab_mem bpf_hashmap_full_update; do \
+         echo \"== $s\"; bash benchs/run_bench_$s.sh || echo \"== $s failed: $?\"; done",
+        d = dir.display()
+    );
+    let o = vmtest(&[
+        "-q",
+        "./scripts/qemu-tcg.sh",
+        "-k",
+        &env("TRIG_FRESH_BZIMAGE"),
+        &run,
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    // what they printed, kept for docs/upstream-bench.md
+    std::fs::write(dir.join("output.txt"), text.as_bytes()).unwrap();
+    assert!(o.status.success(), "vmtest failed: {}", stderr(&o));
+    let sections = sections(&text);
+    let names: Vec<&str> = sections.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["local_storage", "htab_mem", "bpf_hashmap_full_update"],
+        "{text}"
+    );
+    let cut = |name: &str, marker: &str| -> Vec<String> {
+        let (_, lines) = sections.iter().find(|(n, _)| n == name).unwrap();
+        assert!(
+            lines.iter().all(|l| !l.contains("Summary")),
+            "{name}: {lines:?}"
+        );
+        lines
+            .iter()
+            .filter(|l| l.contains(marker))
+            .cloned()
+            .collect()
+    };
+    // 5 key counts of the control, 8 map counts of each cache benchmark
+    let storage = cut("local_storage", " get: ");
+    assert_eq!(storage.len(), 5 + 2 * 8, "{storage:?}");
+    for l in &storage {
+        assert!(
+            number_after(l, "hits throughput: ").is_some_and(|t| t > 0.0),
+            "{l}"
+        );
+        assert!(
+            number_after(l, "hits latency: ").is_some_and(|t| t > 0.0),
+            "{l}"
+        );
+        assert!(
+            number_after(l, "important_hits throughput: ").is_some(),
+            "{l}"
+        );
+    }
+    // three use cases, preallocated and not
+    let htab = cut("htab_mem", "per-prod-op: ");
+    assert_eq!(htab.len(), 6, "{htab:?}");
+    for l in &htab {
+        assert!(
+            number_after(l, "per-prod-op: ").is_some_and(|t| t > 0.0),
+            "{l}"
+        );
+        assert!(number_after(l, "avg mem: ").is_some_and(|m| m > 0.0), "{l}");
+        assert!(
+            number_after(l, "peak mem: ").is_some_and(|m| m > 0.0),
+            "{l}"
+        );
+    }
+    // each CPU's line: `N:hash_map_full_perf X events per sec`
+    let full = cut("bpf_hashmap_full_update", ":hash_map_full_perf ");
+    assert!(!full.is_empty(), "{text}");
+    for l in &full {
+        assert!(
+            number_after(l, ":hash_map_full_perf ").is_some_and(|n| n > 0.0),
+            "{l}"
+        );
+    }
+}

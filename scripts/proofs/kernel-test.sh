@@ -4,7 +4,9 @@
 # for x86-64 and arm64 (cross-compiled), boot each with trig-init vm (every
 # benchmark the version and architecture support must be ok), and run the
 # binary through vmtest on each (x86-64 with the TCG wrapper, arm64 on the
-# root of scripts/vmtest-rootfs-arm64.sh). Prints the build times.
+# root of scripts/vmtest-rootfs-arm64.sh), and on x86-64 upstream's
+# local storage, htab-mem and full-update scripts whole through vmtest
+# (scripts/upstream-scripts.sh fetches them). Prints the build times.
 #   scripts/proofs/kernel-test.sh [--arch x86_64|arm64] [--out DIR] [SRC]
 #                          (default both; SRC: Debian's linux-source-6.1)
 # --out DIR (one --arch) builds in DIR instead of target/kernel-vmtest-ARCH,
@@ -57,14 +59,18 @@ for arch in "${arches[@]}"; do
       vmlinux=$(scripts/build-kernel.sh "$src" --vmtest --out "$dir" | tail -n 1)
       export TRIG_FRESH_KERNEL=$vmlinux
       TRIG_FRESH_BZIMAGE=$(cd "$dir" && pwd)/arch/x86/boot/bzImage
-      export TRIG_FRESH_BZIMAGE ;;
+      export TRIG_FRESH_BZIMAGE
+      # upstream's run_bench_*.sh, which the vmtest guest runs whole
+      TRIG_UPSTREAM_SCRIPTS=$(scripts/upstream-scripts.sh)
+      export TRIG_UPSTREAM_SCRIPTS ;;
     arm64)
       ./scripts/build.sh --arch aarch64
       dir=$(build_dir arm64)
       # 6.1 has no FPROBE on arm64: build without it (the test expects that)
       image=$(scripts/build-kernel.sh "$src" --arch arm64 --vmtest --keep-going --out "$dir" | tail -n 1)
       export TRIG_FRESH_ARM64_IMAGE=$image
-      export TRIG_ARM64_ROOTFS=$(scripts/vmtest-rootfs-arm64.sh) ;;
+      TRIG_ARM64_ROOTFS=$(scripts/vmtest-rootfs-arm64.sh)
+      export TRIG_ARM64_ROOTFS ;;
     *) echo "kernel-test: unknown --arch $arch" >&2; exit 2 ;;
   esac
   echo "kernel-test: $arch kernel built in $(( $(date +%s) - start )) s"
