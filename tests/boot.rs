@@ -1192,6 +1192,69 @@ fn caches_and_coherence_count_the_same_in_two_boots_and_with_other_turns() {
     assert!(base < 0.02, "trig-base at shift 2: {base}");
 }
 
+/// `--profile` on the map families: over its baseline, each one's top
+/// kernel functions are its own (measured on 6.1, instructions an event:
+/// htab_map_update_elem 100 over trig-base; longest_prefix_match 585 and
+/// trie_lookup_elem 333 over lpm-trie-baseline; bpf_task_storage_get 42
+/// and bpf_local_storage_lookup 33 over the hash map control;
+/// bloom_map_peek_elem 87 over the hash map without a filter).
+#[test]
+fn map_families_profiles_name_their_own_functions_over_their_baselines() {
+    let pairs = [
+        (
+            "bpf-hashmap-full-update",
+            "trig-base",
+            &["htab_map_update_elem"][..],
+        ),
+        (
+            "lpm-trie-lookup",
+            "lpm-trie-baseline",
+            &["longest_prefix_match", "trie_lookup_elem"],
+        ),
+        (
+            "local-storage-cache-seq-get",
+            "local-storage-cache-hashmap-control",
+            &["bpf_task_storage_get", "bpf_local_storage_lookup"],
+        ),
+        (
+            "hashmap-with-bloom",
+            "hashmap-without-bloom",
+            &["bloom_map_peek_elem"],
+        ),
+    ];
+    let mut run: Vec<&str> = Vec::new();
+    for (bench, base, _) in &pairs {
+        run.extend(["--filter", bench, "--filter", base]);
+    }
+    let (code, err, doc) = vm(&["--meter", "icount", "--profile"], &run);
+    assert_eq!(code, Some(0), "{err}");
+    let functions = |name: &str| -> std::collections::HashMap<String, f64> {
+        let p = profile_of(&doc, 0, name);
+        p["functions"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: {p}"))
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    f["insn"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    for (bench, base, own) in pairs {
+        let (a, b) = (functions(bench), functions(base));
+        // the functions that cost more an event than in the baseline, most first
+        let mut over: Vec<(f64, &str)> = a
+            .iter()
+            .map(|(f, n)| (n - b.get(f).copied().unwrap_or(0.0), f.as_str()))
+            .collect();
+        over.sort_by(|x, y| y.0.total_cmp(&x.0));
+        let top: Vec<&str> = over.iter().take(own.len()).map(|(_, f)| *f).collect();
+        assert_eq!(top, own, "{bench} over {base}: {over:?}");
+    }
+}
+
 /// The map families at `-p 4` under the coherence model: the LPM trie's
 /// one lock is the line its updates share, htab-mem's elements added on
 /// one CPU are deleted and freed on another, and producers that each
