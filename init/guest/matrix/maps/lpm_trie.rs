@@ -188,9 +188,11 @@ fn run_free(ctx: &Ctx, trie: Trie) -> Result<Measured, Failure> {
     let mut progs = ctx.bench().programs(ctx.opts.stacktrace);
     progs.push("trie_free_exit");
     let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
+    // a kernel that cannot attach trampolines refuses this one first:
+    // unsupported, as the fentry's own attach would say
     let _exit = crate::bpf::program(skel.object(), "trie_free_exit")?
         .attach()
-        .map_err(|e| Failure::Failed(format!("attach trie_free_exit: {e:#}")))?;
+        .map_err(|e| crate::bpf::classify("attach", &e, ctx.bench(), ctx.caps))?;
     let keys = Keys::new(trie);
     let fault = Arc::new(Mutex::new(None));
     let body = freer(keys, fault.clone());
