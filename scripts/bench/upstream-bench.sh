@@ -4,7 +4,8 @@
 # boot of the same kernel, then instructions per event side by side.
 #
 #   scripts/bench/upstream-bench.sh [-k KERNEL] [--src TARBALL] [--work DIR]
-#                             [--only NAME]... [--build-only] [--results DIR]
+#                             [--set 6.1|7.2] [--only NAME]... [--build-only]
+#                             [--results DIR]
 #
 #   -k        the kernel (default debian:6.1.0, Debian's newest 6.1.0-N;
 #             x86-64 only)
@@ -14,6 +15,11 @@
 #             target/upstream-bench; kept, so a second run only boots)
 #   --only    one trig-init benchmark name of the table below (repeatable)
 #   --results re-read an earlier run's directory instead of booting
+#   --set     the table: 6.1 (default: what 6.1's bench has) or 7.2 (the
+#             LPM trie and htab-mem, which came later: with --src 7.2's
+#             tarball, -k a 7.2 vmlinux, and a clang that builds 7.2's
+#             selftests, CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19
+#             on Debian 12)
 #
 # What is built: tools/testing/selftests/bpf's `bench` target only (its
 # libbpf, bpftool and skeletons come with it), against the BTF of the
@@ -41,7 +47,7 @@ cd "$top"
 kernel=debian:6.1.0
 src=/usr/src/linux-source-6.1.tar.xz
 work=target/upstream-bench
-only=(); build_only=0; results=""
+only=(); build_only=0; results=""; set=6.1
 while [ $# -gt 0 ]; do
   case $1 in
     -k) kernel=$2; shift 2 ;;
@@ -50,6 +56,7 @@ while [ $# -gt 0 ]; do
     --only) only+=("$2"); shift 2 ;;
     --build-only) build_only=1; shift ;;
     --results) results=$2; shift 2 ;;
+    --set) set=$2; shift 2 ;;
     *) echo "upstream-bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -76,8 +83,8 @@ pairs=(
   rename-rawtp:rename-rawtp
   rename-fentry:rename-fentry
   rename-fexit:rename-fexit
-  strncmp-no-helper:strncmp-no-helper
-  strncmp-helper:strncmp-helper
+  strncmp-no-helper:strncmp-no-helper:--cmp-str-len+32
+  strncmp-helper:strncmp-helper:--cmp-str-len+32
   count-global:count-global
   count-local:count-local
   bpf-loop:bpf-loop
@@ -90,6 +97,20 @@ pairs=(
   local-storage-cache-int-get:local-storage-cache-int-get:--nr_maps+17
   local-storage-cache-hashmap-control:local-storage-cache-hashmap-control:--nr_maps+1
 )
+# trig-init's own options for the set's boot: 7.2's at upstream's
+# 10,000 trie operations a test run (the matrix makes 250)
+opts=(--cmp-str-len 32)
+case $set in
+  6.1) ;;
+  7.2)
+    pairs=()
+    for op in noop baseline lookup insert update delete free; do
+      pairs+=("lpm-trie-$op:lpm-trie-$op:--nr_entries+10000")
+    done
+    pairs+=(htab-mem:htab-mem)
+    opts+=(--nr-loops 10000) ;;
+  *) echo "upstream-bench: --set takes 6.1 or 7.2, not '$set'" >&2; exit 2 ;;
+esac
 if [ ${#only[@]} -gt 0 ]; then
   sel=()
   for p in "${pairs[@]}"; do
@@ -134,7 +155,11 @@ if [ -z "$results" ]; then
   sb=$tree/tools/testing/selftests/bpf
   sed -i 's|SEC("fentry.s/|SEC("?fentry.s/|; s|SEC("fmod_ret/|SEC("?fmod_ret/|' "$sb/progs/trigger_bench.c"
   echo "upstream-bench: make bench (a few minutes the first time)" >&2
-  make -C "$sb" -j"$(nproc)" VMLINUX_BTF="$(realpath "$vmlinux")" "$(realpath "$sb")/bench" \
+  # 7.2's Makefile makes libarena's skeletons for test_progs, which the
+  # bench does not use and which need a newer clang than Debian 12's
+  make -C "$sb" -j"$(nproc)" VMLINUX_BTF="$(realpath "$vmlinux")" \
+    LIBARENA_SKEL= LIBARENA_ASAN_SKEL= ${CLANG:+CLANG=$CLANG} ${LLC:+LLC=$LLC} \
+    ${LLVM_STRIP:+LLVM_STRIP=$LLVM_STRIP} "$(realpath "$sb")/bench" \
     >"$work/make.log" 2>&1 || { tail -n 30 "$work/make.log" >&2; exit 1; }
   bench=$sb/bench
 
@@ -154,7 +179,7 @@ if [ -z "$results" ]; then
       u=${p%%:*} args=""
       case ${p#*:} in *:*) args=${p#*:*:}; args=${args//+/ } ;; esac
       echo "echo 'upstream-bench: begin $u'"
-      echo "/.trig-extra/bench -w 1 -d 1 --cmp-str-len 32 $args $u 2>&1"
+      echo "/.trig-extra/bench -w 1 -d 1 $args $u 2>&1"
       echo "echo \"upstream-bench: end $u rc=\$?\""
     done
   } >"$root/.trig-extra/run"
@@ -171,7 +196,7 @@ if [ -z "$results" ]; then
   # the upstream runs are 2 guest seconds each: give the boot time for them
   TRIG_INIT_EXTRA_ROOT=$(realpath "$root") "$trig" vm -k "$kernel" --meter icount \
     --timeout $(( 600 + 60 * ${#pairs[@]} )) --out "$results" --json "$results/trig-init.json" -q -- \
-    "${filters[@]}" --cmp-str-len 32 || true
+    "${filters[@]}" "${opts[@]}" || true
   echo "upstream-bench: one boot in $(( $(date +%s) - start )) s, $results" >&2
 fi
 
@@ -192,10 +217,15 @@ for line in open(log, errors="replace"):
     # hits, throughput (bpf-loop), hits throughput (local storage): M/s;
     # where drops are counted, every operation, as trig-init's rate; the
     # full update's one line a CPU: its events a second, as timed
-    m = (re.search(r"Summary: .*total operations\s+([0-9.]+)", line)
-         or re.search(r"Summary: (?:hits|throughput|hits throughput)\s+([0-9.]+)", line))
+    m = (re.search(r"Summary: .*total operations\s+([0-9.]+)()", line)
+         or re.search(r"Summary: (?:hits|throughput|hits throughput)\s+([0-9.]+) \S+ [0-9.]+ ?([KM]?)", line))
     if m and cur:
-        up[cur] = float(m.group(1))
+        # lpm-trie-free's are thousands
+        up[cur] = float(m.group(1)) / (1e3 if m.group(2) == "K" else 1.0)
+    # htab-mem's: thousands a producer (one here)
+    m = re.search(r"Summary: per-prod-op\s+([0-9.]+)", line)
+    if m and cur:
+        up[cur] = float(m.group(1)) / 1e3
     m = re.search(r"\d+:hash_map_full_perf (\d+) events per sec", line)
     if m and cur:
         up[cur] = max(up.get(cur, 0.0), int(m.group(1)) / 1e6)
