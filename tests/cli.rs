@@ -1860,23 +1860,17 @@ fn lpm_tries_run_here_with_upstreams_lines() {
         assert!(stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
     };
     refused(&["lpm-trie-lookup"], "Missing --nr_entries parameter");
-    refused(
-        &["-p", "2", "--nr_entries", "10", "lpm-trie-insert"],
-        "lpm-trie-insert requires a single producer",
-    );
-    refused(
-        &["--random", "--nr_entries", "10", "lpm-trie-delete"],
-        "lpm-trie-delete does not support --random",
-    );
-    // the free's rules, checked before its fentry (which this host refuses)
-    refused(
-        &["-p", "2", "--nr_entries", "10", "lpm-trie-free"],
-        "lpm-trie-free requires a single producer",
-    );
-    refused(
-        &["--random", "--nr_entries", "10", "lpm-trie-free"],
-        "lpm-trie-free does not support --random",
-    );
+    // (the free's checked before its fentry, which this host refuses)
+    for name in ["lpm-trie-insert", "lpm-trie-delete", "lpm-trie-free"] {
+        refused(
+            &["-p", "2", "--nr_entries", "10", name],
+            &format!("{name} requires a single producer"),
+        );
+        refused(
+            &["--random", "--nr_entries", "10", name],
+            &format!("{name} does not support --random"),
+        );
+    }
     refused(
         &[
             "--nr_entries",

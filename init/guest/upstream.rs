@@ -66,13 +66,8 @@ pub fn iter(
             s.mps,
             s.important_mps()
         ),
-        Reporter::TimedOps => iter_hits(iter, late_us, s.timed_mps(), producers),
-        Reporter::TimedFrees => {
-            let kps = s.timed_mps() * 1e3;
-            format!(
-                "Iter {iter:3} ({late_us:7.3}us): hits {kps:8.3}K/s ({:7.3}K/prod)",
-                kps / producers as f64
-            )
+        Reporter::TimedOps | Reporter::TimedFrees => {
+            iter_rate(iter, late_us, s.timed_mps(), producers, Scale::of(report))
         }
         Reporter::HtabMem => format!(
             "Iter {iter:3} ({late_us:7.3}us): per-prod-op {:7.2}k/s, memory usage {:7.2}MiB",
@@ -110,12 +105,50 @@ fn percent(part: u64, total: u64) -> String {
     }
 }
 
+/// How upstream's reports scale a rate and a latency
+/// (`frac_second_report_*`'s divisors): millions a second and ns an
+/// operation, or, for lpm-trie-free's frees, thousands and ms.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    per_million: f64,
+    letter: char,
+    ns_per_unit: f64,
+    unit: &'static str,
+}
+
+impl Scale {
+    const MILLIONS: Scale = Scale {
+        per_million: 1.0,
+        letter: 'M',
+        ns_per_unit: 1.0,
+        unit: "ns",
+    };
+
+    fn of(report: Reporter) -> Scale {
+        match report {
+            Reporter::TimedFrees => Scale {
+                per_million: 1e3,
+                letter: 'K',
+                ns_per_unit: 1e6,
+                unit: "ms",
+            },
+            _ => Scale::MILLIONS,
+        }
+    }
+}
+
 /// The head of an `Iter` line, which `run -v` prints (shorter on the
 /// console, where a guest writes it inside the measured windows).
 pub fn iter_hits(iter: usize, late_us: f64, mps: f64, producers: usize) -> String {
+    iter_rate(iter, late_us, mps, producers, Scale::MILLIONS)
+}
+
+/// An `Iter` line's hits, `mps` in the scale's unit.
+fn iter_rate(iter: usize, late_us: f64, mps: f64, producers: usize, scale: Scale) -> String {
+    let (rate, k) = (mps * scale.per_million, scale.letter);
     format!(
-        "Iter {iter:3} ({late_us:7.3}us): hits {mps:8.3}M/s ({:7.3}M/prod)",
-        mps / producers as f64
+        "Iter {iter:3} ({late_us:7.3}us): hits {rate:8.3}{k}/s ({:7.3}{k}/prod)",
+        rate / producers as f64
     )
 }
 
@@ -132,19 +165,23 @@ pub fn head(s: &Summary, report: Reporter) -> String {
         | Reporter::FullUpdate
         | Reporter::Lookup
         | Reporter::TimedOps
-        | Reporter::Timing => format!(
-            "Summary: throughput {:8.3} \u{b1} {:5.3} M ops/s ({:7.3}M ops/prod)",
-            s.mean, s.stddev, s.per_producer
-        ),
+        | Reporter::TimedFrees
+        | Reporter::Timing => {
+            let Scale {
+                per_million: x,
+                letter: k,
+                ..
+            } = Scale::of(report);
+            format!(
+                "Summary: throughput {:8.3} \u{b1} {:5.3} {k} ops/s ({:7.3}{k} ops/prod)",
+                s.mean * x,
+                s.stddev * x,
+                s.per_producer * x
+            )
+        }
         Reporter::LocalStorage => format!(
             "Summary: hits throughput {:8.3} \u{b1} {:5.3} M ops/s",
             s.mean, s.stddev
-        ),
-        Reporter::TimedFrees => format!(
-            "Summary: throughput {:8.3} \u{b1} {:5.3} K ops/s ({:7.3}K ops/prod)",
-            s.mean * 1e3,
-            s.stddev * 1e3,
-            s.per_producer * 1e3
         ),
         Reporter::HtabMem => format!(
             "Summary: per-prod-op {:7.2} \u{b1} {:7.2}k/s",
@@ -222,14 +259,12 @@ pub fn summary(r: &BenchResult, report: Reporter, terse: Terse) -> Option<String
             let latencies: Vec<f64> = measured()
                 .map(|s| ((s.timed_s * 1e9).round() as u64 / s.bpf.max(1)) as f64)
                 .collect();
-            let (divisor, unit) = match report {
-                Reporter::TimedFrees => (1e6, "ms"),
-                _ => (1.0, "ns"),
-            };
+            let scale = Scale::of(report);
             format!(
-                "{}, latency {:8.3} {unit}/op",
+                "{}, latency {:8.3} {}/op",
                 head(s, report),
-                stats::summarize(&latencies).mean / divisor / r.producers as f64
+                stats::summarize(&latencies).mean / scale.ns_per_unit / r.producers as f64,
+                scale.unit
             )
         }
         Reporter::HtabMem => htab_mem(r),

@@ -111,10 +111,12 @@ case $set in
     opts+=(--nr-loops 10000) ;;
   *) echo "upstream-bench: --set takes 6.1 or 7.2, not '$set'" >&2; exit 2 ;;
 esac
+# trig_name PAIR: the trig-init name of a row of the table
+trig_name() { local t=${1#*:}; echo "${t%%:*}"; }
 if [ ${#only[@]} -gt 0 ]; then
   sel=()
   for p in "${pairs[@]}"; do
-    t=${p#*:}; t=${t%%:*}
+    t=$(trig_name "$p")
     for o in "${only[@]}"; do [ "$t" = "$o" ] && sel+=("$p"); done
   done
   [ ${#sel[@]} -gt 0 ] || { echo "upstream-bench: --only matches none of the table's trig-init names" >&2; exit 2; }
@@ -191,7 +193,7 @@ if [ -z "$results" ]; then
   mkdir -p "$results"
   cp "$root/.trig-extra/run" "$results/run.sh"
   filters=()
-  for p in "${pairs[@]}"; do t=${p#*:}; filters+=(--filter "${t%%:*}"); done
+  for p in "${pairs[@]}"; do filters+=(--filter "$(trig_name "$p")"); done
   start=$(date +%s)
   # the upstream runs are 2 guest seconds each: give the boot time for them
   TRIG_INIT_EXTRA_ROOT=$(realpath "$root") "$trig" vm -k "$kernel" --meter icount \

@@ -488,7 +488,7 @@ pub fn measure(plan: &Sampling, bpf: Option<BpfSlots>, body: Body) -> Measured {
     Measured {
         total_bpf: sampled_bpf
             + bpf.map_or(0, |b| {
-                tail(b, plan.settle, total_user - sampled_bpf.min(total_user))
+                tail(b, plan.settle, total_user.saturating_sub(sampled_bpf))
             }),
         total_user,
         samples,

@@ -3,7 +3,8 @@
 //! BPF_PROG_TEST_RUN makes a run of one operation on the keys of a trie
 //! that user space fills, empties and refills between runs.
 
-use crate::bpf::{skel::lpm_trie::LpmTrieSkelBuilder, Failure};
+use crate::bpf::skel::lpm_trie::{LpmTrieSkel, LpmTrieSkelBuilder};
+use crate::bpf::Failure;
 use crate::matrix::{mapped, open_failed, update_all, Ctx};
 use crate::options::RunOptions;
 use crate::registry::Bench;
@@ -143,9 +144,6 @@ pub fn per_run(opts: &RunOptions) -> u64 {
 pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     let (op, trie) = (Op::of(ctx.bench()), Trie::of(ctx.opts));
     trie.check(ctx.bench(), ctx.point.producers)?;
-    if op == Op::Free {
-        return run_free(ctx, trie);
-    }
     let mut obj = MaybeUninit::uninit();
     let mut open = LpmTrieSkelBuilder::default()
         .open(&mut obj)
@@ -156,17 +154,24 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     ro.random = trie.random;
     ro.op = op as u32;
     ro.runs = trie.runs;
-    let progs = ctx.bench().programs(ctx.opts.stacktrace);
-    let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
-    let keys = Keys::new(trie);
-    let map = MapHandle::try_from(&skel.maps.trie_map)
-        .map_err(|e| Failure::Failed(format!("the trie's fd: {e:#}")))?;
-    if op.filled() {
-        keys.fill(&map).map_err(Failure::Failed)?;
+    let mut progs = ctx.bench().programs(ctx.opts.stacktrace);
+    // lpm-trie-free times each free from its fentry to this fexit
+    if op == Op::Free {
+        progs.push("trie_free_exit");
     }
-    let prog = crate::bpf::program(skel.object(), "run_bench")?;
+    let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
     let fault = Arc::new(Mutex::new(None));
-    let body = producer(prog.as_fd().as_raw_fd(), map, op, keys, fault.clone());
+    let (body, _exit) = match op {
+        Op::Free => {
+            // a kernel that cannot attach trampolines refuses this one
+            // first: unsupported, as the fentry's own attach would say
+            let exit = crate::bpf::program(skel.object(), "trie_free_exit")?
+                .attach()
+                .map_err(|e| crate::bpf::classify("attach", &e, ctx.bench(), ctx.caps))?;
+            (freer(Keys::new(trie), fault.clone()), Some(exit))
+        }
+        _ => (test_runs(&skel, op, trie, fault.clone())?, None),
+    };
     let bss = mapped(skel.maps.bss_data.as_deref_mut(), ".bss")?;
     // SAFETY: `counter` starts with its u64; the skeleton outlives the
     // measurement.
@@ -175,32 +180,22 @@ pub fn run(ctx: &Ctx) -> Result<Measured, Failure> {
     timed_figures(measured, &fault)
 }
 
-/// lpm-trie-free: producers that make a trie named as upstream's, fill it
-/// and close it, and the fentry and fexit programs that time the kernel's
-/// deferred free of it. A trie is counted once closed, and its free comes
-/// later on a kworker: the run's last frees are still to come when BPF's
-/// count is read, within the hits' agreement at the matrix's frees.
-fn run_free(ctx: &Ctx, trie: Trie) -> Result<Measured, Failure> {
-    let mut obj = MaybeUninit::uninit();
-    let open = LpmTrieSkelBuilder::default()
-        .open(&mut obj)
-        .map_err(open_failed)?;
-    let mut progs = ctx.bench().programs(ctx.opts.stacktrace);
-    progs.push("trie_free_exit");
-    let mut skel = crate::bpf::load(open, &progs, ctx.bench(), ctx.caps)?;
-    // a kernel that cannot attach trampolines refuses this one first:
-    // unsupported, as the fentry's own attach would say
-    let _exit = crate::bpf::program(skel.object(), "trie_free_exit")?
-        .attach()
-        .map_err(|e| crate::bpf::classify("attach", &e, ctx.bench(), ctx.caps))?;
+/// Producers that test-run the program on the trie, filled first where
+/// the operation needs it.
+fn test_runs(
+    skel: &LpmTrieSkel,
+    op: Op,
+    trie: Trie,
+    fault: Arc<Mutex<Option<String>>>,
+) -> Result<Body, Failure> {
     let keys = Keys::new(trie);
-    let fault = Arc::new(Mutex::new(None));
-    let body = freer(keys, fault.clone());
-    let bss = mapped(skel.maps.bss_data.as_deref_mut(), ".bss")?;
-    // SAFETY: as run()'s
-    let slots = unsafe { BpfSlots::new(&mut bss.hits).with_timing(&mut bss.timed) };
-    let measured = ctx.attach_and_measure_with(skel.object(), slots, body)?;
-    timed_figures(measured, &fault)
+    let map = MapHandle::try_from(&skel.maps.trie_map)
+        .map_err(|e| Failure::Failed(format!("the trie's fd: {e:#}")))?;
+    if op.filled() {
+        keys.fill(&map).map_err(Failure::Failed)?;
+    }
+    let prog = crate::bpf::program(skel.object(), "run_bench")?;
+    Ok(producer(prog.as_fd().as_raw_fd(), map, op, keys, fault))
 }
 
 /// The measurement with what the program timed an operation, in the
@@ -224,9 +219,11 @@ fn timed_figures(
     Ok(measured)
 }
 
-/// Producers that make a trie of upstream's (lpm_trie_map.c's
-/// trie_free_map), fill it with every key and close it; the first fault
-/// stops them and is kept in `fault`.
+/// lpm-trie-free's producers: each makes a trie of upstream's
+/// (lpm_trie_map.c's trie_free_map), fills it with every key and closes
+/// it, counting it then; the kernel frees it later on a kworker, where
+/// BPF counts it (the sampler waits for those last frees: `settle`). The
+/// first fault stops them and is kept in `fault`.
 fn freer(keys: Keys, fault: Arc<Mutex<Option<String>>>) -> Body {
     Arc::new(move |count, stop| {
         while !stop.load(Ordering::Relaxed) {
