@@ -127,24 +127,29 @@ impl Recorder {
             let progress = self.announce(i, n, point, opts);
             self.start(matrix::new_result(point, opts));
             let result = matrix::run_point(point, opts, &caps, &progress, &loaded);
-            match (&progress, &result.summary) {
+            match &progress {
                 // a failed write is the command's to report, at its end
-                (Progress::Upstream { quiet, .. }, Some(_)) if result.status == Status::Ok => {
+                Progress::Upstream { quiet, bench, .. } => {
                     let terse = upstream::Terse {
                         quiet: *quiet,
                         affinity: opts.affinity,
                     };
-                    if let Some(line) = upstream::summary(&result, point.bench.reporter, terse) {
+                    let line = summary_is_due(&result)
+                        .then(|| upstream::summary(&result, point.bench.reporter, terse))
+                        .flatten();
+                    if let Some(line) = line {
                         let _ = trig_schema::stdoutln!("{line}");
                     }
+                    // the reason quotes the kernel and libbpf: outside text
+                    if result.status != Status::Ok {
+                        trig_schema::stderrln!(
+                            "benchmark '{}' {}: {}",
+                            shown(bench, false),
+                            result.status.as_str(),
+                            shown(result.reason.as_deref().unwrap_or(""), false)
+                        );
+                    }
                 }
-                // the reason quotes the kernel and libbpf: outside text
-                (Progress::Upstream { bench, .. }, _) => trig_schema::stderrln!(
-                    "benchmark '{}' {}: {}",
-                    shown(bench, false),
-                    result.status.as_str(),
-                    shown(result.reason.as_deref().unwrap_or(""), false)
-                ),
                 _ => trig_schema::stderrln!("{}", summary_line(&result)),
             }
             if matches!(self.sink, Sink::Console) {
@@ -371,6 +376,19 @@ pub fn summary_line(r: &BenchResult) -> String {
     }
 }
 
+/// Whether upstream's Summary line is printed for `result`: where it was
+/// measured, and also where producers then outlasted the stop's grace and
+/// were abandoned, as upstream's bench prints its Summary from the samples
+/// and exits without waiting for them (the reason follows on stderr).
+fn summary_is_due(result: &BenchResult) -> bool {
+    let measured = result.summary.as_ref().is_some_and(|s| s.mean > 0.0);
+    match result.status {
+        Status::Ok => result.summary.is_some(),
+        Status::Timeout => measured,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,6 +427,24 @@ mod tests {
             .expect("overhead against trig-base");
         assert!((o.ns_per_event - 500.0).abs() < 1e-9, "{o:?}");
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// run_bench_bpf_loop.sh's `-p 1 --nr_loops 1000000` under load: a
+    /// getpgid() outlasted the stop's grace, the producer was abandoned,
+    /// and no Summary line came for the script's sed. Upstream's bench
+    /// prints its Summary from the samples and exits, never waiting.
+    #[test]
+    fn an_abandoned_producer_still_gets_upstreams_summary() {
+        let mut r = ok("bpf-loop", "bpf-loop", 2.0);
+        assert!(summary_is_due(&r));
+        r.status = Status::Timeout;
+        r.reason = Some("producers did not stop; abandoned".into());
+        assert!(summary_is_due(&r));
+        r.summary = None;
+        assert!(!summary_is_due(&r));
+        let mut failed = ok("bpf-loop", "bpf-loop", 2.0);
+        failed.status = Status::Failed;
+        assert!(!summary_is_due(&failed));
     }
 
     /// What ends the run second waits until the first's report is out:

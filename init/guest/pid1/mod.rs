@@ -98,25 +98,26 @@ pub fn execute(
     Ok(run)
 }
 
-/// Ends the run after `secs` (the clock's) plus the time late samples
-/// added (a sampler starved by long syscalls starts its schedule again
-/// from them, as upstream's ticks do: a slow run is not a hung one),
-/// emitting what was measured; then `on_timeout`.
+/// Ends the run after `secs` (the clock's) plus the time late samples and
+/// stops added (a sampler starved by long syscalls starts its schedule
+/// again from them, as upstream's ticks do, and a stop waits for the
+/// batches in flight: a slow run is not a hung one), emitting what was
+/// measured; then `on_timeout`.
 fn watch(run: Recorder, secs: u32, clock: crate::clock::Clock, on_timeout: fn() -> !) {
     std::thread::spawn(move || {
         let (mut wait, mut granted) = (clock.guest(f64::from(secs)), Duration::ZERO);
         loop {
             std::thread::sleep(wait);
-            let shifted = crate::sampler::shifted();
-            if shifted <= granted {
+            let now = crate::sampler::granted();
+            if now <= granted {
                 break;
             }
-            (wait, granted) = (shifted - granted, shifted);
+            (wait, granted) = (now - granted, now);
         }
         let added = match granted.is_zero() {
             true => String::new(),
             false => format!(
-                " and the {:.1} s its late samples added",
+                " and the {:.1} s its late samples and stops added",
                 granted.as_secs_f64()
             ),
         };

@@ -123,12 +123,15 @@ fn grace(plan: &Sampling, samples: &[Sample]) -> f64 {
     let elapsed: f64 = samples.iter().map(|s| s.interval_s).sum();
     let events: u64 = samples.iter().map(|s| s.user).sum();
     let per_producer = events as f64 / plan.producers.max(1) as f64 / elapsed;
-    let batch_s = match per_producer {
-        r if r > 0.0 && r.is_finite() => plan.batch.max(1) as f64 / r,
-        // nothing counted: a batch took the whole run at least
-        _ => elapsed,
-    };
-    (3.0 * batch_s).clamp(GRACE_S, LONGEST_GRACE_S)
+    match per_producer {
+        r if r > 0.0 && r.is_finite() => {
+            (3.0 * plan.batch.max(1) as f64 / r).clamp(GRACE_S, LONGEST_GRACE_S)
+        }
+        // nothing counted: a batch took the whole run at least, and how
+        // much longer nothing says (run_bench_bpf_loop.sh's -p 1 --nr_loops
+        // 1000000 under load: three runs' time was too short)
+        _ => LONGEST_GRACE_S,
+    }
 }
 
 /// The producer loop: call `trigger` `inner` times between checks of
@@ -235,13 +238,19 @@ pub fn window_length(plan: &Sampling, warm_counts: f64, warm_s: f64) -> f64 {
 /// Windows marked so far in this process; the plugin numbers them alike.
 static WINDOWS: AtomicU32 = AtomicU32::new(0);
 
-/// How far late samples have moved every schedule of this process, in ns:
-/// time the run's watchdog grants on top of its own.
-static SHIFTED_NS: AtomicU64 = AtomicU64::new(0);
+/// Time the run's watchdog grants on top of its own, in ns: how far late
+/// samples moved the schedules of this process, and how long stops waited
+/// for producers' batches in flight (a slow run is not a hung one).
+static GRANTED_NS: AtomicU64 = AtomicU64::new(0);
 
-/// The time late samples have added to this process's runs so far.
-pub fn shifted() -> Duration {
-    Duration::from_nanos(SHIFTED_NS.load(Ordering::Relaxed))
+/// The time late samples and stops have added to this process's runs so far.
+pub fn granted() -> Duration {
+    Duration::from_nanos(GRANTED_NS.load(Ordering::Relaxed))
+}
+
+fn grant(time: Duration) {
+    let ns = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
+    GRANTED_NS.fetch_add(ns, Ordering::Relaxed);
 }
 
 /// Executes a window mark (`trig_model::marker`): a no-op unless QEMU runs the
@@ -324,8 +333,7 @@ impl Taken {
         let late = now.saturating_duration_since(deadline);
         if late > self.period / 2 {
             self.shift += late;
-            let ns = u64::try_from(late.as_nanos()).unwrap_or(u64::MAX);
-            SHIFTED_NS.fetch_add(ns, Ordering::Relaxed);
+            grant(late);
         }
         let each = user.take_each();
         let (b, u) = (
@@ -522,12 +530,14 @@ impl Crew {
             let sampler = s.spawn(|| {
                 let measured = sample_loop(plan, bpf, &self.user, &self.go);
                 self.stop.store(true, Ordering::Relaxed);
-                measured
+                (measured, Instant::now())
             });
             self.go.wait();
             body(self.user.slot(0), &self.stop);
             note_cpu(&self.cpus[0]);
-            sampler.join().expect("sampler thread panicked")
+            let (measured, stopped) = sampler.join().expect("sampler thread panicked");
+            grant(stopped.elapsed());
+            measured
         })
     }
 
@@ -556,7 +566,10 @@ impl Crew {
             .collect();
         let measured = sample_loop(plan, bpf, &self.user, &self.go);
         self.stop.store(true, Ordering::Relaxed);
-        let deadline = Instant::now() + plan.clock.guest(grace(plan, &measured.samples));
+        // granted before the wait: the watchdog must not end the run in it
+        let grace = plan.clock.guest(grace(plan, &measured.samples));
+        grant(grace);
+        let deadline = Instant::now() + grace;
         while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
             thread::sleep(Duration::from_millis(10));
         }
@@ -650,13 +663,14 @@ mod tests {
         assert_eq!(grace(&plan(500_000_000), &samples), 30.0);
         assert_eq!(grace(&plan(64), &samples), GRACE_S);
         assert_eq!(grace(&plan(u64::MAX), &samples), LONGEST_GRACE_S);
-        // nothing counted in 2 s: the whole run's length, three times
+        // nothing counted in 2 s: a batch outlasted the run, by how much
+        // nothing says (the run's length three times was too short)
         let idle = vec![Sample {
             interval_s: 2.0,
             ..Sample::default()
         }];
-        assert_eq!(grace(&plan(64), &idle), 6.0);
-        assert_eq!(grace(&plan(64), &[]), GRACE_S);
+        assert_eq!(grace(&plan(64), &idle), LONGEST_GRACE_S);
+        assert_eq!(grace(&plan(64), &[]), LONGEST_GRACE_S);
     }
 
     #[test]
@@ -758,11 +772,36 @@ mod tests {
         }
         assert!(at.samples[0].interval_s >= 2.0, "{:?}", at.samples[0]);
         // and the run's watchdog waits that much longer
-        assert!(shifted() >= Duration::from_millis(1900));
+        assert!(granted() >= Duration::from_millis(1900));
         // each later one about a period (a sleep's overshoot moves the
         // next end's share of it), where catching up gave nothing
         for s in &at.samples[1..] {
             assert!(s.interval_s >= 0.05, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_stop_that_waits_for_a_batch_is_granted_to_the_watchdog() {
+        // run_bench_bpf_loop.sh's -p 12 --nr_loops 1000000 on 16 vCPUs of
+        // 2 host cores: each getpgid() ran 90 s, the stop waited for them
+        // within its grace and the watchdog, which had not granted that
+        // wait, ended the run first
+        for on_main in [false, true] {
+            let mut plan = plan(0.0, 0.1);
+            plan.on_main = on_main;
+            let before = granted();
+            let body: Body = Arc::new(|slot: &AtomicU64, stop: &AtomicBool| {
+                while !stop.load(Ordering::Relaxed) {
+                    slot.fetch_add(1, Ordering::Relaxed);
+                    thread::sleep(Duration::from_millis(1));
+                }
+                thread::sleep(Duration::from_millis(600));
+            });
+            assert!(!measure(&plan, None, body).hung);
+            assert!(
+                granted() - before >= Duration::from_millis(500),
+                "on_main {on_main}"
+            );
         }
     }
 
