@@ -16,6 +16,7 @@
  * made, filled and closed: from fentry to fexit of bpf_map_free_deferred()
  * on a trie named trie_free_map, as upstream's; a hit a free. */
 #include "common.h"
+#include "lpm_trie.h"
 #include <bpf/bpf_core_read.h>
 
 #define BPF_OBJ_NAME_LEN 16U
@@ -24,18 +25,7 @@
 
 enum op { NOOP, BASELINE, LOOKUP, INSERT, UPDATE, DELETE };
 
-struct trie_key {
-	__u32 prefixlen;
-	__u32 data;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__type(key, struct trie_key);
-	__type(value, __u32);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 100000000);
-} trie_map SEC(".maps");
+LPM_TRIE(trie_map);
 
 /* What the runs timed, in ns of bpf_ktime_get_ns(), a CPU each. */
 struct counter timed[MAX_CPUS];

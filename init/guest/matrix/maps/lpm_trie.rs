@@ -4,14 +4,15 @@
 //! that user space fills, empties and refills between runs.
 
 use crate::bpf::skel::lpm_trie::{LpmTrieSkel, LpmTrieSkelBuilder};
+use crate::bpf::skel::lpm_trie_map::LpmTrieMapSkelBuilder;
 use crate::bpf::Failure;
 use crate::matrix::{mapped, open_failed, update_all, Ctx};
 use crate::options::RunOptions;
 use crate::registry::Bench;
 use crate::sampler::{counters::BpfSlots, Body, Measured};
 use libbpf_rs::libbpf_sys;
-use libbpf_rs::skel::{Skel, SkelBuilder};
-use libbpf_rs::{MapCore, MapFlags, MapHandle, MapType};
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::{MapCore, MapFlags, MapHandle};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::atomic::Ordering;
@@ -227,7 +228,7 @@ fn timed_figures(
 fn freer(keys: Keys, fault: Arc<Mutex<Option<String>>>) -> Body {
     Arc::new(move |count, stop| {
         while !stop.load(Ordering::Relaxed) {
-            match make_trie().and_then(|map| keys.fill(&map)) {
+            match make_filled_trie(&keys) {
                 // the trie closed: the kernel frees it from here
                 Ok(()) => {
                     count.fetch_add(1, Ordering::Relaxed);
@@ -241,21 +242,16 @@ fn freer(keys: Keys, fault: Arc<Mutex<Option<String>>>) -> Body {
     })
 }
 
-/// An empty trie as upstream's lpm_trie_map.c makes it.
-fn make_trie() -> Result<MapHandle, String> {
-    // SAFETY: zeroed opts with their size set
-    let mut opts: libbpf_sys::bpf_map_create_opts = unsafe { std::mem::zeroed() };
-    opts.sz = std::mem::size_of::<libbpf_sys::bpf_map_create_opts>() as _;
-    opts.map_flags = libbpf_sys::BPF_F_NO_PREALLOC;
-    MapHandle::create(
-        MapType::LpmTrie,
-        Some("trie_free_map"),
-        8,
-        4,
-        100_000_000,
-        &opts,
-    )
-    .map_err(|e| format!("failed to make trie_free_map: {e:#}"))
+/// One trie as upstream's producer makes it: its object
+/// (bpf/lpm_trie_map.bpf.c) opened and loaded, filled, and closed with
+/// the object, from which the kernel frees it.
+fn make_filled_trie(keys: &Keys) -> Result<(), String> {
+    let mut obj = MaybeUninit::uninit();
+    let skel = LpmTrieMapSkelBuilder::default()
+        .open(&mut obj)
+        .and_then(|open| open.load())
+        .map_err(|e| format!("failed to open skeleton: {e:#}"))?;
+    keys.fill(&skel.maps.trie_free_map)
 }
 
 /// The trie's keys and values, as upstream's setup makes them: key i is
@@ -282,7 +278,7 @@ impl Keys {
 
     /// Every key into the trie, in one batch (one at a time where a
     /// kernel has no batches for tries).
-    fn fill(&self, map: &MapHandle) -> Result<(), String> {
+    fn fill(&self, map: &impl MapCore) -> Result<(), String> {
         update_all(map, &self.keys, &self.values, self.count)
             .map_err(|(_, e)| format!("failed to update keys to map: {e:#}"))
     }
