@@ -7,19 +7,23 @@
 # root of scripts/vmtest-rootfs-arm64.sh), and on x86-64 upstream's
 # local storage, htab-mem and full-update scripts whole through vmtest
 # (scripts/upstream-scripts.sh fetches them). Prints the build times.
-#   scripts/proofs/kernel-test.sh [--arch x86_64|arm64] [--out DIR] [SRC]
+#   scripts/proofs/kernel-test.sh [--arch x86_64|arm64] [--out DIR]
+#                          [--skip TEST]... [SRC]
 #                          (default both; SRC: Debian's linux-source-6.1)
+# --skip TEST leaves out the tests whose names hold TEST (cargo test's
+# --skip): CI runs upstream's scripts earlier, beside the sweep proof.
 # --out DIR (one --arch) builds in DIR instead of target/kernel-vmtest-ARCH,
 # which then links to it (vmtest.toml names the kernel there): a DIR that
 # holds a build of SRC rebuilds only what the vmtest options change, as
 # in CI, which passes bisect-proof's build of its pristine tree.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-arches=(); src=target/linux-source-6.1; out=""
+arches=(); src=target/linux-source-6.1; out=""; skips=()
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arches+=("$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --skip) skips+=(--skip "$2"); shift 2 ;;
     *) src=$1; shift ;;
   esac
 done
@@ -78,4 +82,5 @@ for arch in "${arches[@]}"; do
 done
 # one at a time: beside the matrix's icount boot, vmtest's guest (2 vCPUs,
 # wall clock) stalled in trig-kretprobe-multi-all for over 10 minutes
-cargo test --release --features boot-tests --test fresh_kernel -- --ignored --test-threads 1 "${tests[@]}"
+cargo test --release --features boot-tests --test fresh_kernel -- --ignored --test-threads 1 \
+  ${skips[@]+"${skips[@]}"} "${tests[@]}"
