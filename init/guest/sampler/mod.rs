@@ -249,8 +249,18 @@ pub fn granted() -> Duration {
 }
 
 fn grant(time: Duration) {
-    let ns = u64::try_from(time.as_nanos()).unwrap_or(u64::MAX);
-    GRANTED_NS.fetch_add(ns, Ordering::Relaxed);
+    GRANTED_NS.fetch_add(nanos(time), Ordering::Relaxed);
+}
+
+/// Takes back what a grant did not use: the watchdog keeps only the time
+/// waited (a whole grace kept after each run would outlast a short
+/// `--timeout`).
+fn refund(time: Duration) {
+    GRANTED_NS.fetch_sub(nanos(time), Ordering::Relaxed);
+}
+
+fn nanos(time: Duration) -> u64 {
+    u64::try_from(time.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Executes a window mark (`trig_model::marker`): a no-op unless QEMU runs the
@@ -566,13 +576,15 @@ impl Crew {
             .collect();
         let measured = sample_loop(plan, bpf, &self.user, &self.go);
         self.stop.store(true, Ordering::Relaxed);
-        // granted before the wait: the watchdog must not end the run in it
+        // granted before the wait, so that the watchdog does not end the
+        // run in it, and what it did not use taken back after
         let grace = plan.clock.guest(grace(plan, &measured.samples));
         grant(grace);
-        let deadline = Instant::now() + grace;
-        while handles.iter().any(|h| !h.is_finished()) && Instant::now() < deadline {
+        let stopped = Instant::now();
+        while handles.iter().any(|h| !h.is_finished()) && stopped.elapsed() < grace {
             thread::sleep(Duration::from_millis(10));
         }
+        refund(grace.saturating_sub(stopped.elapsed()));
         let hung = handles.iter().any(|h| !h.is_finished());
         if !hung {
             for h in handles {
@@ -594,6 +606,14 @@ fn note_cpu(cpu: &AtomicUsize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Held by the tests that run [`measure`]: each grants its stop's grace
+    /// and takes back the rest, which a test of the grant must not see.
+    static GRANTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn grants() -> std::sync::MutexGuard<'static, ()> {
+        GRANTS.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     /// One producer, unpinned, silent, counted in user space, a grain of
     /// one, the guest's clock: what each test changes of it, it names.
@@ -675,6 +695,7 @@ mod tests {
 
     #[test]
     fn counts_match_calls_and_warmup_is_marked() {
+        let _serial = grants();
         let calls = Arc::new(AtomicU64::new(0));
         let c = calls.clone();
         let body: Body = Arc::new(move |count, stop| {
@@ -726,6 +747,7 @@ mod tests {
 
     #[test]
     fn a_sampler_sharing_the_cpu_leaves_its_own_time_out_of_the_rate() {
+        let _serial = grants();
         let body: Body = Arc::new(|count, stop| {
             produce(count, stop, 16, 1, || {
                 std::hint::black_box(0u64);
@@ -782,6 +804,7 @@ mod tests {
 
     #[test]
     fn a_stop_that_waits_for_a_batch_is_granted_to_the_watchdog() {
+        let _serial = grants();
         // run_bench_bpf_loop.sh's -p 12 --nr_loops 1000000 on 16 vCPUs of
         // 2 host cores: each getpgid() ran 90 s, the stop waited for them
         // within its grace and the watchdog, which had not granted that
@@ -799,7 +822,7 @@ mod tests {
             });
             assert!(!measure(&plan, None, body).hung);
             assert!(
-                granted() - before >= Duration::from_millis(500),
+                granted().saturating_sub(before) >= Duration::from_millis(500),
                 "on_main {on_main}"
             );
         }
@@ -825,6 +848,7 @@ mod tests {
 
     #[test]
     fn main_thread_producer() {
+        let _serial = grants();
         let body: Body = Arc::new(|count, stop| produce(count, stop, 1, 3, thread::yield_now));
         let plan = Sampling {
             on_main: true,
