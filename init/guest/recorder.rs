@@ -381,10 +381,9 @@ pub fn summary_line(r: &BenchResult) -> String {
 /// were abandoned, as upstream's bench prints its Summary from the samples
 /// and exits without waiting for them (the reason follows on stderr).
 fn summary_is_due(result: &BenchResult) -> bool {
-    let measured = result.summary.as_ref().is_some_and(|s| s.mean > 0.0);
     match result.status {
-        Status::Ok => result.summary.is_some(),
-        Status::Timeout => measured,
+        Status::Ok => true,
+        Status::Timeout => result.summary.as_ref().is_some_and(|s| s.mean > 0.0),
         _ => false,
     }
 }

@@ -100,7 +100,7 @@ pairs=(
 # trig-init's own options for the set's boot: 7.2's at upstream's
 # 10,000 trie operations a test run (the matrix makes 250), measured 2
 # guest seconds (upstream's 1 s holds about 80 frees of a trie, the
-# matrix's window 7: each free waits for RCU, whole ticks of it)
+# matrix's window held 7, which spread from 11.6 to 19.4 ms each)
 opts=(--cmp-str-len 32)
 case $set in
   6.1) ;;
@@ -227,9 +227,10 @@ for line in open(log, errors="replace"):
     # hits, throughput (bpf-loop), hits throughput (local storage): M/s;
     # where drops are counted, every operation, as trig-init's rate; the
     # full update's one line a CPU: its events a second, as timed
-    # the LPM trie's latency: what its program timed, to more digits than
-    # its throughput (ns, or ms for the free: millions of events per 1e9
-    # instructions, as every rate here)
+    # an ops Summary's latency (the trie's, what its program timed; and
+    # bpf-loop's): at one producer its throughput to more digits (ns, or
+    # ms for the free: millions of events per 1e9 instructions, as every
+    # rate here)
     m = re.search(r"Summary: throughput .*latency\s+([0-9.]+) (ns|ms)/op", line)
     if m and cur:
         up[cur] = 1e3 / float(m.group(1)) / (1e6 if m.group(2) == "ms" else 1.0)

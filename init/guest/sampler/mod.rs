@@ -110,7 +110,8 @@ struct Sampled {
 
 /// How long, in the meter's seconds, stopped producers get to notice
 /// before they are abandoned: at least this, and three times what a
-/// producer's batch of the count took, up to the longest.
+/// producer's batch of the count took, up to the longest; the longest
+/// where the run counted nothing.
 const GRACE_S: f64 = 5.0;
 const LONGEST_GRACE_S: f64 = 120.0;
 
